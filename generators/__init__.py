@@ -1,0 +1,31 @@
+"""topolab's platform generators: topology models, SimGrid XML, hostfiles and static analyses.
+
+>>> import generators
+>>> p = generators.build_platform("crossbar", {"hosts": 4, "link_bw": "1GBps", "nbl": "nominal"})
+>>> len(p.hosts), len(p.links)
+(4, 12)
+"""
+
+from generators.analysis import link_loads, max_link_load
+from generators.crossbar import crossbar
+from generators.errors import TopologyError
+from generators.families import FAMILIES, build_platform
+from generators.model import Host, Link, Platform, duplex_link
+from generators.placement import place_ranks, write_hostfile
+from generators.writer import write_platform
+
+__all__ = [
+    "FAMILIES",
+    "Host",
+    "Link",
+    "Platform",
+    "TopologyError",
+    "build_platform",
+    "crossbar",
+    "duplex_link",
+    "link_loads",
+    "max_link_load",
+    "place_ranks",
+    "write_hostfile",
+    "write_platform",
+]

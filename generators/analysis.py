@@ -1,0 +1,34 @@
+"""Static analyses that walk the model's routes (the routes SimGrid uses)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from generators.model import Platform
+
+__all__ = ["link_loads", "max_link_load"]
+
+
+def link_loads(platform: Platform, flows: Iterable[tuple[str, str]]) -> Counter[str]:
+    """Number of the concurrent ``(src, dst)`` flows that cross each link.
+
+    Links crossed by no flow are absent from the result. NBL limiter links count flows in both
+    directions, as they carry both.
+
+    >>> from generators.crossbar import crossbar
+    >>> p = crossbar(3, nbl=1.0)
+    >>> loads = link_loads(p, [("host-0", "host-1"), ("host-0", "host-2"), ("host-1", "host-0")])
+    >>> loads["host-0_to_xbar"], loads["host-0_nbl"], loads["xbar_to_host-0"]
+    (2, 3, 1)
+    """
+    loads: Counter[str] = Counter()
+    for src, dst in flows:
+        loads.update(platform.route(src, dst))
+    return loads
+
+
+def max_link_load(platform: Platform, flows: Iterable[tuple[str, str]]) -> int:
+    """The largest number of flows sharing one link (0 for no flows); 1 means congestion-free."""
+    loads = link_loads(platform, flows)
+    return max(loads.values(), default=0)

@@ -1,0 +1,83 @@
+"""Crossbar: N hosts on one non-blocking switch.
+
+The simplest platform and the reference for alpha-beta checks: every host has one full-duplex cable
+to the switch, and a message from host i to host j crosses ``host-i_to_xbar`` then ``xbar_to_host-j``
+(plus the two hosts' NBL limiters when they are set). With one flow, the one-way time of S bytes is
+``2 * link_lat + (S + envelope) / link_bw``.
+
+Written as a SimGrid Full zone with explicit routes (N^2 routes; fine up to a few hundred hosts).
+"""
+
+from __future__ import annotations
+
+from generators.model import Host, Link, Platform, duplex_link
+from generators.params import Family, Param, bandwidth, latency, nbl_cap, positive_int, speed
+
+__all__ = ["crossbar", "FAMILY"]
+
+SWITCH = "xbar"
+PARAMS = (
+    Param("hosts", positive_int, "number of hosts N"),
+    Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
+    Param("link_lat", latency, "latency of each host cable", "1us"),
+    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+
+
+def crossbar(
+    hosts: int,
+    link_bw: float = 1e9,
+    link_lat: float = 1e-6,
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the model of ``hosts`` hosts on one switch.
+
+    Parameters
+    ----------
+    hosts : int
+        Number of hosts, >= 1 (validated by ``generators.build_platform``).
+    link_bw : float
+        Bandwidth of each host cable per direction, bytes/s.
+    link_lat : float
+        Latency of each host cable, s.
+    nbl : float or None
+        None for no limiter, else the cap on a host's injection + reception in host-link bandwidths.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> p = crossbar(3, nbl=1.0)
+    >>> len(p.hosts), len(p.links)
+    (3, 9)
+    >>> p.route("host-0", "host-2")
+    ['host-0_nbl', 'host-0_to_xbar', 'xbar_to_host-2', 'host-2_nbl']
+    """
+    names = [f"host-{i}" for i in range(hosts)]
+    links: dict[str, Link] = {}
+    for name in names:
+        for link in duplex_link(name, SWITCH, link_bw, link_lat):
+            links[link.name] = link
+        if nbl is not None:
+            links[f"{name}_nbl"] = Link(f"{name}_nbl", nbl * link_bw, 0.0)
+
+    def route(src: str, dst: str) -> list[str]:
+        hops = [f"{src}_to_{SWITCH}", f"{SWITCH}_to_{dst}"]
+        if nbl is None:
+            return hops
+        return [f"{src}_nbl", *hops, f"{dst}_nbl"]
+
+    return Platform(
+        name=f"crossbar-{hosts}",
+        family="crossbar",
+        params={"hosts": hosts, "link_bw": link_bw, "link_lat": link_lat, "nbl": nbl, "host_speed": host_speed},
+        hosts=[Host(name, host_speed) for name in names],
+        routers=[SWITCH],
+        links=links,
+        route_rule=route,
+    )
+
+
+FAMILY = Family("crossbar", crossbar, PARAMS, "N hosts on one non-blocking switch (the alpha-beta reference platform)")

@@ -1,0 +1,28 @@
+"""The registry of topology families: name -> builder and its declared parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from generators.crossbar import FAMILY as CROSSBAR
+from generators.errors import TopologyError
+from generators.model import Platform
+from generators.params import Family, check_params
+
+__all__ = ["FAMILIES", "build_platform"]
+
+FAMILIES: dict[str, Family] = {family.name: family for family in (CROSSBAR,)}
+
+
+def build_platform(family: str, params: Mapping[str, object]) -> Platform:
+    """Validate ``params`` for ``family`` and build the platform model.
+
+    >>> build_platform("crossbar", {"hosts": "4"}).host_names
+    ['host-0', 'host-1', 'host-2', 'host-3']
+    """
+    try:
+        spec = FAMILIES[family]
+    except KeyError:
+        known = ", ".join(sorted(FAMILIES))
+        raise TopologyError(f"unknown topology family {family!r}; known families: {known}") from None
+    return spec.build(**check_params(family, spec.params, params))

@@ -1,0 +1,146 @@
+"""The in-memory platform model: the single description of a platform.
+
+Everything topolab does with a platform starts here: the SimGrid XML (``generators.writer``), the
+hostfile (``generators.placement``), the static analyses (``generators.analysis``) and the loader
+check all read the same :class:`Platform`, so what is analysed is what is simulated.
+
+Conventions
+-----------
+* Bandwidths are bytes/s, latencies seconds, host speeds flop/s.
+* Every physical full-duplex cable is two directed SHARED links, ``<a>_to_<b>`` and ``<b>_to_<a>``
+  (:func:`duplex_link`): the same model as SimGrid's SPLITDUPLEX, but SimGrid's link tracing works
+  on it (SIMGRID_NOTES.md).
+* A node-bandwidth-limited (NBL) host has one SHARED link ``<host>_nbl`` that every message entering
+  or leaving the host crosses, in both directions: a cap on the sum of injection and reception.
+  Transit traffic never crosses it, because only the routes that start or end at the host do.
+* Routes are ordered lists of link names, computed by the platform's routing rule
+  (:meth:`Platform.route`); they are what SimGrid must report for the same pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from generators.errors import TopologyError
+
+__all__ = ["Host", "Link", "Platform", "duplex_link", "SHARED", "FATPIPE"]
+
+SHARED = "SHARED"
+FATPIPE = "FATPIPE"
+_SHARING_POLICIES = (SHARED, FATPIPE)
+
+
+@dataclass(frozen=True)
+class Host:
+    """A compute node: the endpoint of routes and the place an MPI rank runs."""
+
+    name: str
+    speed: float = 1e9
+
+
+@dataclass(frozen=True)
+class Link:
+    """One directed (or, for a limiter, shared both ways) link with its own bandwidth and latency."""
+
+    name: str
+    bandwidth: float
+    latency: float
+    sharing: str = SHARED
+
+    def __post_init__(self) -> None:
+        if self.sharing not in _SHARING_POLICIES:
+            raise TopologyError(f"link {self.name}: sharing must be one of {_SHARING_POLICIES}, got {self.sharing!r}")
+        if not self.bandwidth > 0:
+            raise TopologyError(f"link {self.name}: bandwidth must be > 0, got {self.bandwidth!r}")
+        if not self.latency >= 0:
+            raise TopologyError(f"link {self.name}: latency must be >= 0, got {self.latency!r}")
+
+
+def duplex_link(a: str, b: str, bandwidth: float, latency: float) -> tuple[Link, Link]:
+    """Return the two directed links ``a_to_b`` and ``b_to_a`` of one full-duplex cable."""
+    return Link(f"{a}_to_{b}", bandwidth, latency), Link(f"{b}_to_{a}", bandwidth, latency)
+
+
+RouteRule = Callable[[str, str], Sequence[str]]
+
+
+@dataclass
+class Platform:
+    """A platform: hosts, switches/routers, links and a routing rule.
+
+    Parameters
+    ----------
+    name : str
+        Identifier of the platform (also the SimGrid zone id).
+    family : str
+        The topology family that built it (``"crossbar"``, ...).
+    params : dict
+        The family parameters it was built from, recorded in the XML's provenance comment.
+    hosts : list of Host
+        In rank-placement order: the default placement puts rank i on ``hosts[i]``.
+    routers : list of str
+        Switches and routers, for drawings and analyses (routes name links only).
+    links : dict of str to Link
+        Every link, by name.
+    route_rule : callable
+        ``route_rule(src, dst)`` returns the ordered link names of the route from host ``src`` to host
+        ``dst`` (``src != dst``).
+    """
+
+    name: str
+    family: str
+    params: dict[str, object]
+    hosts: list[Host]
+    routers: list[str]
+    links: dict[str, Link]
+    route_rule: RouteRule
+    _host_index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._host_index = {h.name: i for i, h in enumerate(self.hosts)}
+        if len(self._host_index) != len(self.hosts):
+            raise TopologyError(f"platform {self.name}: host names are not unique")
+        clash = self._host_index.keys() & set(self.routers)
+        if clash:
+            raise TopologyError(f"platform {self.name}: names used by both a host and a router: {sorted(clash)[:3]}")
+
+    @property
+    def host_names(self) -> list[str]:
+        """Host names in placement order."""
+        return [h.name for h in self.hosts]
+
+    def host(self, name: str) -> Host:
+        """The host called ``name`` (``TopologyError`` if there is none)."""
+        try:
+            return self.hosts[self._host_index[name]]
+        except KeyError:
+            raise TopologyError(f"platform {self.name} has no host {name!r}") from None
+
+    def route(self, src: str, dst: str) -> list[str]:
+        """Ordered link names from host ``src`` to host ``dst``, as SimGrid must route them."""
+        self.host(src)
+        self.host(dst)
+        if src == dst:
+            raise TopologyError(f"no route from a host to itself ({src!r}): place one rank per host")
+        route = list(self.route_rule(src, dst))
+        missing = [name for name in route if name not in self.links]
+        if missing:
+            raise TopologyError(f"route {src} -> {dst} names unknown links {missing[:3]}")
+        return route
+
+    def route_latency(self, src: str, dst: str) -> float:
+        """Sum of the latencies along the route."""
+        return sum(self.links[name].latency for name in self.route(src, dst))
+
+    def route_bandwidth(self, src: str, dst: str) -> float:
+        """Bottleneck bandwidth of the route when it carries a single flow."""
+        return min(self.links[name].bandwidth for name in self.route(src, dst))
+
+    def routes(self) -> Iterator[tuple[str, str, list[str]]]:
+        """Every ordered pair of distinct hosts with its route, in placement order."""
+        names = self.host_names
+        for src in names:
+            for dst in names:
+                if src != dst:
+                    yield src, dst, self.route(src, dst)

@@ -1,0 +1,115 @@
+"""Declared, validated family parameters, shared by the CLI, the study files and sweeps.
+
+A family declares its parameters once (:class:`Param`); :func:`check_params` turns user input
+(CLI strings or TOML values) into typed values, rejecting unknown names, missing values and bad
+values with one :class:`~generators.errors.TopologyError` that names the parameter, the rule and
+the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from generators.errors import TopologyError
+from generators.units import parse_bandwidth, parse_speed, parse_time
+
+__all__ = ["Family", "Param", "REQUIRED", "check_params", "positive_int", "bandwidth", "latency", "speed", "nbl_cap"]
+
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a topology family.
+
+    ``convert(value, name)`` returns the typed value or raises ``TopologyError``.
+    """
+
+    name: str
+    convert: Callable[[object, str], Any]
+    help: str
+    default: Any = REQUIRED
+
+    @property
+    def option(self) -> str:
+        """The command-line spelling, ``--link-bw`` for ``link_bw``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A topology family: its builder, its parameters and a one-line summary for ``--help``."""
+
+    name: str
+    build: Callable[..., Any]
+    params: tuple[Param, ...]
+    summary: str
+
+
+def positive_int(value: object, name: str) -> int:
+    """An integer >= 1, given as an int or as the text of one (``"4"``, not ``"4.5"`` or ``True``)."""
+    if isinstance(value, bool):
+        raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.lstrip("+-").isdigit():
+            raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
+        value = int(text)
+    if not isinstance(value, int) or value < 1:
+        raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
+    return value
+
+
+def bandwidth(value: object, name: str) -> float:
+    """A bandwidth (bytes/s) with a SimGrid unit."""
+    return parse_bandwidth(value, name)
+
+
+def latency(value: object, name: str) -> float:
+    """A latency (s) with a SimGrid unit; zero is allowed."""
+    return parse_time(value, name)
+
+
+def speed(value: object, name: str) -> float:
+    """A host speed (flop/s) with a SimGrid unit."""
+    return parse_speed(value, name)
+
+
+def nbl_cap(value: object, name: str) -> float | None:
+    """Node-bandwidth limit: ``"none"`` (no limiter) or k > 0, a cap of k host-link bandwidths.
+
+    With k = 1 ("nominal" in the NBL paper) all traffic into and out of a node shares one link's
+    bandwidth, f(L) = L; with a cap of k links, f(L) = max(1, L/k).
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "")):
+        return None
+    if isinstance(value, str) and value.strip().lower() == "nominal":
+        return 1.0
+    try:
+        cap = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise TopologyError(f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}") from None
+    if isinstance(value, bool) or not cap > 0 or cap == float("inf"):
+        raise TopologyError(f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}")
+    return cap
+
+
+def check_params(family: str, declared: Sequence[Param], given: Mapping[str, object]) -> dict[str, Any]:
+    """Validate ``given`` against the ``declared`` parameters of ``family``; return typed values."""
+    known = {p.name for p in declared}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise TopologyError(
+            f"{family}: unknown parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}"
+        )
+    values: dict[str, Any] = {}
+    for param in declared:
+        if param.name in given and given[param.name] is not None:
+            values[param.name] = param.convert(given[param.name], param.name)
+        elif param.default is REQUIRED:
+            raise TopologyError(f"{family}: parameter {param.name} is required ({param.help})")
+        else:
+            values[param.name] = param.convert(param.default, param.name) if param.default is not None else None
+    return values

@@ -1,0 +1,85 @@
+"""Analysis of ``sanity-alpha-beta``: SimGrid under topolab's options is the platform's alpha-beta model.
+
+* ``alpha_beta.<bytes>B`` (exact): the simulated one-way ping-pong time of S bytes equals the
+  model's ``route latency + (S + envelope) / route bandwidth``, walked on the platform model.
+* ``nbl.two_exchanges`` (exact): on a crossbar with a 1x NBL limiter, a rank exchanging with two
+  neighbours at once takes twice as long as with one (its limiter carries 4 flows instead of 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from study_runner.checks import Check
+from study_runner.context import StudyContext
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
+
+ALPHA_BETA_TOLERANCE = 0.01
+
+
+def _model_oneway(ctx: StudyContext, size: int) -> float:
+    platform = ctx.platform_of("pingpong")
+    src, dst = ctx.results["pingpong"].hosts[:2]
+    return platform.route_latency(src, dst) + (size + SMPI_ENVELOPE_BYTES) / platform.route_bandwidth(src, dst)
+
+
+def checks(ctx: StudyContext) -> list[Check]:
+    """One alpha-beta check per ping-pong size, and the NBL two-exchange ratio."""
+    result = []
+    for record in ctx.records("pingpong"):
+        size = int(record["bytes"])
+        result.append(
+            Check(
+                id=f"alpha_beta.{size}B",
+                what=f"one-way ping-pong time of {size} B vs latency + (S + 16) / bandwidth",
+                published=_model_oneway(ctx, size),
+                simulated=float(record["oneway_s_avg"]),
+                unit="s",
+                tolerance=ALPHA_BETA_TOLERANCE,
+                kind="exact",
+            )
+        )
+    one = ctx.records("exchange_one")[0]
+    two = ctx.records("exchange_two")[0]
+    result.append(
+        Check(
+            id="nbl.two_exchanges",
+            what=f"1x NBL limiter: time of two simultaneous {one['bytes']} B exchanges / time of one",
+            published=2.0,
+            simulated=float(two["time_s_avg"]) / float(one["time_s_avg"]),
+            unit="ratio",
+            tolerance=ALPHA_BETA_TOLERANCE,
+            kind="exact",
+        )
+    )
+    return result
+
+
+def figures(ctx: StudyContext, out_dir: Path) -> None:
+    """``alpha_beta.png``: simulated one-way time and the model against message size, with the error."""
+    records = sorted(ctx.records("pingpong"), key=lambda r: r["bytes"])
+    sizes = [int(r["bytes"]) for r in records]
+    simulated = [float(r["oneway_s_avg"]) for r in records]
+    model = [_model_oneway(ctx, s) for s in sizes]
+    errors = [abs(s - m) / m * 100 for s, m in zip(simulated, model, strict=True)]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True, height_ratios=(3, 1))
+    top.loglog(sizes, model, "-", color="0.5", label="alpha-beta model of the platform")
+    top.loglog(sizes, simulated, "o", color="C0", label="SMPI ping-pong (one way)")
+    top.set_ylabel("one-way time (s)")
+    top.set_title("Crossbar, 1 GBps / 1 us cables: SMPI vs alpha-beta")
+    top.legend()
+    top.grid(True, which="both", alpha=0.3)
+    bottom.semilogx(sizes, errors, "o-", color="C1")
+    bottom.axhline(ALPHA_BETA_TOLERANCE * 100, color="C3", linestyle="--", label="tolerance")
+    bottom.set_xlabel("message size (bytes)")
+    bottom.set_ylabel("rel. error (%)")
+    bottom.legend()
+    bottom.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out_dir / "alpha_beta.png", dpi=110)
+    plt.close(fig)

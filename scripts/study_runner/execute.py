@@ -1,0 +1,185 @@
+"""Prepare the runs of a study and execute them: cached results first, the rest on Dask.
+
+Independent simulations run in parallel on a Dask LocalCluster (threads: each one only waits for
+its smpirun process). Results already in the cache are served without starting the cluster.
+Progress, with the number done and an estimate of the time left, goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from generators import TopologyError, build_platform, place_ranks, write_hostfile, write_platform
+from generators.model import Platform
+from study_runner.cache import Cache, file_digest, run_key
+from study_runner.errors import StudyError
+from study_runner.smpi import STANDARD_OPTIONS, run_smpirun, smpirun_command
+from study_runner.study import RunSpec, Study
+
+__all__ = ["RunResult", "PreparedRun", "prepare_runs", "execute_runs", "parse_records", "simgrid_version"]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run with its files generated and its cache key computed."""
+
+    spec: RunSpec
+    label: str
+    command: tuple[str, ...]
+    key: str
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The JSON records a run's app printed, and whether they came from the cache."""
+
+    spec: RunSpec
+    hosts: list[str]
+    records: list[dict[str, Any]]
+    cached: bool
+    wall_s: float
+
+
+@cache
+def simgrid_version() -> str:
+    """SimGrid's version string as smpirun reports it (part of every cache key)."""
+    try:
+        done = subprocess.run(["smpirun", "-version"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
+    return (done.stdout + done.stderr).strip()
+
+
+def parse_records(stdout: str, label: str) -> list[dict[str, Any]]:
+    """The JSON objects an app printed, one per line; anything else on stdout is an error."""
+    records = []
+    for number, line in enumerate(stdout.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise StudyError(f"{label}: line {number} of the app's stdout is not JSON: {line[:120]!r}") from None
+        if not isinstance(record, dict):
+            raise StudyError(f"{label}: line {number} of the app's stdout is not a JSON object")
+        records.append(record)
+    if not records:
+        raise StudyError(f"{label}: the app printed no result")
+    return records
+
+
+def prepare_runs(
+    study: Study, quick: bool, bin_dir: Path, workdir: Path
+) -> tuple[dict[str, Platform], list[PreparedRun]]:
+    """Build every platform of the study, write its XML and hostfiles under ``workdir``, key each run.
+
+    Raises ``StudyError`` for a bad platform, a placement that does not fit, or a missing app binary,
+    before anything is simulated.
+    """
+    platforms: dict[str, Platform] = {}
+    xml_paths: dict[str, Path] = {}
+    for name, pspec in study.platforms.items():
+        try:
+            platforms[name] = build_platform(pspec.family, pspec.params)
+        except TopologyError as err:
+            raise StudyError(f"{study.name}: platform {name}: {err}") from None
+        xml_paths[name] = workdir / f"{name}.xml"
+        write_platform(platforms[name], xml_paths[name])
+    xml_digests = {name: file_digest(path) for name, path in xml_paths.items()}
+    binary_digests: dict[str, str] = {}
+    prepared = []
+    for spec in study.selected_runs(quick):
+        label = f"{study.name}/{spec.id}"
+        binary = bin_dir / spec.app
+        if not binary.is_file():
+            raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")
+        if spec.app not in binary_digests:
+            binary_digests[spec.app] = file_digest(binary)
+        try:
+            hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement)
+        except TopologyError as err:
+            raise StudyError(f"{label}: {err}") from None
+        hostfile = workdir / f"{spec.id}.hosts"
+        write_hostfile(hosts, hostfile)
+        args = spec.arguments(quick)
+        command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, spec.options)
+        inputs = {
+            "platform_sha256": xml_digests[spec.platform],
+            "hosts": hosts,
+            "binary_sha256": binary_digests[spec.app],
+            "app": spec.app,
+            "args": list(args),
+            "ranks": spec.ranks,
+            "options": [*STANDARD_OPTIONS, *spec.options],
+            "simgrid": simgrid_version(),
+        }
+        prepared.append(PreparedRun(spec, label, tuple(command), run_key(**inputs), inputs))
+    return platforms, prepared
+
+
+def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], float]:
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="topolab-run-") as scratch:
+        stdout = run_smpirun(run.command, Path(scratch), run.spec.timeout, run.label)
+    return parse_records(stdout, run.label), time.monotonic() - start
+
+
+def _progress(done: int, total: int, started: float, message: str) -> None:
+    elapsed = time.monotonic() - started
+    eta = f", about {elapsed / done * (total - done):.0f} s left" if 0 < done < total else ""
+    print(f"[{done}/{total}] {message} ({elapsed:.1f} s elapsed{eta})", file=sys.stderr, flush=True)
+
+
+def default_workers() -> int:
+    """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
+    return max(1, int(os.environ.get("TOPOLAB_WORKERS", os.cpu_count() or 1)))
+
+
+def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = None) -> dict[str, RunResult]:
+    """Results of every run by run id: from the cache, or simulated on a Dask LocalCluster.
+
+    The first failing simulation raises ``StudyError``; nothing is cached for it.
+    """
+    results: dict[str, RunResult] = {}
+    started = time.monotonic()
+    pending = []
+    for run in runs:
+        records = cache.get(run.key)
+        if records is None:
+            pending.append(run)
+        else:
+            results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=True, wall_s=0.0)
+            _progress(len(results), len(runs), started, f"{run.label}: from cache")
+    if not pending:
+        return results
+
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    threads = min(workers or default_workers(), len(pending))
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        futures = {client.submit(_simulate, run, pure=False): run for run in pending}
+        try:
+            for future in as_completed(futures):
+                run = futures[future]
+                records, wall = future.result()
+                cache.put(run.key, records, run.inputs)
+                results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=False, wall_s=wall)
+                _progress(len(results), len(runs), started, f"{run.label}: simulated in {wall:.1f} s")
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    return results

@@ -1,0 +1,61 @@
+"""``results/REPORT.md``: every study's checks and figures on one page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from generators.files import atomic_write_text
+
+__all__ = ["write_report"]
+
+
+def _number(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _study_section(summary: dict[str, Any], study_dir: Path) -> list[str]:
+    checks = summary["checks"]
+    passed = sum(1 for c in checks if c["pass"])
+    mode = " (quick)" if summary.get("quick") else ""
+    lines = [
+        f"## {summary['study']}{mode}: {summary.get('title', '')}",
+        "",
+        f"{passed} of {len(checks)} checks pass.",
+        "",
+        "| check | kind | published | simulated | unit | rel. error | tolerance | result |",
+        "|---|---|---:|---:|---|---:|---:|---|",
+    ]
+    for c in checks:
+        verdict = "pass" if c["pass"] else "**FAIL**"
+        lines.append(
+            f"| `{c['id']}` | {c['kind']} | {_number(c['published'])} | {_number(c['simulated'])} | {c['unit']} "
+            f"| {c['rel_error']:.2%} | {c['tolerance']:.2%} | {verdict} |"
+        )
+    lines.append("")
+    for figure in sorted(study_dir.glob("*.png")):
+        lines += [f"![{figure.stem}]({study_dir.name}/{figure.name})", ""]
+    return lines
+
+
+def write_report(results_dir: Path) -> Path:
+    """Write ``REPORT.md`` from every ``<study>/summary.json`` under ``results_dir``; return its path."""
+    summaries = []
+    for path in sorted(results_dir.glob("*/summary.json")):
+        summaries.append((json.loads(path.read_text(encoding="utf-8")), path.parent))
+    lines = ["# topolab report", ""]
+    if summaries:
+        lines += ["| study | checks | result |", "|---|---:|---|"]
+        for summary, _ in summaries:
+            n = len(summary["checks"])
+            ok = sum(1 for c in summary["checks"] if c["pass"])
+            lines.append(f"| {summary['study']} | {ok}/{n} | {'pass' if ok == n else '**FAIL**'} |")
+        lines.append("")
+    else:
+        lines += ["No study has been run yet: `scripts/repro`.", ""]
+    for summary, study_dir in summaries:
+        lines += _study_section(summary, study_dir)
+    report = results_dir / "REPORT.md"
+    atomic_write_text(report, "\n".join(lines))
+    return report

@@ -1,0 +1,71 @@
+"""topolab's standard smpirun invocation: the one place that knows SimGrid's option names.
+
+The options give the clean, deterministic alpha-beta network model measured in SIMGRID_NOTES.md:
+CM02 without SMPI's piecewise bandwidth/latency factors, no cross-traffic, no TCP-gamma window
+limit, no cost injected by MPI_Wtime, and computation that costs nothing unless a study injects it.
+A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVELOPE_BYTES) / bandwidth``.
+(SimGrid 3.34+ renames ``maxmin/precision`` and ``surf/precision``; only this module changes then.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from study_runner.errors import StudyError
+
+__all__ = ["STANDARD_OPTIONS", "SMPI_ENVELOPE_BYTES", "smpirun_command", "run_smpirun"]
+
+SMPI_ENVELOPE_BYTES = 16
+"""Bytes SMPI adds to every point-to-point message (measured, SIMGRID_NOTES.md)."""
+
+STANDARD_OPTIONS: tuple[str, ...] = (
+    "--cfg=network/model:CM02",
+    "--cfg=network/crosstraffic:0",
+    "--cfg=network/TCP-gamma:1e12",
+    "--cfg=smpi/wtime:0",
+    "--cfg=smpi/simulate-computation:no",
+    "--cfg=smpi/coll-selector:ompi",
+    "--log=root.thres:warning",
+)
+
+
+def smpirun_command(
+    binary: Path,
+    args: Sequence[str],
+    platform_xml: Path,
+    hostfile: Path,
+    ranks: int,
+    options: Sequence[str] = (),
+) -> list[str]:
+    """The full smpirun command line: standard options first, the study's own options after (they win)."""
+    return [
+        "smpirun",
+        "-np",
+        str(ranks),
+        "-platform",
+        str(platform_xml),
+        "-hostfile",
+        str(hostfile),
+        *STANDARD_OPTIONS,
+        *options,
+        str(binary),
+        *args,
+    ]
+
+
+def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:
+    """Run ``command`` in ``workdir``; return its stdout, or raise ``StudyError`` naming ``label``."""
+    try:
+        done = subprocess.run(
+            list(command), cwd=workdir, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
+    except FileNotFoundError:
+        raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
+    except subprocess.TimeoutExpired:
+        raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s") from None
+    if done.returncode != 0:
+        tail = "\n    ".join(done.stderr.strip().splitlines()[-8:])
+        raise StudyError(f"{label}: smpirun failed with exit status {done.returncode}; last lines of stderr:\n    {tail}")
+    return done.stdout

@@ -1,0 +1,185 @@
+"""Studies are data: one TOML file per study in ``scripts/studies/``.
+
+A study file declares named platforms (a family and its parameters), the runs (app, arguments, rank
+count, placement, extra smpirun options) and the analysis module that turns run results into checks
+and figures. Unknown keys, unknown platforms and bad values are errors before anything runs.
+
+Example::
+
+    name = "sanity-alpha-beta"
+    title = "SimGrid reproduces the alpha-beta model of its platform"
+    analysis = "sanity_alpha_beta"
+
+    [platforms.pair]
+    family = "crossbar"
+    hosts = 2
+
+    [[runs]]
+    id = "pingpong"
+    platform = "pair"
+    app = "pingpong"
+    ranks = 2
+    args = ["-s", "1,1K,1M"]
+    quick_args = ["-s", "1,1K"]   # optional: arguments under --quick
+    quick = true                  # optional: part of the --quick study (default true)
+    options = []                  # optional: extra --cfg flags for smpirun
+    placement = []                # optional: host of each rank (default: platform order)
+    timeout = 600                 # optional: seconds
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from study_runner.errors import StudyError
+
+__all__ = ["Study", "RunSpec", "PlatformSpec", "load_study", "STUDIES_DIR", "study_names"]
+
+STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
+
+_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "published"}
+_RUN_KEYS = {"id", "platform", "app", "ranks", "args", "quick_args", "quick", "options", "placement", "timeout"}
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """A named platform of a study: a topology family and its parameters."""
+
+    name: str
+    family: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One smpirun of an app on a platform."""
+
+    id: str
+    platform: str
+    app: str
+    ranks: int
+    args: tuple[str, ...]
+    quick_args: tuple[str, ...]
+    quick: bool
+    options: tuple[str, ...]
+    placement: tuple[str, ...] | None
+    timeout: float
+
+    def arguments(self, quick: bool) -> tuple[str, ...]:
+        """The app's arguments in full or quick mode."""
+        return self.quick_args if quick and self.quick_args else self.args
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study as declared in its TOML file."""
+
+    name: str
+    title: str
+    description: str
+    analysis: str
+    platforms: dict[str, PlatformSpec]
+    runs: tuple[RunSpec, ...]
+    published: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
+        """The runs of the full study, or of its quick version."""
+        return tuple(run for run in self.runs if run.quick or not quick)
+
+
+def study_names(directory: Path = STUDIES_DIR) -> list[str]:
+    """Names of the studies shipped in ``directory``, sorted."""
+    return sorted(p.stem for p in directory.glob("*.toml"))
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+        raise StudyError(f"{where} must be a list of strings, got {value!r}")
+    return tuple(str(v) for v in value)
+
+
+def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str) -> RunSpec:
+    if not isinstance(raw, dict):
+        raise StudyError(f"{where}: runs[{index}] must be a table")
+    unknown = sorted(set(raw) - _RUN_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}")
+    for key in ("id", "platform", "app", "ranks"):
+        if key not in raw:
+            raise StudyError(f"{where}: runs[{index}] is missing {key!r}")
+    run_id = raw["id"]
+    if not isinstance(run_id, str) or not run_id:
+        raise StudyError(f"{where}: runs[{index}].id must be a non-empty string")
+    if raw["platform"] not in platforms:
+        raise StudyError(f"{where}: run {run_id} names unknown platform {raw['platform']!r}")
+    ranks = raw["ranks"]
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise StudyError(f"{where}: run {run_id}: ranks must be an integer >= 1, got {ranks!r}")
+    timeout = raw.get("timeout", 600)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise StudyError(f"{where}: run {run_id}: timeout must be a number of seconds > 0, got {timeout!r}")
+    placement = raw.get("placement")
+    return RunSpec(
+        id=run_id,
+        platform=raw["platform"],
+        app=str(raw["app"]),
+        ranks=ranks,
+        args=_strings(raw.get("args", []), f"{where}: run {run_id}: args"),
+        quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
+        quick=bool(raw.get("quick", True)),
+        options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
+        placement=_strings(placement, f"{where}: run {run_id}: placement") if placement else None,
+        timeout=float(timeout),
+    )
+
+
+def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
+    """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = directory / f"{name_or_path}.toml"
+        if not path.is_file():
+            known = ", ".join(study_names(directory)) or "none"
+            raise StudyError(f"unknown study {str(name_or_path)!r}; known studies: {known}")
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise StudyError(f"cannot read study file {where}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise StudyError(f"{where}: malformed TOML: {err}") from None
+    unknown = sorted(set(data) - _STUDY_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_STUDY_KEYS))}")
+    for key in ("name", "title", "analysis", "platforms", "runs"):
+        if key not in data:
+            raise StudyError(f"{where}: missing {key!r}")
+    platforms: dict[str, PlatformSpec] = {}
+    if not isinstance(data["platforms"], dict) or not data["platforms"]:
+        raise StudyError(f"{where}: platforms must be a non-empty table of named platforms")
+    for pname, raw in data["platforms"].items():
+        if not isinstance(raw, dict) or "family" not in raw:
+            raise StudyError(f"{where}: platform {pname!r} must be a table with a 'family'")
+        params = {k: v for k, v in raw.items() if k != "family"}
+        platforms[pname] = PlatformSpec(pname, str(raw["family"]), params)
+    if not isinstance(data["runs"], list) or not data["runs"]:
+        raise StudyError(f"{where}: runs must be a non-empty array of tables ([[runs]])")
+    runs = tuple(_run(raw, i, platforms, where) for i, raw in enumerate(data["runs"]))
+    ids = [run.id for run in runs]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise StudyError(f"{where}: run id {duplicated[0]!r} is used twice")
+    return Study(
+        name=str(data["name"]),
+        title=str(data["title"]),
+        description=str(data.get("description", "")),
+        analysis=str(data["analysis"]),
+        platforms=platforms,
+        runs=runs,
+        published=dict(data.get("published", {})),
+        path=path,
+    )

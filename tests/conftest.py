@@ -1,0 +1,41 @@
+"""Shared fixtures: where the repository, the built apps and the loader check are."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = REPO / "build" / "bin"
+
+
+@pytest.fixture(scope="session")
+def bin_dir() -> Path:
+    """``build/bin`` with the smpicc-built apps and the loader (built by scripts/test)."""
+    if not (BIN / "platform_check").is_file():
+        pytest.fail("build/bin/platform_check is missing: run scripts/build (scripts/test does)")
+    return BIN
+
+
+@pytest.fixture(scope="session")
+def load_platform(bin_dir: Path) -> Callable[..., dict[str, Any]]:
+    """Load a platform file in SimGrid with the loader check and return its JSON report."""
+
+    def load(path: Path, *extra: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [str(bin_dir / "platform_check"), str(path), *extra], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    return load
+
+
+def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Loader arguments asking for the routes of ``pairs``."""
+    return [arg for src, dst in pairs for arg in ("--route", src, dst)]

@@ -1,0 +1,87 @@
+"""The XML writer and the hostfile writer: structure, exact values, determinism, atomicity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators.errors import TopologyError
+from generators.model import Platform
+
+
+def test_structure_and_order(tmp_path: Path) -> None:
+    path = tmp_path / "p.xml"
+    write_platform(crossbar(3, nbl=2.0), path)
+    root = etree.parse(str(path)).getroot()
+    assert root.tag == "platform" and root.get("version") == "4.1"
+    (zone,) = root.findall("zone")
+    assert zone.get("routing") == "Full"
+    tags = [child.tag for child in zone if isinstance(child.tag, str)]
+    order = {"host": 0, "router": 1, "link": 2, "route": 3}
+    assert tags == sorted(tags, key=order.__getitem__)
+    assert tags.count("host") == 3 and tags.count("link") == 9 and tags.count("route") == 6
+    nbl = zone.find("link[@id='host-1_nbl']")
+    assert nbl.get("bandwidth") == "2000000000.0Bps"
+    assert nbl.get("sharing_policy") == "SHARED"
+    route = zone.find("route[@src='host-2'][@dst='host-0']")
+    assert route.get("symmetrical") == "NO"
+    assert [c.get("id") for c in route] == ["host-2_nbl", "host-2_to_xbar", "xbar_to_host-0", "host-0_nbl"]
+
+
+def test_values_round_trip_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "p.xml"
+    bw, lat = 5.2e6 / 3, 1.54e-6 / 7
+    write_platform(crossbar(2, link_bw=bw, link_lat=lat), path)
+    link = etree.parse(str(path)).getroot().find(".//link[@id='host-0_to_xbar']")
+    assert float(link.get("bandwidth").removesuffix("Bps")) == bw
+    assert float(link.get("latency").removesuffix("s")) == lat
+
+
+def test_same_model_same_bytes(tmp_path: Path) -> None:
+    write_platform(crossbar(5, nbl=1.0), tmp_path / "a.xml")
+    write_platform(crossbar(5, nbl=1.0), tmp_path / "b.xml")
+    assert (tmp_path / "a.xml").read_bytes() == (tmp_path / "b.xml").read_bytes()
+
+
+def test_failure_leaves_no_file(tmp_path: Path) -> None:
+    good = crossbar(2)
+
+    def broken_rule(src: str, dst: str) -> list[str]:
+        raise RuntimeError("routing exploded")
+
+    broken = Platform("broken", "crossbar", {}, good.hosts, good.routers, good.links, broken_rule)
+    with pytest.raises(RuntimeError, match="routing exploded"):
+        write_platform(broken, tmp_path / "p.xml")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_provenance_comment(tmp_path: Path) -> None:
+    write_platform(crossbar(2, nbl=1.0), tmp_path / "p.xml")
+    text = (tmp_path / "p.xml").read_text()
+    assert '<!-- topolab platform crossbar-2: family crossbar, parameters {"host_speed"' in text
+
+
+class TestPlacement:
+    def test_default_order(self, tmp_path: Path) -> None:
+        hosts = place_ranks(crossbar(4), 3)
+        write_hostfile(hosts, tmp_path / "h")
+        assert (tmp_path / "h").read_text() == "host-0\nhost-1\nhost-2\n"
+
+    def test_explicit_order(self) -> None:
+        assert place_ranks(crossbar(4), 2, ["host-3", "host-1"]) == ["host-3", "host-1"]
+
+    @pytest.mark.parametrize(
+        ("ranks", "order", "message"),
+        [
+            (5, None, r"5 ranks do not fit on 4 hosts"),
+            (0, None, r"ranks must be an integer >= 1, got 0"),
+            (2, ["host-1", "host-1"], r"names a host twice"),
+            (1, ["host-7"], r"has no host 'host-7'"),
+        ],
+    )
+    def test_bad_placements(self, ranks: int, order: list[str] | None, message: str) -> None:
+        with pytest.raises(TopologyError, match=message):
+            place_ranks(crossbar(4), ranks, order)

@@ -59,4 +59,4 @@ class Cache:
 
     def put(self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any]) -> None:
         """Store the records with the inputs that produced them."""
-        atomic_write_text(self._path(key), json.dumps({"inputs": inputs, "records": records}, sort_keys=True))
+        atomic_write_text(self._path(key), json.dumps({"inputs": inputs, "records": records}))

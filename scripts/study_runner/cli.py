@@ -47,8 +47,8 @@ def _analysis(study: Study) -> ModuleType:
 def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], quick: bool) -> None:
     fixed = ["run", "platform", "app", "ranks", "args"]
     keys: list[str] = []
-    for result in results.values():
-        for record in result.records:
+    for spec in study.selected_runs(quick):
+        for record in results[spec.id].records:
             keys += [k for k in record if k not in keys and k not in fixed]
     with path.open("w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=fixed + keys, lineterminator="\n")

@@ -182,4 +182,4 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
             for future in futures:
                 future.cancel()
             raise
-    return results
+    return {run.spec.id: results[run.spec.id] for run in runs}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from generators.model import Host, Link, Platform, duplex_link
 from generators.params import Family, Param, bandwidth, latency, nbl_cap, positive_int, speed
 
-__all__ = ["crossbar", "FAMILY"]
+__all__ = ["FAMILY", "crossbar"]
 
 SWITCH = "xbar"
 PARAMS = (

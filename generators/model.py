@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from generators.errors import TopologyError
 
-__all__ = ["Host", "Link", "Platform", "duplex_link", "SHARED", "FATPIPE"]
+__all__ = ["FATPIPE", "SHARED", "Host", "Link", "Platform", "duplex_link"]
 
 SHARED = "SHARED"
 FATPIPE = "FATPIPE"

@@ -15,7 +15,7 @@ from typing import Any
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth, parse_speed, parse_time
 
-__all__ = ["Family", "Param", "REQUIRED", "check_params", "positive_int", "bandwidth", "latency", "speed", "nbl_cap"]
+__all__ = ["REQUIRED", "Family", "Param", "bandwidth", "check_params", "latency", "nbl_cap", "positive_int", "speed"]
 
 REQUIRED = object()
 
@@ -90,7 +90,9 @@ def nbl_cap(value: object, name: str) -> float | None:
     try:
         cap = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise TopologyError(f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}") from None
+        raise TopologyError(
+            f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}"
+        ) from None
     if isinstance(value, bool) or not cap > 0 or cap == float("inf"):
         raise TopologyError(f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}")
     return cap
@@ -101,9 +103,7 @@ def check_params(family: str, declared: Sequence[Param], given: Mapping[str, obj
     known = {p.name for p in declared}
     unknown = sorted(set(given) - known)
     if unknown:
-        raise TopologyError(
-            f"{family}: unknown parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}"
-        )
+        raise TopologyError(f"{family}: unknown parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
     values: dict[str, Any] = {}
     for param in declared:
         if param.name in given and given[param.name] is not None:

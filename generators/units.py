@@ -11,7 +11,7 @@ import re
 
 from generators.errors import TopologyError
 
-__all__ = ["parse_bandwidth", "parse_time", "parse_speed", "format_bandwidth", "format_time", "format_speed"]
+__all__ = ["format_bandwidth", "format_speed", "format_time", "parse_bandwidth", "parse_speed", "parse_time"]
 
 _NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 

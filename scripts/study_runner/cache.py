@@ -16,7 +16,7 @@ from typing import Any
 
 from generators.files import atomic_write_text
 
-__all__ = ["Cache", "file_digest", "run_key", "default_cache_dir"]
+__all__ = ["Cache", "default_cache_dir", "file_digest", "run_key"]
 
 
 def default_cache_dir() -> Path:

@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Check", "KINDS", "summary_json"]
+__all__ = ["KINDS", "Check", "summary_json"]
 
 KINDS = ("calibration", "prediction", "exact")
 

@@ -37,7 +37,9 @@ def _analysis(study: Study) -> ModuleType:
     try:
         module = importlib.import_module(f"study_runner.analyses.{study.analysis}")
     except ModuleNotFoundError:
-        raise StudyError(f"{study.name}: analysis module {study.analysis!r} not found in study_runner/analyses") from None
+        raise StudyError(
+            f"{study.name}: analysis module {study.analysis!r} not found in study_runner/analyses"
+        ) from None
     for function in ("checks", "figures"):
         if not callable(getattr(module, function, None)):
             raise StudyError(f"{study.name}: analysis module {study.analysis!r} has no {function}() function")
@@ -135,7 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = write_report(args.results)
     failed = [name for name, ok in verdicts.items() if not ok]
     elapsed = time.monotonic() - started
-    print(f"wrote {report} in {elapsed:.1f} s; {len(verdicts) - len(failed)}/{len(verdicts)} studies pass", file=sys.stderr)
+    print(
+        f"wrote {report} in {elapsed:.1f} s; {len(verdicts) - len(failed)}/{len(verdicts)} studies pass",
+        file=sys.stderr,
+    )
     if failed:
         print(f"{parser.prog}: checks failed in: {', '.join(failed)}", file=sys.stderr)
         return 1

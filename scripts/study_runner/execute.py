@@ -8,6 +8,7 @@ Progress, with the number done and an estimate of the time left, goes to stderr.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from study_runner.errors import StudyError
 from study_runner.smpi import STANDARD_OPTIONS, run_smpirun, smpirun_command
 from study_runner.study import RunSpec, Study
 
-__all__ = ["RunResult", "PreparedRun", "prepare_runs", "execute_runs", "parse_records", "simgrid_version"]
+__all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "prepare_runs", "simgrid_version"]
 
 
 @dataclass(frozen=True)
@@ -127,11 +128,15 @@ def prepare_runs(
     return platforms, prepared
 
 
-def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], float]:
+def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], float] | StudyError:
+    """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback."""
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="topolab-run-") as scratch:
-        stdout = run_smpirun(run.command, Path(scratch), run.spec.timeout, run.label)
-    return parse_records(stdout, run.label), time.monotonic() - start
+    try:
+        with tempfile.TemporaryDirectory(prefix="topolab-run-") as scratch:
+            stdout = run_smpirun(run.command, Path(scratch), run.spec.timeout, run.label)
+        return parse_records(stdout, run.label), time.monotonic() - start
+    except StudyError as err:
+        return err
 
 
 def _progress(done: int, total: int, started: float, message: str) -> None:
@@ -165,6 +170,9 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
 
     from dask.distributed import Client, LocalCluster, as_completed
 
+    # Dask's own warnings (e.g. about tasks cancelled after a failure) would bury the one error message.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+
     threads = min(workers or default_workers(), len(pending))
     with (
         LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
@@ -174,7 +182,10 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
         try:
             for future in as_completed(futures):
                 run = futures[future]
-                records, wall = future.result()
+                outcome = future.result()
+                if isinstance(outcome, StudyError):
+                    raise outcome
+                records, wall = outcome
                 cache.put(run.key, records, run.inputs)
                 results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=False, wall_s=wall)
                 _progress(len(results), len(runs), started, f"{run.label}: simulated in {wall:.1f} s")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 
-__all__ = ["STANDARD_OPTIONS", "SMPI_ENVELOPE_BYTES", "smpirun_command", "run_smpirun"]
+__all__ = ["SMPI_ENVELOPE_BYTES", "STANDARD_OPTIONS", "run_smpirun", "smpirun_command"]
 
 SMPI_ENVELOPE_BYTES = 16
 """Bytes SMPI adds to every point-to-point message (measured, SIMGRID_NOTES.md)."""
@@ -67,5 +67,7 @@ def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: st
         raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s") from None
     if done.returncode != 0:
         tail = "\n    ".join(done.stderr.strip().splitlines()[-8:])
-        raise StudyError(f"{label}: smpirun failed with exit status {done.returncode}; last lines of stderr:\n    {tail}")
+        raise StudyError(
+            f"{label}: smpirun failed with exit status {done.returncode}; last lines of stderr:\n    {tail}"
+        )
     return done.stdout

@@ -36,7 +36,7 @@ from typing import Any
 
 from study_runner.errors import StudyError
 
-__all__ = ["Study", "RunSpec", "PlatformSpec", "load_study", "STUDIES_DIR", "study_names"]
+__all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "study_names"]
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
@@ -107,7 +107,9 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         raise StudyError(f"{where}: runs[{index}] must be a table")
     unknown = sorted(set(raw) - _RUN_KEYS)
     if unknown:
-        raise StudyError(f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}")
+        raise StudyError(
+            f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}"
+        )
     for key in ("id", "platform", "app", "ranks"):
         if key not in raw:
             raise StudyError(f"{where}: runs[{index}] is missing {key!r}")

@@ -72,7 +72,9 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     top.loglog(sizes, simulated, "o", color="C0", label="SMPI ping-pong (one way)")
     top.set_ylabel("one-way time (s)")
     params = ctx.platform_of("pingpong").params
-    top.set_title(f"Crossbar, {params['link_bw'] / 1e9:g} GBps / {params['link_lat'] * 1e6:g} us cables: SMPI vs alpha-beta")
+    top.set_title(
+        f"Crossbar, {params['link_bw'] / 1e9:g} GBps / {params['link_lat'] * 1e6:g} us cables: SMPI vs alpha-beta"
+    )
     top.legend()
     top.grid(True, which="both", alpha=0.3)
     bottom.semilogx(sizes, errors, "o-", color="C1")

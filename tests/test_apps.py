@@ -1,0 +1,98 @@
+"""The apps under smpirun (topolab's standard options) and under a real MPI (MPICH)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generators import crossbar, place_ranks, write_hostfile, write_platform
+from study_runner.errors import StudyError
+from study_runner.execute import parse_records
+from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import REPO
+
+
+def smpirun(tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, **platform: object) -> str:
+    model = crossbar(ranks, **platform)  # type: ignore[arg-type]
+    write_platform(model, tmp_path / "p.xml")
+    write_hostfile(place_ranks(model, ranks), tmp_path / "hosts")
+    command = smpirun_command(bin_dir / app, args, tmp_path / "p.xml", tmp_path / "hosts", ranks)
+    return run_smpirun(command, tmp_path, timeout=120, label=app)
+
+
+class TestUnderSmpirun:
+    def test_exchange_uses_both_directions_of_a_cable(self, tmp_path: Path, bin_dir: Path) -> None:
+        size = 8 << 20
+        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "1", "-s", str(size), "-i", "1", "-x", "0"], 2)
+        (record,) = parse_records(out, "exchange")
+        assert record["time_s_avg"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / 1e9, rel=1e-9)
+
+    def test_nbl_limiter_of_k_links(self, tmp_path: Path, bin_dir: Path) -> None:
+        # Three peers exchanging with rank 0: 6 flows through its limiter of 2 link bandwidths. Peers
+        # leave the barrier a few microseconds apart, hence rel=1e-3 (without the limiter: 3x faster).
+        size = 8 << 20
+        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "3", "-s", str(size), "-i", "1", "-x", "0"], 4, nbl=2.0)
+        (record,) = parse_records(out, "exchange")
+        assert record["time_s_avg"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / (2e9 / 6), rel=1e-3)
+
+    def test_pingpong_prints_one_json_line_per_size(self, tmp_path: Path, bin_dir: Path) -> None:
+        out = smpirun(tmp_path, bin_dir, "pingpong", ["-s", "1,2K,3M", "-i", "2", "-x", "0"], 2)
+        records = parse_records(out, "pingpong")
+        assert [r["bytes"] for r in records] == [1, 2048, 3 << 20]
+        assert all(r["app"] == "pingpong" and r["iterations"] == 2 for r in records)
+
+    @pytest.mark.parametrize(
+        ("app", "args", "ranks", "message"),
+        [
+            ("pingpong", [], 1, "pingpong: error: needs at least 2 MPI ranks"),
+            ("exchange", ["-p", "3"], 3, "exchange: error: 3 peers need at least 4 MPI ranks"),
+            ("pingpong", ["-s", "12Q"], 2, "pingpong: error:"),
+            ("pingpong", ["-i", "0"], 2, "pingpong: error:"),
+        ],
+    )
+    def test_bad_arguments_fail_the_run(
+        self, tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, message: str
+    ) -> None:
+        with pytest.raises(StudyError, match="smpirun failed with exit status 2") as failure:
+            smpirun(tmp_path, bin_dir, app, args, ranks)
+        assert message in str(failure.value)
+
+
+@pytest.fixture(scope="module")
+def real_mpi_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The apps built with MPICH's mpicc (-DTOPOLAB_REAL_MPI=ON), warnings as errors."""
+    if shutil.which("mpicc") is None or shutil.which("mpiexec") is None:
+        pytest.fail("mpicc/mpiexec not found: run scripts/setup (installs MPICH)")
+    build = tmp_path_factory.mktemp("build-mpi")
+    configure = subprocess.run(
+        ["cmake", "-S", str(REPO), "-B", str(build), "-DTOPOLAB_REAL_MPI=ON"], capture_output=True, text=True
+    )
+    assert configure.returncode == 0, configure.stderr
+    compiled = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    assert "warning" not in compiled.stdout.lower() + compiled.stderr.lower()
+    return build / "bin"
+
+
+class TestUnderRealMpi:
+    def test_exchange_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
+        done = subprocess.run(
+            ["mpiexec", "-n", "4", str(real_mpi_bin / "exchange"), "-p", "3", "-s", "64K", "-i", "2"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert record["app"] == "exchange" and record["ranks"] == 4 and record["peers"] == 3
+        assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
+
+    def test_pingpong_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
+        done = subprocess.run(
+            ["mpiexec", "-n", "4", str(real_mpi_bin / "pingpong"), "-s", "1,1K", "-i", "5"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert [json.loads(line)["bytes"] for line in done.stdout.splitlines()] == [1, 1024]

@@ -8,10 +8,12 @@
 
 from generators.analysis import link_loads, max_link_load
 from generators.crossbar import crossbar
+from generators.enterprise import enterprise
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
 from generators.model import Host, Link, Platform, duplex_link
 from generators.placement import place_ranks, write_hostfile
+from generators.threequads import three_quads
 from generators.writer import write_platform
 
 __all__ = [
@@ -23,9 +25,11 @@ __all__ = [
     "build_platform",
     "crossbar",
     "duplex_link",
+    "enterprise",
     "link_loads",
     "max_link_load",
     "place_ranks",
+    "three_quads",
     "write_hostfile",
     "write_platform",
 ]

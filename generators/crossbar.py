@@ -10,7 +10,7 @@ Written as a SimGrid Full zone with explicit routes (N^2 routes; fine up to a fe
 
 from __future__ import annotations
 
-from generators.model import Host, Link, Platform, duplex_link
+from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import Family, Param, bandwidth, latency, nbl_cap, positive_int, speed
 
 __all__ = ["FAMILY", "crossbar"]
@@ -58,16 +58,12 @@ def crossbar(
     names = [f"host-{i}" for i in range(hosts)]
     links: dict[str, Link] = {}
     for name in names:
-        for link in duplex_link(name, SWITCH, link_bw, link_lat):
-            links[link.name] = link
+        add_links(links, *duplex_link(name, SWITCH, link_bw, link_lat))
         if nbl is not None:
-            links[f"{name}_nbl"] = Link(f"{name}_nbl", nbl * link_bw, 0.0)
+            add_links(links, nbl_link(name, nbl * link_bw))
 
     def route(src: str, dst: str) -> list[str]:
-        hops = [f"{src}_to_{SWITCH}", f"{SWITCH}_to_{dst}"]
-        if nbl is None:
-            return hops
-        return [f"{src}_nbl", *hops, f"{dst}_nbl"]
+        return with_nbl(src, dst, [f"{src}_to_{SWITCH}", f"{SWITCH}_to_{dst}"], nbl is not None)
 
     return Platform(
         name=f"crossbar-{hosts}",

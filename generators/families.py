@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from generators.crossbar import FAMILY as CROSSBAR
+from generators.enterprise import FAMILY as ENTERPRISE
 from generators.errors import TopologyError
 from generators.model import Platform
 from generators.params import Family, check_params
+from generators.threequads import FAMILY as THREEQUADS
 
 __all__ = ["FAMILIES", "build_platform"]
 
-FAMILIES: dict[str, Family] = {family.name: family for family in (CROSSBAR,)}
+FAMILIES: dict[str, Family] = {family.name: family for family in (CROSSBAR, ENTERPRISE, THREEQUADS)}
 
 
 def build_platform(family: str, params: Mapping[str, object]) -> Platform:

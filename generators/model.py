@@ -62,6 +62,24 @@ def duplex_link(a: str, b: str, bandwidth: float, latency: float) -> tuple[Link,
     return Link(f"{a}_to_{b}", bandwidth, latency), Link(f"{b}_to_{a}", bandwidth, latency)
 
 
+def add_links(links: dict[str, Link], *new: Link) -> None:
+    """Add links to a name -> link table; a name used twice is a bug of the family builder."""
+    for link in new:
+        if link.name in links:
+            raise TopologyError(f"link {link.name} defined twice")
+        links[link.name] = link
+
+
+def nbl_link(host: str, bandwidth: float) -> Link:
+    """The node-bandwidth limiter of ``host``: one SHARED link ``<host>_nbl`` for its in + out traffic."""
+    return Link(f"{host}_nbl", bandwidth, 0.0)
+
+
+def with_nbl(src: str, dst: str, hops: Sequence[str], limited: bool) -> list[str]:
+    """``hops`` framed by the source's and destination's NBL limiters when hosts are limited."""
+    return [f"{src}_nbl", *hops, f"{dst}_nbl"] if limited else list(hops)
+
+
 RouteRule = Callable[[str, str], Sequence[str]]
 
 

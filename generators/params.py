@@ -77,6 +77,25 @@ def speed(value: object, name: str) -> float:
     return parse_speed(value, name)
 
 
+def optional_bandwidth(value: object, name: str) -> float | None:
+    """A bandwidth, or ``"none"`` for no limit."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
+        return None
+    return parse_bandwidth(value, name)
+
+
+def letter_order(letters: str) -> Callable[[object, str], str]:
+    """A converter accepting any ordering of ``letters`` (e.g. ``"xyz"``, ``"zxy"``), lower-cased."""
+
+    def convert(value: object, name: str) -> str:
+        text = str(value).strip().lower()
+        if sorted(text) != sorted(letters):
+            raise TopologyError(f"{name} must be an ordering of the letters {letters!r}, got {value!r}")
+        return text
+
+    return convert
+
+
 def nbl_cap(value: object, name: str) -> float | None:
     """Node-bandwidth limit: ``"none"`` (no limiter) or k > 0, a cap of k host-link bandwidths.
 

@@ -1,0 +1,121 @@
+"""Modular enterprise chassis switch: C modules of P ports joined by a backplane.
+
+Models a chassis such as the HP ProCurve 4200vl used in the Three Quads paper (4 modules x 16 GbE
+ports, 64 nodes). Host ``host-<k>`` sits on module ``module-<k // P>``. Inside a module, traffic goes
+host cable -> module -> host cable. Between modules it also crosses the source module's uplink to the
+backplane and the destination module's downlink from it (``module-<m>_to_backplane``,
+``backplane_to_module-<m>``, ``module_uplink`` per direction each), and, when ``backplane`` is set, one
+SHARED ``backplane_fabric`` link of that total capacity. Logically the chassis is a crossbar; the
+per-module uplinks are where all-to-all traffic congests.
+
+Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
+"""
+
+from __future__ import annotations
+
+from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.params import Family, Param, bandwidth, latency, nbl_cap, optional_bandwidth, positive_int, speed
+
+__all__ = ["FAMILY", "enterprise", "module_of"]
+
+BACKPLANE = "backplane"
+
+
+def module_of(host: str, ports: int) -> int:
+    """The module that ``host-<k>`` is cabled to."""
+    return int(host.removeprefix("host-")) // ports
+
+
+def enterprise(
+    modules: int,
+    ports: int,
+    link_bw: float = 125e6,
+    link_lat: float = 1e-6,
+    module_uplink: float = 1e9,
+    backplane: float | None = None,
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the model of a chassis of ``modules`` x ``ports`` hosts.
+
+    Parameters
+    ----------
+    modules, ports : int
+        Number of switch modules C and host ports per module P (C*P hosts).
+    link_bw, link_lat : float
+        Host cable bandwidth per direction (bytes/s) and latency (s).
+    module_uplink : float
+        Capacity of each module's connection to the backplane, per direction (bytes/s).
+    backplane : float or None
+        Total capacity of the backplane shared by all inter-module traffic; None: unlimited.
+    nbl : float or None
+        Cap on a host's in + out traffic, in host-cable bandwidths; None: no limiter.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> p = enterprise(4, 16)
+    >>> len(p.hosts), len(p.routers), len(p.links)
+    (64, 5, 136)
+    >>> p.route("host-1", "host-2")
+    ['host-1_to_module-0', 'module-0_to_host-2']
+    >>> p.route("host-1", "host-17")
+    ['host-1_to_module-0', 'module-0_to_backplane', 'backplane_to_module-1', 'module-1_to_host-17']
+    """
+    names = [f"host-{k}" for k in range(modules * ports)]
+    module_names = [f"module-{m}" for m in range(modules)]
+    links: dict[str, Link] = {}
+    for name in names:
+        add_links(links, *duplex_link(name, module_names[module_of(name, ports)], link_bw, link_lat))
+        if nbl is not None:
+            add_links(links, nbl_link(name, nbl * link_bw))
+    for module in module_names:
+        add_links(links, *duplex_link(module, BACKPLANE, module_uplink, 0.0))
+    if backplane is not None:
+        add_links(links, Link(f"{BACKPLANE}_fabric", backplane, 0.0))
+
+    def route(src: str, dst: str) -> list[str]:
+        a, b = module_names[module_of(src, ports)], module_names[module_of(dst, ports)]
+        if a == b:
+            hops = [f"{src}_to_{a}", f"{a}_to_{dst}"]
+        else:
+            fabric = [f"{BACKPLANE}_fabric"] if backplane is not None else []
+            hops = [f"{src}_to_{a}", f"{a}_to_{BACKPLANE}", *fabric, f"{BACKPLANE}_to_{b}", f"{b}_to_{dst}"]
+        return with_nbl(src, dst, hops, nbl is not None)
+
+    return Platform(
+        name=f"enterprise-{modules}x{ports}",
+        family="enterprise",
+        params={
+            "modules": modules,
+            "ports": ports,
+            "link_bw": link_bw,
+            "link_lat": link_lat,
+            "module_uplink": module_uplink,
+            "backplane": backplane,
+            "nbl": nbl,
+            "host_speed": host_speed,
+        },
+        hosts=[Host(name, host_speed) for name in names],
+        routers=[*module_names, BACKPLANE],
+        links=links,
+        route_rule=route,
+    )
+
+
+FAMILY = Family(
+    "enterprise",
+    enterprise,
+    (
+        Param("modules", positive_int, "switch modules in the chassis (C)"),
+        Param("ports", positive_int, "host ports per module (P)"),
+        Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+        Param("link_lat", latency, "host cable latency", "1us"),
+        Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
+        Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
+        Param("host_speed", speed, "host speed", "1Gf"),
+    ),
+    "modular chassis switch: C modules of P ports joined by a backplane",
+)

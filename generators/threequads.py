@@ -1,0 +1,168 @@
+"""Three Quads: q^3 nodes on three subnetworks of q switches each (Zhang, Mori, Tomita, IPSJ 2018).
+
+Nodes are labelled (z, y, x) in [0, q)^3 and named ``host-<k>`` with ``k = z*q*q + y*q + x``. Every
+node has three NICs, one per subnetwork: node (i, *, *) is cabled to switch ``swz-i``, (*, j, *) to
+``swy-j`` and (*, *, k) to ``swx-k``, so each switch has q^2 ports. With q = 4 this is the 64-node
+Scube cluster of the paper (12 switches of 16 GbE ports).
+
+Routing
+-------
+* Nodes that share exactly one coordinate talk through that coordinate's switch in one hop.
+* Nodes that share two coordinates could use either switch: ``subnet_order`` (an ordering of
+  ``"xyz"``) picks the first shared subnetwork in that order. The default ``"xyz"`` sends such pairs
+  over SW-X, as the paper's experiment does in step 2 of its transpose.
+* Nodes that share no coordinate are relayed by the node m = (z_src, y_dst, x_dst): src reaches m
+  through ``swz-<z_src>``, then m reaches dst (with which it shares y and x) through the switch chosen
+  by ``subnet_order``. Both hops use m's NIC cables, which approximates software forwarding by m's
+  network stack; m's CPU and its NBL limiter are not charged (an approximation: the paper's transpose
+  never relays, its communication is one-hop by construction).
+
+Hardware elements: each cable is ``link_bw`` per direction (GbE: the effective payload rate is the
+parameter), ``link_lat``; each switch may have an internal fabric capacity ``switch_fabric`` shared by
+all traffic crossing it (a SHARED link ``<switch>_fabric`` on every route through it); ``nbl`` caps
+each node's total traffic over its three NICs.
+
+Written as a SimGrid Full zone with explicit routes (q = 4: 4032 routes).
+"""
+
+from __future__ import annotations
+
+from generators.errors import TopologyError
+from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.params import (
+    Family,
+    Param,
+    bandwidth,
+    latency,
+    letter_order,
+    nbl_cap,
+    optional_bandwidth,
+    positive_int,
+    speed,
+)
+
+__all__ = ["FAMILY", "coordinates", "host_name", "switch_of", "three_quads"]
+
+AXES = "zyx"
+
+
+def host_name(z: int, y: int, x: int, q: int) -> str:
+    """Name of node (z, y, x)."""
+    return f"host-{(z * q + y) * q + x}"
+
+
+def coordinates(host: str, q: int) -> tuple[int, int, int]:
+    """(z, y, x) of ``host-<k>``."""
+    k = int(host.removeprefix("host-"))
+    return k // (q * q), (k // q) % q, k % q
+
+
+def switch_of(axis: str, coords: tuple[int, int, int]) -> str:
+    """The switch of subnetwork ``axis`` ("z", "y" or "x") that a node with ``coords`` is cabled to."""
+    return f"sw{axis}-{coords[AXES.index(axis)]}"
+
+
+def three_quads(
+    q: int,
+    link_bw: float = 125e6,
+    link_lat: float = 1e-6,
+    switch_fabric: float | None = None,
+    subnet_order: str = "xyz",
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the Three Quads model of q^3 nodes.
+
+    Parameters
+    ----------
+    q : int
+        Nodes per axis (>= 2); q^3 nodes, 3q switches of q^2 ports.
+    link_bw, link_lat : float
+        Bandwidth per direction (bytes/s) and latency (s) of every NIC cable.
+    switch_fabric : float or None
+        Internal capacity of each switch (bytes/s), shared by all flows crossing it; None: non-blocking.
+    subnet_order : str
+        Preference among shared subnetworks for nodes sharing two coordinates, e.g. ``"xyz"``.
+    nbl : float or None
+        Cap on a node's total traffic, in NIC-cable bandwidths; None: no limiter.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> p = three_quads(4)
+    >>> len(p.hosts), len(p.routers), len(p.links)
+    (64, 12, 384)
+    >>> p.route("host-0", "host-5")  # (0,0,0) -> (0,1,1): share z only
+    ['host-0_to_swz-0', 'swz-0_to_host-5']
+    >>> p.route("host-0", "host-16")  # (0,0,0) -> (1,0,0): share y and x, X first
+    ['host-0_to_swx-0', 'swx-0_to_host-16']
+    >>> len(p.route("host-0", "host-21"))  # (0,0,0) -> (1,1,1): relayed by host-5
+    4
+    """
+    if q < 2:
+        raise TopologyError(f"q must be an integer >= 2, got {q}")
+    names = [host_name(z, y, x, q) for z in range(q) for y in range(q) for x in range(q)]
+    switches = [f"sw{axis}-{i}" for axis in AXES for i in range(q)]
+    links: dict[str, Link] = {}
+    for name in names:
+        coords = coordinates(name, q)
+        for axis in AXES:
+            add_links(links, *duplex_link(name, switch_of(axis, coords), link_bw, link_lat))
+        if nbl is not None:
+            add_links(links, nbl_link(name, nbl * link_bw))
+    if switch_fabric is not None:
+        add_links(links, *(Link(f"{sw}_fabric", switch_fabric, 0.0) for sw in switches))
+
+    def hop(src: str, dst: str, axis: str) -> list[str]:
+        switch = switch_of(axis, coordinates(src, q))
+        fabric = [f"{switch}_fabric"] if switch_fabric is not None else []
+        return [f"{src}_to_{switch}", *fabric, f"{switch}_to_{dst}"]
+
+    def shared_axis(a: tuple[int, int, int], b: tuple[int, int, int]) -> str | None:
+        shared = [axis for axis in subnet_order if a[AXES.index(axis)] == b[AXES.index(axis)]]
+        return shared[0] if shared else None
+
+    def route(src: str, dst: str) -> list[str]:
+        s, d = coordinates(src, q), coordinates(dst, q)
+        axis = shared_axis(s, d)
+        if axis is not None:
+            hops = hop(src, dst, axis)
+        else:
+            relay = host_name(s[0], d[1], d[2], q)
+            hops = hop(src, relay, "z") + hop(relay, dst, shared_axis(coordinates(relay, q), d) or "x")
+        return with_nbl(src, dst, hops, nbl is not None)
+
+    return Platform(
+        name=f"threequads-{q}",
+        family="threequads",
+        params={
+            "q": q,
+            "link_bw": link_bw,
+            "link_lat": link_lat,
+            "switch_fabric": switch_fabric,
+            "subnet_order": subnet_order,
+            "nbl": nbl,
+            "host_speed": host_speed,
+        },
+        hosts=[Host(name, host_speed) for name in names],
+        routers=switches,
+        links=links,
+        route_rule=route,
+    )
+
+
+FAMILY = Family(
+    "threequads",
+    three_quads,
+    (
+        Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
+        Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+        Param("link_lat", latency, "NIC cable latency", "1us"),
+        Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
+        Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
+        Param("host_speed", speed, "host speed", "1Gf"),
+    ),
+    "Three Quads: q^3 nodes, three subnetworks (SW-Z, SW-Y, SW-X) of q switches",
+)

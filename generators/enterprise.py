@@ -5,8 +5,11 @@ ports, 64 nodes). Host ``host-<k>`` sits on module ``module-<k // P>``. Inside a
 host cable -> module -> host cable. Between modules it also crosses the source module's uplink to the
 backplane and the destination module's downlink from it (``module-<m>_to_backplane``,
 ``backplane_to_module-<m>``, ``module_uplink`` per direction each), and, when ``backplane`` is set, one
-SHARED ``backplane_fabric`` link of that total capacity. Logically the chassis is a crossbar; the
-per-module uplinks are where all-to-all traffic congests.
+SHARED ``backplane_fabric`` link of that total capacity. When ``module_fabric`` is set, each module has
+an internal capacity shared by every flow that enters or leaves it through its ports (a SHARED
+``module-<m>_fabric`` link: once on an intra-module route, once per module on a cross-module one),
+the "saturation inside a switch module" that the Three Quads paper observes under full duplex.
+Logically the chassis is a crossbar; module uplinks and fabrics are where all-to-all traffic congests.
 
 Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
 """
@@ -33,6 +36,7 @@ def enterprise(
     link_lat: float = 1e-6,
     module_uplink: float = 1e9,
     backplane: float | None = None,
+    module_fabric: float | None = None,
     nbl: float | None = None,
     host_speed: float = 1e9,
 ) -> Platform:
@@ -48,6 +52,8 @@ def enterprise(
         Capacity of each module's connection to the backplane, per direction (bytes/s).
     backplane : float or None
         Total capacity of the backplane shared by all inter-module traffic; None: unlimited.
+    module_fabric : float or None
+        Internal capacity of each module, shared by all flows in or out of its ports; None: unlimited.
     nbl : float or None
         Cap on a host's in + out traffic, in host-cable bandwidths; None: no limiter.
     host_speed : float
@@ -74,14 +80,20 @@ def enterprise(
         add_links(links, *duplex_link(module, BACKPLANE, module_uplink, 0.0))
     if backplane is not None:
         add_links(links, Link(f"{BACKPLANE}_fabric", backplane, 0.0))
+    if module_fabric is not None:
+        add_links(links, *(Link(f"{module}_fabric", module_fabric, 0.0) for module in module_names))
+
+    def inside(module: str) -> list[str]:
+        return [f"{module}_fabric"] if module_fabric is not None else []
 
     def route(src: str, dst: str) -> list[str]:
         a, b = module_names[module_of(src, ports)], module_names[module_of(dst, ports)]
         if a == b:
-            hops = [f"{src}_to_{a}", f"{a}_to_{dst}"]
+            hops = [f"{src}_to_{a}", *inside(a), f"{a}_to_{dst}"]
         else:
             fabric = [f"{BACKPLANE}_fabric"] if backplane is not None else []
-            hops = [f"{src}_to_{a}", f"{a}_to_{BACKPLANE}", *fabric, f"{BACKPLANE}_to_{b}", f"{b}_to_{dst}"]
+            hops = [f"{src}_to_{a}", *inside(a), f"{a}_to_{BACKPLANE}", *fabric, f"{BACKPLANE}_to_{b}",
+                    *inside(b), f"{b}_to_{dst}"]  # fmt: skip
         return with_nbl(src, dst, hops, nbl is not None)
 
     return Platform(
@@ -94,6 +106,7 @@ def enterprise(
             "link_lat": link_lat,
             "module_uplink": module_uplink,
             "backplane": backplane,
+            "module_fabric": module_fabric,
             "nbl": nbl,
             "host_speed": host_speed,
         },
@@ -114,6 +127,7 @@ FAMILY = Family(
         Param("link_lat", latency, "host cable latency", "1us"),
         Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
         Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
+        Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
         Param("host_speed", speed, "host speed", "1Gf"),
     ),

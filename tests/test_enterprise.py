@@ -33,6 +33,14 @@ class TestEnterprise:
         assert p.links["backplane_fabric"].bandwidth == 3e9
         assert p.route_bandwidth("host-63", "host-0") == 125e6
 
+    def test_module_fabric_on_both_modules(self) -> None:
+        p = enterprise(2, 3, module_fabric=1e9)
+        assert p.route("host-0", "host-1") == ["host-0_to_module-0", "module-0_fabric", "module-0_to_host-1"]
+        assert p.route("host-0", "host-4") == [
+            "host-0_to_module-0", "module-0_fabric", "module-0_to_backplane", "backplane_to_module-1",
+            "module-1_fabric", "module-1_to_host-4",
+        ]  # fmt: skip
+
     @pytest.mark.parametrize(
         ("params", "message"),
         [
@@ -50,7 +58,7 @@ class TestEnterprise:
 def test_loader_routes_equal_model(
     tmp_path: Path, load_platform: Callable[..., dict[str, Any]], modules: int, ports: int, backplane: float | None
 ) -> None:
-    model = enterprise(modules, ports, backplane=backplane)
+    model = enterprise(modules, ports, backplane=backplane, module_fabric=backplane)
     write_platform(model, tmp_path / "es.xml")
     loaded = load_platform(tmp_path / "es.xml", "--all-routes")
     assert loaded["hosts"] == modules * ports

@@ -52,7 +52,7 @@ class Check:
         return {**asdict(self), "rel_error": self.rel_error, "pass": self.passed}
 
 
-def summary_json(study: str, title: str, quick: bool, checks: list[Check]) -> str:
+def summary_json(study: str, title: str, quick: bool, checks: list[Check], notes: list[str] | None = None) -> str:
     """The text of ``summary.json`` (deterministic: same checks, same bytes)."""
     payload = {
         "study": study,
@@ -60,5 +60,6 @@ def summary_json(study: str, title: str, quick: bool, checks: list[Check]) -> st
         "quick": quick,
         "passed": all(c.passed for c in checks),
         "checks": [c.as_dict() for c in checks],
+        "notes": list(notes or []),
     }
     return json.dumps(payload, indent=2, sort_keys=False) + "\n"

@@ -88,7 +88,9 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
     try:
         _write_runs_csv(staging / "runs.csv", study, results, quick)
         analysis.figures(ctx, staging)
-        (staging / "summary.json").write_text(summary_json(study.name, study.title, quick, checks), encoding="utf-8")
+        notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
+        summary = summary_json(study.name, study.title, quick, checks, notes)
+        (staging / "summary.json").write_text(summary, encoding="utf-8")
         staging.chmod(0o755)
         _replace_dir(staging, results_dir / study.name)
     except BaseException:

@@ -3,7 +3,12 @@
 An analysis module (``study_runner/analyses/<name>.py``) defines
 
 * ``checks(ctx: StudyContext) -> list[Check]`` — the study's checks, and
-* ``figures(ctx: StudyContext, out_dir: Path) -> None`` — its PNG figures.
+* ``figures(ctx: StudyContext, out_dir: Path) -> None`` — its PNG figures, and optionally
+* ``notes(ctx: StudyContext) -> list[str]`` — findings to report beside the checks (misses explained,
+  numbers reported without a tolerance).
+
+Published numbers live in the study file (``[published."<check id>"]``, with value, unit, tolerance,
+kind, what and source); ``ctx.check(id, simulated)`` pairs one with its simulated value.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generators.model import Platform
+from study_runner.checks import Check
 from study_runner.errors import StudyError
 from study_runner.execute import RunResult
 from study_runner.study import Study
@@ -38,3 +44,21 @@ class StudyContext:
     def platform_of(self, run_id: str) -> Platform:
         """The platform model run ``run_id`` ran on."""
         return self.platforms[self.results[run_id].spec.platform]
+
+    def check(self, check_id: str, simulated: float) -> Check:
+        """The check of published number ``check_id`` (from the study file) against ``simulated``."""
+        try:
+            entry = self.study.published[check_id]
+        except KeyError:
+            raise StudyError(
+                f"{self.study.name}: no published value for check {check_id!r} in the study file"
+            ) from None
+        return Check(
+            id=check_id,
+            what=f"{entry['what']} ({entry['source']})",
+            published=float(entry["value"]),
+            simulated=float(simulated),
+            unit=str(entry["unit"]),
+            tolerance=float(entry["tolerance"]),
+            kind=str(entry["kind"]),
+        )

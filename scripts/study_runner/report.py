@@ -34,6 +34,10 @@ def _study_section(summary: dict[str, Any], study_dir: Path) -> list[str]:
             f"| {c['rel_error']:.2%} | {c['tolerance']:.2%} | {verdict} |"
         )
     lines.append("")
+    for note in summary.get("notes", []):
+        lines += [f"- {note}"]
+    if summary.get("notes"):
+        lines.append("")
     for figure in sorted(study_dir.glob("*.png")):
         lines += [f"![{figure.stem}]({study_dir.name}/{figure.name})", ""]
     return lines

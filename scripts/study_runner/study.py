@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from study_runner.checks import KINDS
 from study_runner.errors import StudyError
 
 __all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "study_names"]
@@ -89,6 +90,25 @@ class Study:
     def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
         """The runs of the full study, or of its quick version."""
         return tuple(run for run in self.runs if run.quick or not quick)
+
+
+_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
+
+
+def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
+    """Validate the ``[published."<check id>"]`` tables: every published number with its source."""
+    if not isinstance(raw, dict):
+        raise StudyError(f"{where}: published must be a table of check ids")
+    for check_id, entry in raw.items():
+        if not isinstance(entry, dict) or set(entry) != _PUBLISHED_KEYS:
+            raise StudyError(f"{where}: published.{check_id} must have exactly the keys {sorted(_PUBLISHED_KEYS)}")
+        if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):
+            raise StudyError(f"{where}: published.{check_id}.value must be a number")
+        if entry["kind"] not in KINDS:
+            raise StudyError(f"{where}: published.{check_id}.kind must be one of {KINDS}, got {entry['kind']!r}")
+        if isinstance(entry["tolerance"], bool) or not isinstance(entry["tolerance"], int | float):
+            raise StudyError(f"{where}: published.{check_id}.tolerance must be a number")
+    return raw
 
 
 def study_names(directory: Path = STUDIES_DIR) -> list[str]:
@@ -182,6 +202,6 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         analysis=str(data["analysis"]),
         platforms=platforms,
         runs=runs,
-        published=dict(data.get("published", {})),
+        published=_published(data.get("published", {}), where),
         path=path,
     )

@@ -1,13 +1,16 @@
 /*
- * topolab_app.c - shared skeleton of the topolab MPI apps: argument parsing,
- * argument-error reporting, timing statistics and JSON-line output.
+ * topolab_app.c - shared skeleton of the topolab MPI apps: the table-driven
+ * option parser and its generated usage text, argument-error reporting,
+ * timing statistics and JSON-line output.
  * See topolab_app.h for the conventions. Plain MPI + C11, no SimGrid calls.
  */
 #include "topolab_app.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
@@ -23,6 +26,8 @@ const char *tl_status_text(tl_status status)
         return "value out of range";
     case TL_ERR_TOO_MANY:
         return "too many values";
+    case TL_ERR_CHOICE:
+        return "unknown name";
     }
     return "unknown status";
 }
@@ -119,32 +124,33 @@ tl_status tl_parse_size_list(const char *text, int64_t max, int64_t *out, size_t
     return TL_OK;
 }
 
-tl_status tl_parse_int(const char *text, int min, int *out)
+tl_status tl_parse_int(const char *text, int min, int max, int *out)
 {
     int64_t value;
     tl_status status = parse_digits(text, strlen(text), &value);
     if (status != TL_OK)
         return status;
-    if (value < min || value > INT_MAX)
+    if (value < min || value > max)
         return TL_ERR_RANGE;
     *out = (int)value;
     return TL_OK;
 }
 
-const char *tl_option_value(int argc, char **argv, int *index)
+tl_status tl_parse_real(const char *text, double min, double *out)
 {
-    const char *arg = argv[*index];
-    if (arg[2] != '\0')
-        return arg + 2;
-    if (*index + 1 >= argc)
-        return NULL;
-    *index += 1;
-    return argv[*index];
-}
-
-int tl_is_help(const char *arg)
-{
-    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+    /* strtod would skip leading blanks and accept "inf"/"nan": refuse both. */
+    if (text[0] == '\0' || isspace((unsigned char)text[0]))
+        return TL_ERR_SYNTAX;
+    char *end = NULL;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0')
+        return TL_ERR_SYNTAX;
+    if (!isfinite(value))
+        return TL_ERR_SYNTAX;
+    if (value < min)
+        return TL_ERR_RANGE;
+    *out = value;
+    return TL_OK;
 }
 
 static int is_rank_zero(void)
@@ -174,12 +180,366 @@ void tl_arg_error(const char *app, const char *format, ...)
     fflush(stderr);
 }
 
-void tl_print_usage(const char *usage)
+/* ---------------------------------------------------------------------------
+ * Table-driven option parsing and the generated usage text.
+ */
+
+#define USAGE_WIDTH 79 /* usage lines are wrapped before this column */
+#define HELP_COLUMN 26 /* option help texts start in this column */
+
+/* "1M" for 1048576: the largest binary suffix that divides the value. */
+static void format_size(char *buf, size_t len, int64_t value)
 {
-    if (!is_rank_zero())
+    static const char suffixes[] = "GMK";
+    for (int k = 0; k < 3; k++) {
+        int shift = 30 - 10 * k;
+        if (value > 0 && value % ((int64_t)1 << shift) == 0) {
+            snprintf(buf, len, "%lld%c", (long long)(value >> shift), suffixes[k]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%lld", (long long)value);
+}
+
+/* Appends printf-formatted text to buf[0..len-1] (always NUL-terminated). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void append(char *buf, size_t len, const char *format, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
         return;
-    fputs(usage, stdout);
-    fflush(stdout);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(buf + used, len - used, format, args);
+    va_end(args);
+}
+
+/* What a valid value of `opt` looks like ("an integer >= 1", ...). */
+static void describe_values(const tl_option *opt, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    switch (opt->kind) {
+    case TL_OPT_INT:
+        if (opt->max >= INT_MAX)
+            append(buf, len, "an integer >= %lld", (long long)opt->min);
+        else
+            append(buf, len, "an integer in %lld..%lld", (long long)opt->min,
+                   (long long)opt->max);
+        break;
+    case TL_OPT_REAL:
+        append(buf, len, "a number >= %g", opt->real_min);
+        break;
+    case TL_OPT_SIZE:
+        append(buf, len, "a byte count <= %lld with an optional K/M/G or KiB/MiB/GiB suffix",
+               (long long)opt->max);
+        break;
+    case TL_OPT_SIZE_LIST:
+        append(buf, len,
+               "up to %d comma-separated byte counts <= %lld, each with an optional K/M/G or "
+               "KiB/MiB/GiB suffix",
+               TL_MAX_SIZES, (long long)opt->max);
+        break;
+    case TL_OPT_CHOICE:
+        append(buf, len, "one of: ");
+        for (size_t k = 0; opt->choices[k] != NULL; k++)
+            append(buf, len, "%s%s", k > 0 ? ", " : "", opt->choices[k]);
+        break;
+    case TL_OPT_FLAG:
+    case TL_OPT_STRING:
+        break;
+    }
+}
+
+/* The current value of the target, i.e. the default before parsing; "" if none. */
+static void describe_default(const tl_option *opt, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    switch (opt->kind) {
+    case TL_OPT_INT:
+        append(buf, len, "%d", *opt->target.integer);
+        break;
+    case TL_OPT_REAL:
+        append(buf, len, "%g", *opt->target.real);
+        break;
+    case TL_OPT_SIZE:
+        format_size(buf, len, *opt->target.size);
+        break;
+    case TL_OPT_SIZE_LIST:
+        for (size_t k = 0; k < opt->target.list->count; k++) {
+            char item[32];
+            format_size(item, sizeof item, opt->target.list->values[k]);
+            append(buf, len, "%s%s", k > 0 ? "," : "", item);
+        }
+        break;
+    case TL_OPT_CHOICE:
+        append(buf, len, "%s", opt->choices[*opt->target.integer]);
+        break;
+    case TL_OPT_STRING:
+        if (*opt->target.text != NULL)
+            append(buf, len, "%s", *opt->target.text);
+        break;
+    case TL_OPT_FLAG:
+        break;
+    }
+}
+
+/* Word-wrapping writer: words go on the current line while they fit. */
+typedef struct {
+    FILE *out;
+    int column; /* characters on the current line */
+    int indent; /* where continuation lines start */
+    int fresh;  /* nothing written since the line (or its indent) began */
+} wrapper;
+
+static void wrap_newline(wrapper *w)
+{
+    fprintf(w->out, "\n%*s", w->indent, "");
+    w->column = w->indent;
+    w->fresh = 1;
+}
+
+/* Writes `token` (never split) after a space, on a new line if it does not fit. */
+static void wrap_token(wrapper *w, const char *token, size_t len)
+{
+    if (!w->fresh && w->column + 1 + (int)len > USAGE_WIDTH)
+        wrap_newline(w);
+    if (!w->fresh) {
+        fputc(' ', w->out);
+        w->column++;
+    }
+    fwrite(token, 1, len, w->out);
+    w->column += (int)len;
+    w->fresh = 0;
+}
+
+static void wrap_words(wrapper *w, const char *text)
+{
+    for (const char *p = text; *p != '\0';) {
+        if (*p == ' ') {
+            p++;
+            continue;
+        }
+        size_t len = strcspn(p, " ");
+        wrap_token(w, p, len);
+        p += len;
+    }
+}
+
+/* "-s, --sizes SIZES", "    --verify", "-x WARMUP": the left column of an option. */
+static void option_label(const tl_option *opt, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (opt->short_name != '\0')
+        append(buf, len, "-%c%s", opt->short_name, opt->long_name != NULL ? ", " : "");
+    else
+        append(buf, len, "    ");
+    if (opt->long_name != NULL)
+        append(buf, len, "--%s", opt->long_name);
+    if (opt->kind != TL_OPT_FLAG)
+        append(buf, len, " %s", opt->metavar != NULL ? opt->metavar : "VALUE");
+}
+
+static void print_usage(const char *app, const char *description, const tl_option *options,
+                        size_t count)
+{
+    FILE *out = stdout;
+    char buf[1024];
+
+    /* Synopsis: usage: app [-s SIZES] [--verify] ... [-h] */
+    fprintf(out, "usage: %s", app);
+    wrapper w = {out, (int)strlen("usage: ") + (int)strlen(app), (int)strlen("usage: "), 0};
+    w.indent = w.column + 1;
+    for (size_t k = 0; k < count; k++) {
+        const tl_option *opt = &options[k];
+        buf[0] = '\0';
+        if (opt->short_name != '\0')
+            append(buf, sizeof buf, "[-%c", opt->short_name);
+        else
+            append(buf, sizeof buf, "[--%s", opt->long_name);
+        if (opt->kind != TL_OPT_FLAG)
+            append(buf, sizeof buf, " %s", opt->metavar != NULL ? opt->metavar : "VALUE");
+        append(buf, sizeof buf, "]");
+        wrap_token(&w, buf, strlen(buf));
+    }
+    wrap_token(&w, "[-h]", 4);
+    fputs("\n\n", out);
+
+    /* The description, one wrapped paragraph. */
+    wrapper d = {out, 0, 0, 1};
+    wrap_words(&d, description);
+    fputs("\n\noptions:\n", out);
+
+    /* One entry per option: label, help, accepted values and default. */
+    for (size_t k = 0; k <= count; k++) {
+        char label[128];
+        if (k < count) {
+            const tl_option *opt = &options[k];
+            option_label(opt, label, sizeof label);
+            char values[512];
+            char default_text[256];
+            describe_values(opt, values, sizeof values);
+            describe_default(opt, default_text, sizeof default_text);
+            snprintf(buf, sizeof buf, "%s", opt->help);
+            if (values[0] != '\0' || default_text[0] != '\0') {
+                append(buf, sizeof buf, " (%s", values);
+                if (default_text[0] != '\0')
+                    append(buf, sizeof buf, "%sdefault: %s", values[0] != '\0' ? "; " : "",
+                           default_text);
+                append(buf, sizeof buf, ")");
+            }
+        } else {
+            snprintf(label, sizeof label, "-h, --help");
+            snprintf(buf, sizeof buf, "show this help and exit");
+        }
+        fprintf(out, "  %s", label);
+        wrapper h = {out, 2 + (int)strlen(label), HELP_COLUMN, 1};
+        if (h.column + 2 > HELP_COLUMN)
+            wrap_newline(&h);
+        else {
+            fprintf(out, "%*s", HELP_COLUMN - h.column, "");
+            h.column = HELP_COLUMN;
+        }
+        wrap_words(&h, buf);
+        fputc('\n', out);
+    }
+    fflush(out);
+}
+
+static const tl_option *find_short(const tl_option *options, size_t count, char name)
+{
+    for (size_t k = 0; k < count; k++)
+        if (options[k].short_name != '\0' && options[k].short_name == name)
+            return &options[k];
+    return NULL;
+}
+
+static const tl_option *find_long(const tl_option *options, size_t count, const char *name,
+                                  size_t len)
+{
+    for (size_t k = 0; k < count; k++)
+        if (options[k].long_name != NULL && strlen(options[k].long_name) == len &&
+            strncmp(options[k].long_name, name, len) == 0)
+            return &options[k];
+    return NULL;
+}
+
+/* Stores `value` in the target of `opt`; returns the status (target unchanged on error). */
+static tl_status apply_value(const tl_option *opt, const char *value)
+{
+    tl_status status = TL_OK;
+    switch (opt->kind) {
+    case TL_OPT_INT: {
+        int parsed;
+        status = tl_parse_int(value, (int)opt->min, (int)opt->max, &parsed);
+        if (status == TL_OK)
+            *opt->target.integer = parsed;
+        break;
+    }
+    case TL_OPT_REAL: {
+        double parsed;
+        status = tl_parse_real(value, opt->real_min, &parsed);
+        if (status == TL_OK)
+            *opt->target.real = parsed;
+        break;
+    }
+    case TL_OPT_SIZE: {
+        int64_t parsed;
+        status = tl_parse_size(value, opt->max, &parsed);
+        if (status == TL_OK)
+            *opt->target.size = parsed;
+        break;
+    }
+    case TL_OPT_SIZE_LIST: {
+        tl_size_list parsed;
+        status = tl_parse_size_list(value, opt->max, parsed.values, TL_MAX_SIZES, &parsed.count);
+        if (status == TL_OK)
+            *opt->target.list = parsed;
+        break;
+    }
+    case TL_OPT_CHOICE:
+        status = TL_ERR_CHOICE;
+        for (int k = 0; opt->choices[k] != NULL; k++)
+            if (strcmp(opt->choices[k], value) == 0) {
+                *opt->target.integer = k;
+                status = TL_OK;
+                break;
+            }
+        break;
+    case TL_OPT_STRING:
+        *opt->target.text = value;
+        break;
+    case TL_OPT_FLAG:
+        *opt->target.integer = 1;
+        break;
+    }
+    return status;
+}
+
+int tl_parse_args(const char *app, const char *description, const tl_option *options,
+                  size_t count, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            if (is_rank_zero())
+                print_usage(app, description, options, count);
+            return TL_EXIT_HELP;
+        }
+
+        const tl_option *opt = NULL;
+        const char *value = NULL; /* attached value: -s1K, --sizes=1K */
+        char spelled[96];         /* the option as the user wrote it, for messages */
+        if (arg[0] == '-' && arg[1] == '-' && arg[2] != '\0') {
+            const char *name = arg + 2;
+            const char *equals = strchr(name, '=');
+            size_t len = equals != NULL ? (size_t)(equals - name) : strlen(name);
+            opt = find_long(options, count, name, len);
+            if (opt == NULL) {
+                tl_arg_error(app, "unknown option '--%.*s' (see -h)", (int)len, name);
+                return TL_EXIT_USAGE;
+            }
+            snprintf(spelled, sizeof spelled, "--%s", opt->long_name);
+            if (equals != NULL)
+                value = equals + 1;
+        } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-') {
+            opt = find_short(options, count, arg[1]);
+            if (opt == NULL) {
+                tl_arg_error(app, "unknown option '%s' (see -h)", arg);
+                return TL_EXIT_USAGE;
+            }
+            snprintf(spelled, sizeof spelled, "-%c", opt->short_name);
+            if (arg[2] != '\0')
+                value = arg + 2;
+        } else {
+            tl_arg_error(app, "unexpected argument '%s' (see -h)", arg);
+            return TL_EXIT_USAGE;
+        }
+
+        if (opt->kind == TL_OPT_FLAG) {
+            if (value != NULL) {
+                tl_arg_error(app, "option %s takes no value (got '%s')", spelled, value);
+                return TL_EXIT_USAGE;
+            }
+        } else if (value == NULL) {
+            if (i + 1 >= argc) {
+                tl_arg_error(app, "option %s needs a value", spelled);
+                return TL_EXIT_USAGE;
+            }
+            value = argv[++i];
+        }
+
+        tl_status status = apply_value(opt, value);
+        if (status != TL_OK) {
+            char expected[512];
+            describe_values(opt, expected, sizeof expected);
+            tl_arg_error(app, "invalid %s value '%s': %s (expected %s)", spelled, value,
+                         tl_status_text(status), expected);
+            return TL_EXIT_USAGE;
+        }
+    }
+    return TL_ARGS_OK;
 }
 
 void tl_stats_init(tl_stats *stats)
@@ -260,6 +620,18 @@ void tl_json_f64(tl_json *json, const char *key, double value)
         fprintf(json->out, "%.17g", value);
     else
         fputs("null", json->out);
+}
+
+void tl_json_bool(tl_json *json, const char *key, int value)
+{
+    json_key(json, key);
+    fputs(value ? "true" : "false", json->out);
+}
+
+void tl_json_null(tl_json *json, const char *key)
+{
+    json_key(json, key);
+    fputs("null", json->out);
 }
 
 void tl_json_end(tl_json *json)

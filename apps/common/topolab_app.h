@@ -12,7 +12,8 @@
  *     (rank 0 only), then main() calls MPI_Finalize() and returns
  *     TL_EXIT_USAGE;
  *   - -h/--help prints the usage text on stdout (rank 0) and exits with
- *     TL_EXIT_HELP (0); that is the only non-JSON output on stdout.
+ *     TL_EXIT_HELP (0); that is the only non-JSON output on stdout;
+ *   - options are declared once, in a table (tl_option, tl_parse_args).
  */
 #ifndef TOPOLAB_APP_H
 #define TOPOLAB_APP_H
@@ -37,7 +38,8 @@ typedef enum {
     TL_OK = 0,
     TL_ERR_SYNTAX,   /* not a number / unknown suffix / empty list entry */
     TL_ERR_RANGE,    /* value below the minimum or above the maximum */
-    TL_ERR_TOO_MANY  /* more than the allowed number of list entries */
+    TL_ERR_TOO_MANY, /* more than the allowed number of list entries */
+    TL_ERR_CHOICE    /* not one of the accepted names */
 } tl_status;
 
 /* Human-readable text for a status ("invalid syntax", ...). */
@@ -57,28 +59,145 @@ tl_status tl_parse_size(const char *text, int64_t max, int64_t *out);
 tl_status tl_parse_size_list(const char *text, int64_t max, int64_t *out, size_t capacity,
                              size_t *count);
 
-/* Parses a decimal int >= min (use min = 1 for "positive"). */
-tl_status tl_parse_int(const char *text, int min, int *out);
+/* Parses a decimal int in [min, max] (min = 1 for "positive"). */
+tl_status tl_parse_int(const char *text, int min, int max, int *out);
 
 /*
- * Option-value lookup for manual argument parsing: argv[*index] is an option
- * such as "-s"; its value is either attached ("-s1K") or the next argument
- * ("-s 1K", then *index is advanced). Returns NULL if the value is missing.
+ * Table-driven command line. An app describes its options in an array of
+ * tl_option (built with the tl_opt_* constructors below, which check the type
+ * of each target at compile time), stores the defaults in the targets, and
+ * calls tl_parse_args() once. Accepted spellings, for an option with the short
+ * name 's' and the long name "sizes":  -s 1K   -s1K   --sizes 1K   --sizes=1K.
+ * A flag takes no value (-v, --verify; "--verify=x" is an error). The last
+ * occurrence of a repeated option wins. -h and --help print the usage text
+ * (generated from the table and the description; defaults are read from the
+ * targets) on stdout. Note: under smpirun, SimGrid itself consumes --help
+ * (it prints its own configuration help), so use -h there.
  */
-const char *tl_option_value(int argc, char **argv, int *index);
+typedef enum {
+    TL_OPT_INT,       /* int in [min, max] */
+    TL_OPT_REAL,      /* finite double >= min (strtod syntax, e.g. 1e-9) */
+    TL_OPT_SIZE,      /* byte count (see tl_parse_size), <= max */
+    TL_OPT_SIZE_LIST, /* comma-separated byte counts, each <= max */
+    TL_OPT_CHOICE,    /* one name of a NULL-terminated list; target = its index */
+    TL_OPT_FLAG,      /* no value; target set to 1 */
+    TL_OPT_STRING     /* any text; target points into argv */
+} tl_opt_kind;
 
-/* True if arg is "-h" or "--help". */
-int tl_is_help(const char *arg);
+/* Target of a TL_OPT_SIZE_LIST option. */
+typedef struct {
+    int64_t values[TL_MAX_SIZES];
+    size_t count;
+} tl_size_list;
 
-/* Rank 0 prints "<app>: error: <printf-formatted message>" on stderr. */
+typedef struct {
+    char short_name;       /* '\0': long form only */
+    const char *long_name; /* NULL: short form only */
+    tl_opt_kind kind;
+    const char *metavar;   /* value placeholder in the usage text ("SIZES") */
+    const char *help;      /* one sentence, no default/range (generated) */
+    int64_t min;           /* INT */
+    int64_t max;           /* INT, SIZE, SIZE_LIST */
+    double real_min;       /* REAL */
+    const char *const *choices; /* CHOICE: NULL-terminated names */
+    union {
+        int *integer;      /* INT, CHOICE, FLAG */
+        double *real;      /* REAL */
+        int64_t *size;     /* SIZE */
+        tl_size_list *list; /* SIZE_LIST */
+        const char **text; /* STRING */
+    } target;
+} tl_option;
+
+static inline tl_option tl_opt_int(char short_name, const char *long_name, const char *metavar,
+                                   int *target, int min, int max, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_INT,
+                   .metavar = metavar, .help = help, .min = min, .max = max};
+    o.target.integer = target;
+    return o;
+}
+
+static inline tl_option tl_opt_real(char short_name, const char *long_name, const char *metavar,
+                                    double *target, double min, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_REAL,
+                   .metavar = metavar, .help = help, .real_min = min};
+    o.target.real = target;
+    return o;
+}
+
+static inline tl_option tl_opt_size(char short_name, const char *long_name, const char *metavar,
+                                    int64_t *target, int64_t max, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE,
+                   .metavar = metavar, .help = help, .max = max};
+    o.target.size = target;
+    return o;
+}
+
+static inline tl_option tl_opt_size_list(char short_name, const char *long_name,
+                                         const char *metavar, tl_size_list *target, int64_t max,
+                                         const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE_LIST,
+                   .metavar = metavar, .help = help, .max = max};
+    o.target.list = target;
+    return o;
+}
+
+static inline tl_option tl_opt_choice(char short_name, const char *long_name, const char *metavar,
+                                      int *target, const char *const *choices, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_CHOICE,
+                   .metavar = metavar, .help = help, .choices = choices};
+    o.target.integer = target;
+    return o;
+}
+
+static inline tl_option tl_opt_flag(char short_name, const char *long_name, int *target,
+                                    const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_FLAG,
+                   .help = help};
+    o.target.integer = target;
+    return o;
+}
+
+static inline tl_option tl_opt_string(char short_name, const char *long_name, const char *metavar,
+                                      const char **target, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_STRING,
+                   .metavar = metavar, .help = help};
+    o.target.text = target;
+    return o;
+}
+
+/* Number of elements of an array (not a pointer). */
+#define TL_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/*
+ * Parses argv[1..argc-1] against options[0..count-1], storing values in the
+ * targets. Returns TL_ARGS_OK, TL_EXIT_HELP after printing the usage text
+ * (rank 0), or TL_EXIT_USAGE after printing one "<app>: error: ..." line
+ * (rank 0): unknown option, unexpected argument, missing value, value given
+ * to a flag, invalid value. `description` is one paragraph (wrapped).
+ */
+int tl_parse_args(const char *app, const char *description, const tl_option *options,
+                  size_t count, int argc, char **argv);
+
+/* Parses a finite decimal number >= min (e.g. "0", "2.5e-9"). */
+tl_status tl_parse_real(const char *text, double min, double *out);
+
+/*
+ * Rank 0 prints "<app>: error: <printf-formatted message>" on stderr, for
+ * the checks an app makes after tl_parse_args (rank counts, combinations).
+ */
 void tl_arg_error(const char *app, const char *format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-
-/* Rank 0 prints the usage text on stdout (only done for -h/--help). */
-void tl_print_usage(const char *usage);
 
 /* Running min/avg/max of a series of timings. */
 typedef struct {
@@ -108,6 +227,8 @@ void tl_json_begin(tl_json *json, FILE *out);
 void tl_json_str(tl_json *json, const char *key, const char *value);
 void tl_json_i64(tl_json *json, const char *key, int64_t value);
 void tl_json_f64(tl_json *json, const char *key, double value);
+void tl_json_bool(tl_json *json, const char *key, int value);
+void tl_json_null(tl_json *json, const char *key);
 void tl_json_end(tl_json *json);
 
 #endif /* TOPOLAB_APP_H */

@@ -66,7 +66,9 @@ def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: st
     except subprocess.TimeoutExpired:
         raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s") from None
     if done.returncode != 0:
-        tail = "\n    ".join(done.stderr.strip().splitlines()[-8:])
+        lines = [line for line in done.stderr.strip().splitlines() if "did not return 0" not in line]
+        errors = [line for line in lines if "error" in line.lower()]
+        tail = "\n    ".join((errors or lines)[-8:])
         raise StudyError(
             f"{label}: smpirun failed with exit status {done.returncode}; last lines of stderr:\n    {tail}"
         )

@@ -20,22 +20,15 @@
 #define APP_NAME "exchange"
 #define OUTPUT_VERSION 1
 #define DEFAULT_PEERS 1
-#define DEFAULT_BYTES "1M"
+#define DEFAULT_BYTES (1 << 20)
 #define DEFAULT_ITERS 5
 #define DEFAULT_WARMUP 1
 #define EXCHANGE_TAG 0
 
-static const char usage_text[] =
-    "usage: " APP_NAME " [-p PEERS] [-s BYTES] [-i ITERS] [-x WARMUP] [-h]\n"
-    "Rank 0 exchanges BYTES with each of ranks 1..PEERS simultaneously (needs\n"
-    ">= PEERS+1 ranks; the others only join the barriers). Rank 0 prints one\n"
-    "JSON line on stdout.\n"
-    "  -p PEERS   number of peers, >= 1 (default: " TL_STRINGIFY(DEFAULT_PEERS) ")\n"
-    "  -s BYTES   message size in each direction, optional suffix K/M/G or\n"
-    "             KiB/MiB/GiB (default: " DEFAULT_BYTES ")\n"
-    "  -i ITERS   timed exchanges, >= 1 (default: " TL_STRINGIFY(DEFAULT_ITERS) ")\n"
-    "  -x WARMUP  untimed exchanges before them, >= 0 (default: " TL_STRINGIFY(DEFAULT_WARMUP) ")\n"
-    "  -h         show this help\n";
+static const char description[] =
+    "Rank 0 exchanges BYTES with each of ranks 1..PEERS simultaneously (needs >= PEERS+1 ranks; "
+    "the others only join the barriers), WARMUP untimed and then ITERS timed times, each after a "
+    "barrier. Rank 0 prints one JSON line on stdout.";
 
 struct options {
     int peers;
@@ -47,48 +40,23 @@ struct options {
 /* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
 static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
-    const char *bytes = DEFAULT_BYTES;
-    opt->peers = DEFAULT_PEERS;
-    opt->iters = DEFAULT_ITERS;
-    opt->warmup = DEFAULT_WARMUP;
-
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (tl_is_help(arg)) {
-            tl_print_usage(usage_text);
-            return TL_EXIT_HELP;
-        }
-        if (arg[0] != '-' || arg[1] == '\0' || strchr("psix", arg[1]) == NULL) {
-            tl_arg_error(APP_NAME, "%s '%s' (see -h)",
-                         arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
-            return TL_EXIT_USAGE;
-        }
-        char flag = arg[1];
-        const char *value = tl_option_value(argc, argv, &i);
-        if (value == NULL) {
-            tl_arg_error(APP_NAME, "option -%c needs a value", flag);
-            return TL_EXIT_USAGE;
-        }
-        if (flag == 's') {
-            bytes = value; /* parsed after the loop, like the default */
-            continue;
-        }
-        int min = flag == 'x' ? 0 : 1;
-        int *target = flag == 'p' ? &opt->peers : flag == 'i' ? &opt->iters : &opt->warmup;
-        tl_status status = tl_parse_int(value, min, target);
-        if (status != TL_OK) {
-            tl_arg_error(APP_NAME, "invalid -%c value '%s': %s (expected an integer >= %d)", flag,
-                         value, tl_status_text(status), min);
-            return TL_EXIT_USAGE;
-        }
-    }
-
-    tl_status status = tl_parse_size(bytes, INT_MAX, &opt->bytes);
-    if (status != TL_OK) {
-        tl_arg_error(APP_NAME, "invalid -s value '%s': %s (expected a size <= %d bytes, e.g. 64K)",
-                     bytes, tl_status_text(status), INT_MAX);
-        return TL_EXIT_USAGE;
-    }
+    *opt = (struct options){
+        .peers = DEFAULT_PEERS,
+        .bytes = DEFAULT_BYTES,
+        .iters = DEFAULT_ITERS,
+        .warmup = DEFAULT_WARMUP,
+    };
+    const tl_option options[] = {
+        tl_opt_int('p', "peers", "PEERS", &opt->peers, 1, INT_MAX, "number of peers of rank 0"),
+        tl_opt_size('s', "bytes", "BYTES", &opt->bytes, INT_MAX,
+                    "message size in bytes in each direction"),
+        tl_opt_int('i', "iters", "ITERS", &opt->iters, 1, INT_MAX, "timed exchanges"),
+        tl_opt_int('x', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
+                   "untimed exchanges before them"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
     if (nranks < opt->peers + 1) {
         tl_arg_error(APP_NAME, "%d peers need at least %d MPI ranks (got %d)", opt->peers,
                      opt->peers + 1, nranks);

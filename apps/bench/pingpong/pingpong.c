@@ -18,24 +18,17 @@
 
 #define APP_NAME "pingpong"
 #define OUTPUT_VERSION 1
-#define DEFAULT_SIZES "1,1K,64K,1M"
 #define DEFAULT_ITERS 10
 #define DEFAULT_WARMUP 2
 #define PINGPONG_TAG 0
 
-static const char usage_text[] =
-    "usage: " APP_NAME " [-s SIZES] [-i ITERS] [-x WARMUP] [-h]\n"
-    "Ping-pong between MPI ranks 0 and 1 (needs >= 2 ranks; the others only\n"
-    "join the barriers). Rank 0 prints one JSON line per size on stdout.\n"
-    "  -s SIZES   comma-separated message sizes in bytes, optional suffix\n"
-    "             K/M/G or KiB/MiB/GiB (default: " DEFAULT_SIZES ")\n"
-    "  -i ITERS   timed round trips per size, >= 1 (default: " TL_STRINGIFY(DEFAULT_ITERS) ")\n"
-    "  -x WARMUP  untimed round trips before them, >= 0 (default: " TL_STRINGIFY(DEFAULT_WARMUP) ")\n"
-    "  -h         show this help\n";
+static const char description[] =
+    "Ping-pong between MPI ranks 0 and 1 (needs >= 2 ranks; the others only join the barriers). "
+    "For each size, WARMUP untimed and then ITERS timed blocking round trips; the one-way time is "
+    "half a round trip. Rank 0 prints one JSON line per size on stdout.";
 
 struct options {
-    int64_t sizes[TL_MAX_SIZES];
-    size_t nsizes;
+    tl_size_list sizes;
     int iters;
     int warmup;
 };
@@ -43,48 +36,21 @@ struct options {
 /* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
 static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
-    const char *sizes = DEFAULT_SIZES;
-    opt->iters = DEFAULT_ITERS;
-    opt->warmup = DEFAULT_WARMUP;
-
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (tl_is_help(arg)) {
-            tl_print_usage(usage_text);
-            return TL_EXIT_HELP;
-        }
-        if (arg[0] != '-' || (arg[1] != 's' && arg[1] != 'i' && arg[1] != 'x')) {
-            tl_arg_error(APP_NAME, "%s '%s' (see -h)",
-                         arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
-            return TL_EXIT_USAGE;
-        }
-        char flag = arg[1];
-        const char *value = tl_option_value(argc, argv, &i);
-        if (value == NULL) {
-            tl_arg_error(APP_NAME, "option -%c needs a value", flag);
-            return TL_EXIT_USAGE;
-        }
-        if (flag == 's') {
-            sizes = value; /* parsed after the loop, like the default */
-            continue;
-        }
-        int min = flag == 'i' ? 1 : 0;
-        tl_status status = tl_parse_int(value, min, flag == 'i' ? &opt->iters : &opt->warmup);
-        if (status != TL_OK) {
-            tl_arg_error(APP_NAME, "invalid -%c value '%s': %s (expected an integer >= %d)", flag,
-                         value, tl_status_text(status), min);
-            return TL_EXIT_USAGE;
-        }
-    }
-
-    tl_status status = tl_parse_size_list(sizes, INT_MAX, opt->sizes, TL_MAX_SIZES, &opt->nsizes);
-    if (status != TL_OK) {
-        tl_arg_error(APP_NAME,
-                     "invalid -s value '%s': %s (expected up to %d comma-separated sizes <= %d "
-                     "bytes, e.g. " DEFAULT_SIZES ")",
-                     sizes, tl_status_text(status), TL_MAX_SIZES, INT_MAX);
-        return TL_EXIT_USAGE;
-    }
+    *opt = (struct options){
+        .sizes = {.values = {1, 1 << 10, 64 << 10, 1 << 20}, .count = 4},
+        .iters = DEFAULT_ITERS,
+        .warmup = DEFAULT_WARMUP,
+    };
+    const tl_option options[] = {
+        tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, INT_MAX,
+                         "message sizes in bytes"),
+        tl_opt_int('i', "iters", "ITERS", &opt->iters, 1, INT_MAX, "timed round trips per size"),
+        tl_opt_int('x', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
+                   "untimed round trips before them"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
     if (nranks < 2) {
         tl_arg_error(APP_NAME, "needs at least 2 MPI ranks (got %d)", nranks);
         return TL_EXIT_USAGE;
@@ -110,9 +76,9 @@ int main(int argc, char **argv)
     char *buffer = NULL;
     if (rank < 2) {
         int64_t largest = 1;
-        for (size_t k = 0; k < opt.nsizes; k++)
-            if (opt.sizes[k] > largest)
-                largest = opt.sizes[k];
+        for (size_t k = 0; k < opt.sizes.count; k++)
+            if (opt.sizes.values[k] > largest)
+                largest = opt.sizes.values[k];
         buffer = malloc((size_t)largest);
         if (buffer == NULL) {
             fprintf(stderr, APP_NAME ": error: cannot allocate %lld bytes\n", (long long)largest);
@@ -121,8 +87,8 @@ int main(int argc, char **argv)
         memset(buffer, rank, (size_t)largest);
     }
 
-    for (size_t k = 0; k < opt.nsizes; k++) {
-        int count = (int)opt.sizes[k];
+    for (size_t k = 0; k < opt.sizes.count; k++) {
+        int count = (int)opt.sizes.values[k];
         tl_stats oneway;
         tl_stats_init(&oneway);
 
@@ -149,7 +115,7 @@ int main(int argc, char **argv)
             tl_json_str(&json, "app", APP_NAME);
             tl_json_i64(&json, "version", OUTPUT_VERSION);
             tl_json_i64(&json, "ranks", nranks);
-            tl_json_i64(&json, "bytes", opt.sizes[k]);
+            tl_json_i64(&json, "bytes", opt.sizes.values[k]);
             tl_json_i64(&json, "iterations", opt.iters);
             tl_json_i64(&json, "warmup", opt.warmup);
             tl_json_f64(&json, "oneway_s_min", oneway.min);

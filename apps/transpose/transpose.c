@@ -1,0 +1,519 @@
+/*
+ * transpose.c - the parallel matrix transpose of "Evaluation of Three Quads
+ * Using Matrix Transpose" (Zhang, Mori, Tomita; sections 3 and 4.1.1).
+ *
+ * Geometry. P = q^3 ranks; rank k is node (z, y, x) of the Three Quads cube,
+ * k = z*q*q + y*q + x. The global matrix is an (s*q) x (s*q) grid of N x N
+ * blocks of doubles, one block per rank, so P = (s*q)^2 = q^3 forces
+ * q = s^2: q = 1, 4, 9, 16, ..., P = 1, 64, 729, 4096, ... (the paper: q = 4,
+ * s = 2, 64 nodes). Block (i, j) lies in quadrant (a, b) = (i / q, j / q), an
+ * s x s grid of q x q quadrants. By default it is held by rank
+ *     k = (a*s + b)*q*q + (i % q)*q + (j % q),
+ * i.e. quadrant (a, b) is the q x q plane z = a*s + b, with y = i % q and
+ * x = j % q. For q = 4 (s = 2) this is the paper's
+ *     k = (i/4)*32 + (i%4)*4 + (j/4)*16 + (j%4).
+ * --assignment FILE replaces it with any permutation (the rank holding block
+ * b = i*(s*q) + j is the b-th integer of the file).
+ *
+ * Algorithm. After a barrier every rank allocates and fills its block (init),
+ * transposes it out of place (transpose; plus --transpose-cost seconds per
+ * element of modelled computation), then
+ *   direct:   swaps the whole block with the holder of (j, i) (step1);
+ *   two-step: step 1 transposes each quadrant: position (a*q + y, b*q + x)
+ *             swaps with (a*q + x, b*q + y); a barrier (wait); step 2 swaps
+ *             quadrant (a, b) with (b, a): position (a*q + y, b*q + x) swaps
+ *             with (b*q + y, a*q + x). Step 1 then step 2 map (i, j) to (j, i).
+ * Diagonal positions (x == y in step 1, a == b in step 2, i == j for direct)
+ * do not communicate. A swap is half duplex (the lower rank sends then
+ * receives, the higher one receives then sends) or full duplex
+ * (MPI_Sendrecv, separate send and receive buffers). Afterwards each rank
+ * holds block (i, j) of the transposed matrix.
+ *
+ * Output (rank 0, JSON lines): one line per rank in rank order, then a
+ * summary line; see main(). Exit status 1 if --verify finds a wrong element.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+#include "topolab_model.h"
+
+#define APP_NAME "transpose"
+#define OUTPUT_VERSION 1
+#define DEFAULT_BLOCK 64
+/* N*N doubles are one message with an int count (a derived datatype would make
+ * SMPI copy the payload through a real buffer, defeating folded memory). */
+#define MAX_BLOCK 46340
+#define TAG_STEP1 1
+#define TAG_STEP2 2
+#define NO_PARTNER (-1)
+#define EXIT_VERIFY_FAILED 1
+#define TILE 32 /* side of the cache tiles of the local transpose */
+
+enum algorithm { ALGORITHM_TWO_STEP, ALGORITHM_DIRECT };
+static const char *const algorithm_names[] = {"two-step", "direct", NULL};
+enum duplex { DUPLEX_HALF, DUPLEX_FULL };
+static const char *const duplex_names[] = {"half", "full", NULL};
+enum local_mode { LOCAL_REAL, LOCAL_SKIP };
+static const char *const local_names[] = {"real", "skip", NULL};
+
+static const char description[] =
+    "Parallel matrix transpose of the Three Quads paper on P = q^3 ranks, q = s^2 a perfect "
+    "square (P = 1, 64, 729, 4096, ...): the matrix is an (s*q) x (s*q) grid of N x N blocks of "
+    "doubles, one per rank. Each rank transposes its block locally, then either swaps it with the "
+    "holder of the mirrored block (direct) or transposes every q x q quadrant, waits at a barrier "
+    "and swaps quadrant (a, b) with (b, a) (two-step). Rank 0 prints one JSON line per rank and a "
+    "summary line on stdout.";
+
+struct options {
+    int algorithm;
+    int duplex;
+    int block;
+    const char *assignment;
+    int verify;
+    int local;
+    double transpose_cost;
+};
+
+/* The cube and the block grid for P ranks. */
+struct geometry {
+    int q;     /* nodes per axis of the cube, P = q^3 */
+    int s;     /* sqrt(q): quadrants per side of the matrix */
+    int side;  /* blocks per side of the matrix, s*q */
+    int ranks; /* P */
+};
+
+/* Sets *g for nranks = q^3 with q a perfect square; returns 0 otherwise. */
+static int make_geometry(int nranks, struct geometry *g)
+{
+    int q = 1;
+    while ((int64_t)q * q * q < nranks)
+        q++;
+    int s = 1;
+    while (s * s < q)
+        s++;
+    if ((int64_t)q * q * q != nranks || s * s != q)
+        return 0;
+    *g = (struct geometry){.q = q, .s = s, .side = s * q, .ranks = nranks};
+    return 1;
+}
+
+/* The paper's default placement: the rank holding block (i, j). */
+static int default_holder(const struct geometry *g, int i, int j)
+{
+    int a = i / g->q, b = j / g->q;
+    return (a * g->s + b) * g->q * g->q + (i % g->q) * g->q + (j % g->q);
+}
+
+/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
+static int parse_args(int argc, char **argv, int nranks, struct options *opt, struct geometry *g)
+{
+    *opt = (struct options){
+        .algorithm = ALGORITHM_TWO_STEP,
+        .duplex = DUPLEX_FULL,
+        .block = DEFAULT_BLOCK,
+        .assignment = NULL,
+        .verify = 0,
+        .local = LOCAL_REAL,
+        .transpose_cost = 0.0,
+    };
+    const tl_option options[] = {
+        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
+                      "two-step: transpose every quadrant, barrier, swap quadrants; direct: "
+                      "swap with the holder of the mirrored block"),
+        tl_opt_choice('d', "duplex", "MODE", &opt->duplex, duplex_names,
+                      "half: one direction after the other; full: both at once"),
+        tl_opt_int('n', "block", "N", &opt->block, 1, MAX_BLOCK,
+                   "side of each rank's block, in doubles"),
+        tl_opt_string('\0', "assignment", "FILE", &opt->assignment,
+                      "text file of P ranks: the holder of block i*(s*q)+j, a permutation of "
+                      "0..P-1 (default: the paper's placement)"),
+        tl_opt_flag('\0', "verify", &opt->verify,
+                    "fill the matrix with known values and check the result; exit status 1 if "
+                    "wrong. Needs real memory: under SMPI keep smpi/auto-shared-malloc-thresh "
+                    "above N*N*8 bytes"),
+        tl_opt_choice('\0', "local-transpose", "MODE", &opt->local, local_names,
+                      "real: fill and transpose the blocks; skip: never touch them, for "
+                      "communication-only simulations of large N, not with --verify"),
+        tl_opt_real('\0', "transpose-cost", "SECONDS", &opt->transpose_cost, 0.0,
+                    "modelled seconds per element of the local transpose, injected as "
+                    "computation under SMPI and ignored with a real MPI"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
+    if (!make_geometry(nranks, g)) {
+        tl_arg_error(APP_NAME,
+                     "needs P = q^3 MPI ranks with q a perfect square, i.e. 1, 64, 729, "
+                     "4096, ... (one block per rank in an (s*q) x (s*q) grid, q = s^2); got %d",
+                     nranks);
+        return TL_EXIT_USAGE;
+    }
+    if (opt->verify && opt->local == LOCAL_SKIP) {
+        tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with "
+                               "--local-transpose skip");
+        return TL_EXIT_USAGE;
+    }
+    double order = (double)g->side * opt->block;
+    if (opt->verify && order * order > 9007199254740992.0) {
+        tl_arg_error(APP_NAME,
+                     "--verify needs (s*q*N)^2 <= 2^53 so that every element value is exact, "
+                     "got s*q*N = %.0f",
+                     order);
+        return TL_EXIT_USAGE;
+    }
+    return TL_ARGS_OK;
+}
+
+/*
+ * Rank 0: reads `path` into holder[0..P-1] and checks it is a permutation of
+ * 0..P-1. Returns 1, or 0 with a one-line message in err.
+ */
+static int read_assignment(const char *path, const struct geometry *g, int *holder, char *err,
+                           size_t errlen)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL) {
+        snprintf(err, errlen, "cannot open assignment file '%s': %s", path, strerror(errno));
+        return 0;
+    }
+    int ok = 1;
+    long long entries = 0;
+    char token[64];
+    while (fscanf(file, "%63s", token) == 1) {
+        char *end = NULL;
+        errno = 0;
+        long long value = strtoll(token, &end, 10);
+        if (end == token || *end != '\0' || errno == ERANGE) {
+            snprintf(err, errlen, "assignment file '%s': entry %lld ('%s') is not an integer",
+                     path, entries + 1, token);
+            ok = 0;
+            break;
+        }
+        if (entries < g->ranks) {
+            if (value < 0 || value >= g->ranks) {
+                snprintf(err, errlen,
+                         "assignment file '%s': entry %lld (block (%lld, %lld)) is rank %lld, "
+                         "outside 0..%d",
+                         path, entries + 1, entries / g->side, entries % g->side, value,
+                         g->ranks - 1);
+                ok = 0;
+                break;
+            }
+            holder[entries] = (int)value;
+        }
+        entries++;
+    }
+    fclose(file);
+    if (!ok)
+        return 0;
+    if (entries != g->ranks) {
+        snprintf(err, errlen,
+                 "assignment file '%s' has %lld entries, expected %d (the rank holding each "
+                 "block, row by row)",
+                 path, entries, g->ranks);
+        return 0;
+    }
+
+    /* A permutation: no rank twice (then, with P entries, none is missing). */
+    int *first = malloc((size_t)g->ranks * sizeof *first); /* first block held by each rank */
+    int *uses = malloc((size_t)g->ranks * sizeof *uses);   /* number of blocks held */
+    if (first == NULL || uses == NULL) {
+        snprintf(err, errlen, "out of memory reading the assignment file");
+        ok = 0;
+    } else {
+        for (int r = 0; r < g->ranks; r++) {
+            first[r] = -1;
+            uses[r] = 0;
+        }
+        int twice = -1; /* block of the first repeated rank */
+        for (int b = 0; b < g->ranks; b++) {
+            int r = holder[b];
+            if (uses[r]++ == 0)
+                first[r] = b;
+            else if (twice < 0)
+                twice = b;
+        }
+        if (twice >= 0) {
+            int r = holder[twice], missing = 0;
+            while (uses[missing] != 0)
+                missing++;
+            snprintf(err, errlen,
+                     "assignment file '%s' is not a permutation of 0..%d: rank %d holds both "
+                     "block (%d, %d) and block (%d, %d), and rank %d holds none",
+                     path, g->ranks - 1, r, first[r] / g->side, first[r] % g->side,
+                     twice / g->side, twice % g->side, missing);
+            ok = 0;
+        }
+    }
+    free(uses);
+    free(first);
+    return ok;
+}
+
+/* holder[b] for every block b: the default, or the file read by rank 0 and broadcast. */
+static int load_assignment(const struct options *opt, const struct geometry *g, int rank,
+                           int *holder)
+{
+    if (opt->assignment == NULL) {
+        for (int i = 0; i < g->side; i++)
+            for (int j = 0; j < g->side; j++)
+                holder[i * g->side + j] = default_holder(g, i, j);
+        return TL_ARGS_OK;
+    }
+    char err[1024] = "";
+    int ok = 1;
+    if (rank == 0)
+        ok = read_assignment(opt->assignment, g, holder, err, sizeof err);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        tl_arg_error(APP_NAME, "%s", err); /* printed by rank 0, which has the message */
+        return TL_EXIT_USAGE;
+    }
+    MPI_Bcast(holder, g->ranks, MPI_INT, 0, MPI_COMM_WORLD);
+    return TL_ARGS_OK;
+}
+
+/* Partners of the rank holding block (i, j) in step 1 and step 2 (NO_PARTNER: none). */
+static void partners(const struct options *opt, const struct geometry *g, const int *holder,
+                     int i, int j, int *step1, int *step2)
+{
+    *step1 = *step2 = NO_PARTNER;
+    if (opt->algorithm == ALGORITHM_DIRECT) {
+        if (i != j)
+            *step1 = holder[j * g->side + i];
+        return;
+    }
+    int q = g->q;
+    int a = i / q, y = i % q, b = j / q, x = j % q;
+    if (x != y) /* transpose inside quadrant (a, b) */
+        *step1 = holder[(a * q + x) * g->side + (b * q + y)];
+    if (a != b) /* swap quadrant (a, b) with quadrant (b, a) */
+        *step2 = holder[(b * q + y) * g->side + (a * q + x)];
+}
+
+/* Value of element (r, c) of the global matrix of order `order`. */
+static double element(int64_t r, int64_t c, int64_t order)
+{
+    return (double)(r * order + c);
+}
+
+/* Fills the N x N block (i, j), row-major. */
+static void fill_block(double *block, int n, int i, int j, int64_t order)
+{
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            block[(size_t)r * n + c] = element((int64_t)i * n + r, (int64_t)j * n + c, order);
+}
+
+/* out = transpose of in (N x N, row-major), in cache tiles. */
+static void transpose_block(const double *restrict in, double *restrict out, int n)
+{
+    for (int r0 = 0; r0 < n; r0 += TILE)
+        for (int c0 = 0; c0 < n; c0 += TILE) {
+            int r1 = r0 + TILE < n ? r0 + TILE : n;
+            int c1 = c0 + TILE < n ? c0 + TILE : n;
+            for (int r = r0; r < r1; r++)
+                for (int c = c0; c < c1; c++)
+                    out[(size_t)c * n + r] = in[(size_t)r * n + c];
+        }
+}
+
+/* Elements of the block at (i, j) that differ from block (i, j) of the transposed matrix. */
+static long long count_errors(const double *block, int n, int i, int j, int64_t order)
+{
+    long long errors = 0;
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            if (block[(size_t)r * n + c] !=
+                element((int64_t)j * n + c, (int64_t)i * n + r, order))
+                errors++;
+    return errors;
+}
+
+/* Swaps `count` doubles with `partner`: send from `out`, receive into `in`. */
+static void swap_blocks(const double *out, double *in, int count, int partner, int rank,
+                        int duplex, int tag)
+{
+    if (duplex == DUPLEX_FULL) {
+        MPI_Sendrecv(out, count, MPI_DOUBLE, partner, tag, in, count, MPI_DOUBLE, partner, tag,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank < partner) {
+        MPI_Send(out, count, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD);
+        MPI_Recv(in, count, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(in, count, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(out, count, MPI_DOUBLE, partner, tag, MPI_COMM_WORLD);
+    }
+}
+
+/* Allocates n bytes or aborts the whole job. */
+static void *alloc_or_abort(size_t n)
+{
+    void *p = malloc(n > 0 ? n : 1);
+    if (p == NULL) {
+        fprintf(stderr, APP_NAME ": error: cannot allocate %zu bytes\n", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* Per-rank timings, in the order of the JSON keys. */
+enum { T_INIT, T_TRANSPOSE, T_STEP1, T_WAIT, T_STEP2, T_TOTAL, T_COUNT };
+static const char *const time_keys[T_COUNT] = {"init_s",  "transpose_s", "step1_s",
+                                               "wait_s",  "step2_s",     "total_s"};
+/* Per-rank integers gathered to rank 0. */
+enum { I_BLOCK, I_STEP1, I_STEP2, I_COUNT };
+
+/* Starts an output line: app, version, ["summary":true,] and the run's parameters. */
+static void json_start(tl_json *json, const struct options *opt, const struct geometry *g,
+                       int summary)
+{
+    tl_json_begin(json, stdout);
+    tl_json_str(json, "app", APP_NAME);
+    tl_json_i64(json, "version", OUTPUT_VERSION);
+    if (summary)
+        tl_json_bool(json, "summary", 1);
+    tl_json_str(json, "algorithm", algorithm_names[opt->algorithm]);
+    tl_json_str(json, "duplex", duplex_names[opt->duplex]);
+    tl_json_i64(json, "block", opt->block);
+    tl_json_i64(json, "q", g->q);
+    tl_json_i64(json, "ranks", g->ranks);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+    struct options opt;
+    struct geometry g;
+    int code = parse_args(argc, argv, nranks, &opt, &g);
+    int *holder = NULL;
+    if (code == TL_ARGS_OK) {
+        holder = alloc_or_abort((size_t)g.ranks * sizeof *holder);
+        code = load_assignment(&opt, &g, rank, holder);
+    }
+    if (code != TL_ARGS_OK) {
+        free(holder);
+        MPI_Finalize();
+        return code;
+    }
+
+    /* This rank's block position and its partners. */
+    int mine = 0;
+    while (holder[mine] != rank)
+        mine++;
+    int bi = mine / g.side, bj = mine % g.side;
+    int partner1, partner2;
+    partners(&opt, &g, holder, bi, bj, &partner1, &partner2);
+
+    int n = opt.block;
+    int count = n * n; /* <= MAX_BLOCK^2 < INT_MAX */
+    size_t bytes = (size_t)count * sizeof(double);
+    int64_t order = (int64_t)g.side * n;
+    double t[T_COUNT + 1];
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    /* Two buffers: the original block, then (after the local transpose) the
+     * one being sent from and the one being received into, alternately. */
+    double *original = alloc_or_abort(bytes);
+    double *transposed = alloc_or_abort(bytes);
+    if (opt.local == LOCAL_REAL)
+        fill_block(original, n, bi, bj, order);
+    double after_init = MPI_Wtime();
+
+    if (opt.local == LOCAL_REAL)
+        transpose_block(original, transposed, n);
+    tl_model_compute((double)count * opt.transpose_cost);
+    double after_transpose = MPI_Wtime();
+
+    double *current = transposed, *spare = original;
+    if (partner1 != NO_PARTNER) {
+        swap_blocks(current, spare, count, partner1, rank, opt.duplex, TAG_STEP1);
+        double *tmp = current;
+        current = spare;
+        spare = tmp;
+    }
+    double after_step1 = MPI_Wtime();
+    double after_wait = after_step1, after_step2 = after_step1;
+    if (opt.algorithm == ALGORITHM_TWO_STEP) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        after_wait = MPI_Wtime();
+        if (partner2 != NO_PARTNER) {
+            swap_blocks(current, spare, count, partner2, rank, opt.duplex, TAG_STEP2);
+            double *tmp = current;
+            current = spare;
+            spare = tmp;
+        }
+        after_step2 = MPI_Wtime();
+    }
+    t[T_INIT] = after_init - start;
+    t[T_TRANSPOSE] = after_transpose - after_init;
+    t[T_STEP1] = after_step1 - after_transpose;
+    t[T_WAIT] = after_wait - after_step1;
+    t[T_STEP2] = after_step2 - after_wait;
+    t[T_TOTAL] = after_step2 - start;
+
+    long long errors = 0, total_errors = 0;
+    if (opt.verify) {
+        errors = count_errors(current, n, bi, bj, order);
+        MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+
+    /* Everything to rank 0, which prints in rank order. */
+    int ints[I_COUNT] = {mine, partner1, partner2};
+    double *all_t = NULL;
+    int *all_i = NULL;
+    if (rank == 0) {
+        all_t = alloc_or_abort((size_t)nranks * T_COUNT * sizeof *all_t);
+        all_i = alloc_or_abort((size_t)nranks * I_COUNT * sizeof *all_i);
+    }
+    MPI_Gather(t, T_COUNT, MPI_DOUBLE, all_t, T_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(ints, I_COUNT, MPI_INT, all_i, I_COUNT, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        double elapsed = 0.0;
+        for (int r = 0; r < nranks; r++) {
+            const double *rt = all_t + (size_t)r * T_COUNT;
+            const int *ri = all_i + (size_t)r * I_COUNT;
+            tl_json json;
+            json_start(&json, &opt, &g, 0);
+            tl_json_i64(&json, "rank", r);
+            tl_json_i64(&json, "block_i", ri[I_BLOCK] / g.side);
+            tl_json_i64(&json, "block_j", ri[I_BLOCK] % g.side);
+            for (int k = 0; k < T_COUNT; k++)
+                tl_json_f64(&json, time_keys[k], rt[k]);
+            tl_json_i64(&json, "step1_partner", ri[I_STEP1]);
+            tl_json_i64(&json, "step2_partner", ri[I_STEP2]);
+            tl_json_end(&json);
+            if (rt[T_TOTAL] > elapsed)
+                elapsed = rt[T_TOTAL];
+        }
+        tl_json json;
+        json_start(&json, &opt, &g, 1);
+        tl_json_f64(&json, "elapsed_s", elapsed);
+        if (opt.verify)
+            tl_json_bool(&json, "verified", total_errors == 0);
+        else
+            tl_json_null(&json, "verified");
+        tl_json_end(&json);
+        if (opt.verify && total_errors != 0)
+            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong elements\n",
+                    total_errors);
+        free(all_i);
+        free(all_t);
+    }
+
+    free(transposed);
+    free(original);
+    free(holder);
+    MPI_Finalize();
+    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+}

@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from generators import link_loads
+from generators.schedules import transpose_steps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 
@@ -72,7 +74,21 @@ def notes(ctx: StudyContext) -> list[str]:
     step1 = _slowest_step(ctx, "tq_fd", "step1_s")
     step2 = _slowest_step(ctx, "tq_fd", "step2_s")
     miss = (step2 - PUBLISHED_STEP2_FD_S) / PUBLISHED_STEP2_FD_S
+    link_load_notes = []
+    for run, algorithm in (("tq_fd", "two-step"), ("es_fd", "direct")):
+        platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
+        q = round(len(hosts) ** (1 / 3))
+        for number, step in enumerate(transpose_steps(q, algorithm), 1):
+            loads = link_loads(platform, [(hosts[a], hosts[b]) for a, b in step])
+            cables = {name: n for name, n in loads.items() if "_to_" in name}  # not limiters or fabrics
+            uplinks = {name: n for name, n in sorted(cables.items()) if "backplane" in name}
+            detail = f"; module uplinks: {uplinks}" if uplinks else ""
+            link_load_notes.append(
+                f"Static link loads ({platform.name}, {algorithm} step {number}, {len(step)} flows): at most "
+                f"{max(cables.values())} flow(s) per directed cable{detail}."
+            )
     return [
+        *link_load_notes,
         f"Slowest node, Three Quads full duplex: step 1 {step1:.2f} s (paper 5.7 s, the calibration point of the "
         f"node full-duplex limit), step 2 {step2:.2f} s (paper 6.3 s, {miss:+.0%}). In the paper step 2 ran over the "
         "chassis' modules standing in for SW-X (Sect. 4.1.2); the model uses identical small switches for SW-X, "

@@ -14,6 +14,7 @@ from generators.families import FAMILIES, build_platform
 from generators.model import Host, Link, Platform, duplex_link
 from generators.placement import place_ranks, write_hostfile
 from generators.threequads import three_quads
+from generators.torus import mesh, torus
 from generators.writer import write_platform
 
 __all__ = [
@@ -28,8 +29,10 @@ __all__ = [
     "enterprise",
     "link_loads",
     "max_link_load",
+    "mesh",
     "place_ranks",
     "three_quads",
+    "torus",
     "write_hostfile",
     "write_platform",
 ]

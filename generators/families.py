@@ -10,10 +10,13 @@ from generators.errors import TopologyError
 from generators.model import Platform
 from generators.params import Family, check_params
 from generators.threequads import FAMILY as THREEQUADS
+from generators.torus import MESH_FAMILY, TORUS_FAMILY
 
 __all__ = ["FAMILIES", "build_platform"]
 
-FAMILIES: dict[str, Family] = {family.name: family for family in (CROSSBAR, ENTERPRISE, THREEQUADS)}
+FAMILIES: dict[str, Family] = {
+    family.name: family for family in (CROSSBAR, ENTERPRISE, MESH_FAMILY, THREEQUADS, TORUS_FAMILY)
+}
 
 
 def build_platform(family: str, params: Mapping[str, object]) -> Platform:

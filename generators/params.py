@@ -15,7 +15,21 @@ from typing import Any
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth, parse_speed, parse_time
 
-__all__ = ["REQUIRED", "Family", "Param", "bandwidth", "check_params", "latency", "nbl_cap", "positive_int", "speed"]
+__all__ = [
+    "REQUIRED",
+    "Family",
+    "Param",
+    "bandwidth",
+    "check_params",
+    "flag_tuple",
+    "int_tuple",
+    "latency",
+    "letter_order",
+    "nbl_cap",
+    "optional_bandwidth",
+    "positive_int",
+    "speed",
+]
 
 REQUIRED = object()
 
@@ -82,6 +96,30 @@ def optional_bandwidth(value: object, name: str) -> float | None:
     if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
         return None
     return parse_bandwidth(value, name)
+
+
+def int_tuple(value: object, name: str) -> tuple[int, ...]:
+    """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list."""
+    items = value if isinstance(value, list | tuple) else str(value).replace("x", ",").split(",")
+    if not items:
+        raise TopologyError(f"{name} must be a list of integers >= 1 such as '4x4x2', got {value!r}")
+    return tuple(positive_int(item, name) for item in items)
+
+
+def flag_tuple(value: object, name: str) -> tuple[bool, ...]:
+    """Per-dimension booleans from ``"1,1,0"``, ``"yes"``/``"no"`` (all dimensions) or a list."""
+    words = {"1": True, "0": False, "true": True, "false": False, "yes": True, "no": False}
+    items = value if isinstance(value, list | tuple) else str(value).split(",")
+    flags = []
+    for item in items:
+        text = str(item).strip().lower()
+        if isinstance(item, bool):
+            flags.append(item)
+        elif text in words:
+            flags.append(words[text])
+        else:
+            raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {value!r}")
+    return tuple(flags)
 
 
 def letter_order(letters: str) -> Callable[[object, str], str]:

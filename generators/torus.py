@@ -1,0 +1,202 @@
+"""N-dimensional torus and mesh with dimension-ordered routing and endpoint-only NBL.
+
+One builder serves tori (Blue Gene/Q), meshes (Intel Touchstone DELTA) and mixed shapes (Tofu):
+``wrap`` is one flag for all dimensions or one per dimension. Node ``host-<k>`` has coordinates
+``c`` with the first dimension varying fastest (``k = c0 + d0*(c1 + d1*(c2 + ...))``), as SimGrid's
+TORUS clusters number them.
+
+Links: between neighbours along each dimension one full-duplex cable (two SHARED directed links,
+``host-a_to_host-b``), standing for the router-to-router link; a wrapped dimension adds the cable
+that closes the ring, except for length 2 (its two nodes are already neighbours: one cable, not two).
+
+Routing: dimension-ordered (dimension 0 first); along a wrapped dimension the shorter way round, ties
+broken exactly as SimGrid's TORUS zone breaks them (its per-hop rule, ``_goes_up``; e.g. on a ring
+of 4, 0 -> 2 goes up, 2 -> 0 down, 3 -> 1 up through the wrap), so that both agree route for route;
+along a mesh dimension the only way. Routers forward cut-through and never touch the node processor, so a
+node's NBL limiter ``<host>_nbl`` is on the routes that start or end at that node only: transit
+traffic does not consume it. SimGrid's own TORUS limiter is charged at every node a route passes
+through (SIMGRID_NOTES.md), which is wrong for these machines; hence explicit routes here.
+
+Written as a SimGrid Full zone with explicit routes: practical up to about 2000 nodes
+(``MAX_EXPLICIT_HOSTS``); larger machines need a compiled routing zone, not written yet.
+"""
+
+from __future__ import annotations
+
+import math
+
+from generators.errors import TopologyError
+from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.params import Family, Param, bandwidth, flag_tuple, int_tuple, latency, nbl_cap, positive_int, speed
+
+__all__ = ["MAX_EXPLICIT_HOSTS", "MESH_FAMILY", "TORUS_FAMILY", "coordinates", "index", "mesh", "torus"]
+
+MAX_EXPLICIT_HOSTS = 2048
+
+
+def index(coords: tuple[int, ...], dims: tuple[int, ...]) -> int:
+    """Node number of ``coords`` (first dimension fastest)."""
+    k = 0
+    for c, d in zip(reversed(coords), reversed(dims), strict=True):
+        k = k * d + c
+    return k
+
+
+def coordinates(k: int, dims: tuple[int, ...]) -> tuple[int, ...]:
+    """Coordinates of node ``k`` (first dimension fastest)."""
+    coords = []
+    for d in dims:
+        k, c = divmod(k, d)
+        coords.append(c)
+    return tuple(coords)
+
+
+def _goes_up(here: int, target: int, size: int) -> bool:
+    """SimGrid's TORUS rule for one hop along a ring: "+" when the target is at most half a ring ahead
+    without wrapping, or when ``here`` is past the middle and the target is reached by wrapping."""
+    half = size // 2
+    return (here < target <= here + half) or (here > half and (here + half) % size >= target)
+
+
+def _steps(src: int, dst: int, size: int, wrapped: bool) -> list[int]:
+    """The coordinates visited, hop by hop, from ``src`` to ``dst`` along one dimension."""
+    hops, c = [], src
+    while c != dst:
+        if wrapped and size > 2:
+            c = (c + (1 if _goes_up(c, dst, size) else -1)) % size
+        else:
+            c += 1 if dst > c else -1
+        hops.append(c)
+    return hops
+
+
+def torus(
+    dims: tuple[int, ...],
+    wrap: bool | tuple[bool, ...] = True,
+    link_bw: float = 2e9,
+    link_lat: float = 1e-7,
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the model of a torus / mesh of shape ``dims``.
+
+    Parameters
+    ----------
+    dims : tuple of int
+        Length of each dimension, each >= 1.
+    wrap : bool or tuple of bool
+        Wrap-around for all dimensions, or one flag per dimension (False: mesh).
+    link_bw, link_lat : float
+        Bandwidth per direction (bytes/s) and latency (s) of each router-to-router link.
+    nbl : float or None
+        Cap on a node's in + out traffic, in link bandwidths; None: no limiter.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> ring = torus((4,))
+    >>> len(ring.hosts), len(ring.links)
+    (4, 8)
+    >>> ring.route("host-0", "host-3")
+    ['host-0_to_host-3']
+    >>> grid = torus((3, 3), wrap=False, nbl=1.0)
+    >>> grid.route("host-0", "host-8")  # x first, then y; only the end nodes' limiters
+    ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-2', 'host-2_to_host-5', 'host-5_to_host-8', 'host-8_nbl']
+    """
+    wraps = (wrap,) * len(dims) if isinstance(wrap, bool) else tuple(wrap)
+    if len(wraps) == 1 and len(dims) > 1:
+        wraps = wraps * len(dims)
+    if len(wraps) != len(dims):
+        raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
+    hosts = math.prod(dims)
+    if hosts > MAX_EXPLICIT_HOSTS:
+        raise TopologyError(
+            f"dims {'x'.join(map(str, dims))} give {hosts} nodes; explicit routes are limited to "
+            f"{MAX_EXPLICIT_HOSTS} nodes (the compiled routing zone for larger machines is not written yet)"
+        )
+    names = [f"host-{k}" for k in range(hosts)]
+    links: dict[str, Link] = {}
+    for k, name in enumerate(names):
+        coords = coordinates(k, dims)
+        for axis, (size, wrapped) in enumerate(zip(dims, wraps, strict=True)):
+            if coords[axis] + 1 < size or (wrapped and size > 2):
+                neighbour = list(coords)
+                neighbour[axis] = (coords[axis] + 1) % size
+                add_links(links, *duplex_link(name, names[index(tuple(neighbour), dims)], link_bw, link_lat))
+        if nbl is not None:
+            add_links(links, nbl_link(name, nbl * link_bw))
+
+    def route(src: str, dst: str) -> list[str]:
+        here = list(coordinates(int(src.removeprefix("host-")), dims))
+        goal = coordinates(int(dst.removeprefix("host-")), dims)
+        hops = []
+        for axis, (size, wrapped) in enumerate(zip(dims, wraps, strict=True)):
+            for c in _steps(here[axis], goal[axis], size, wrapped):
+                before = names[index(tuple(here), dims)]
+                here[axis] = c
+                hops.append(f"{before}_to_{names[index(tuple(here), dims)]}")
+        return with_nbl(src, dst, hops, nbl is not None)
+
+    shape = "x".join(map(str, dims))
+    kind = "torus" if all(wraps) else "mesh" if not any(wraps) else "mixed"
+    return Platform(
+        name=f"{kind}-{shape}",
+        family="torus",
+        params={
+            "dims": list(dims),
+            "wrap": list(wraps),
+            "link_bw": link_bw,
+            "link_lat": link_lat,
+            "nbl": nbl,
+            "host_speed": host_speed,
+        },
+        hosts=[Host(name, host_speed) for name in names],
+        routers=[],
+        links=links,
+        route_rule=route,
+    )
+
+
+def mesh(
+    width: int,
+    height: int,
+    link_bw: float = 2e9,
+    link_lat: float = 1e-7,
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """A W x H mesh without wrap-around: ``torus((width, height), wrap=False, ...)``.
+
+    >>> len(mesh(16, 32).hosts)
+    512
+    """
+    return torus((width, height), False, link_bw, link_lat, nbl, host_speed)
+
+
+_COMMON = (
+    Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
+    Param("link_lat", latency, "latency of each link", "100ns"),
+    Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+TORUS_FAMILY = Family(
+    "torus",
+    torus,
+    (
+        Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
+        Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
+        *_COMMON,
+    ),
+    "N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL",
+)
+MESH_FAMILY = Family(
+    "mesh",
+    mesh,
+    (
+        Param("width", positive_int, "nodes along x (W)"),
+        Param("height", positive_int, "nodes along y (H)"),
+        *_COMMON,
+    ),
+    "W x H mesh without wrap-around (a torus with wrap=no), endpoint-only NBL",
+)

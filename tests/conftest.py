@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +35,22 @@ def load_platform(bin_dir: Path) -> Callable[..., dict[str, Any]]:
         return json.loads(done.stdout)
 
     return load
+
+
+@pytest.fixture(scope="session")
+def real_mpi_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The apps built with MPICH's mpicc (-DTOPOLAB_REAL_MPI=ON), warnings as errors."""
+    if shutil.which("mpicc") is None or shutil.which("mpiexec") is None:
+        pytest.fail("mpicc/mpiexec not found: run scripts/setup (installs MPICH)")
+    build = tmp_path_factory.mktemp("build-mpi")
+    configure = subprocess.run(
+        ["cmake", "-S", str(REPO), "-B", str(build), "-DTOPOLAB_REAL_MPI=ON"], capture_output=True, text=True
+    )
+    assert configure.returncode == 0, configure.stderr
+    compiled = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    assert "warning" not in compiled.stdout.lower() + compiled.stderr.lower()
+    return build / "bin"
 
 
 def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:

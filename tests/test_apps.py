@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,7 +12,6 @@ from generators import crossbar, place_ranks, write_hostfile, write_platform
 from study_runner.errors import StudyError
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import REPO
 
 
 def smpirun(tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, **platform: object) -> str:
@@ -60,22 +58,6 @@ class TestUnderSmpirun:
         with pytest.raises(StudyError, match="smpirun failed with exit status 2") as failure:
             smpirun(tmp_path, bin_dir, app, args, ranks)
         assert message in str(failure.value)
-
-
-@pytest.fixture(scope="module")
-def real_mpi_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The apps built with MPICH's mpicc (-DTOPOLAB_REAL_MPI=ON), warnings as errors."""
-    if shutil.which("mpicc") is None or shutil.which("mpiexec") is None:
-        pytest.fail("mpicc/mpiexec not found: run scripts/setup (installs MPICH)")
-    build = tmp_path_factory.mktemp("build-mpi")
-    configure = subprocess.run(
-        ["cmake", "-S", str(REPO), "-B", str(build), "-DTOPOLAB_REAL_MPI=ON"], capture_output=True, text=True
-    )
-    assert configure.returncode == 0, configure.stderr
-    compiled = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    assert "warning" not in compiled.stdout.lower() + compiled.stderr.lower()
-    return build / "bin"
 
 
 class TestUnderRealMpi:

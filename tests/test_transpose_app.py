@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +19,6 @@ from generators import crossbar, place_ranks, write_hostfile, write_platform
 from generators.schedules import transpose_steps
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import REPO
 
 Q = 4
 S = 2
@@ -240,21 +238,9 @@ class TestBadInput:
 
 
 @pytest.fixture(scope="module")
-def real_mpi_transpose(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The transpose app alone, built with MPICH's mpicc (-DTOPOLAB_REAL_MPI=ON), warnings as errors."""
-    if shutil.which("mpicc") is None or shutil.which("mpiexec") is None:
-        pytest.fail("mpicc/mpiexec not found: run scripts/setup (installs MPICH)")
-    build = tmp_path_factory.mktemp("build-mpi")
-    configure = subprocess.run(
-        ["cmake", "-S", str(REPO), "-B", str(build), "-DTOPOLAB_REAL_MPI=ON"], capture_output=True, text=True
-    )
-    assert configure.returncode == 0, configure.stderr
-    compiled = subprocess.run(
-        ["cmake", "--build", str(build), "-j", "2", "--target", "transpose"], capture_output=True, text=True
-    )
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    assert "warning" not in compiled.stdout.lower() + compiled.stderr.lower()
-    return build / "bin" / "transpose"
+def real_mpi_transpose(real_mpi_bin: Path) -> Path:
+    """The transpose app built with MPICH's mpicc (conftest's real_mpi_bin)."""
+    return real_mpi_bin / "transpose"
 
 
 class TestUnderRealMpi:

@@ -639,3 +639,13 @@ void tl_json_end(tl_json *json)
     fputs("}\n", json->out);
     fflush(json->out);
 }
+
+void *tl_alloc_or_abort(const char *app, size_t n)
+{
+    void *p = malloc(n > 0 ? n : 1);
+    if (p == NULL) {
+        fprintf(stderr, "%s: error: cannot allocate %zu bytes\n", app, n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}

@@ -199,6 +199,12 @@ void tl_arg_error(const char *app, const char *format, ...)
 #endif
     ;
 
+/*
+ * malloc(n) (at least 1 byte); on failure prints "<app>: error: cannot allocate N bytes" and calls
+ * MPI_Abort, so callers never see NULL.
+ */
+void *tl_alloc_or_abort(const char *app, size_t n);
+
 /* Running min/avg/max of a series of timings. */
 typedef struct {
     double min;

@@ -351,17 +351,6 @@ static void swap_blocks(const double *out, double *in, int count, int partner, i
     }
 }
 
-/* Allocates n bytes or aborts the whole job. */
-static void *alloc_or_abort(size_t n)
-{
-    void *p = malloc(n > 0 ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, APP_NAME ": error: cannot allocate %zu bytes\n", n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
 /* Per-rank timings, in the order of the JSON keys. */
 enum { T_INIT, T_TRANSPOSE, T_STEP1, T_WAIT, T_STEP2, T_TOTAL, T_COUNT };
 static const char *const time_keys[T_COUNT] = {"init_s",  "transpose_s", "step1_s",
@@ -397,7 +386,7 @@ int main(int argc, char **argv)
     int code = parse_args(argc, argv, nranks, &opt, &g);
     int *holder = NULL;
     if (code == TL_ARGS_OK) {
-        holder = alloc_or_abort((size_t)g.ranks * sizeof *holder);
+        holder = tl_alloc_or_abort(APP_NAME, (size_t)g.ranks * sizeof *holder);
         code = load_assignment(&opt, &g, rank, holder);
     }
     if (code != TL_ARGS_OK) {
@@ -424,8 +413,8 @@ int main(int argc, char **argv)
     double start = MPI_Wtime();
     /* Two buffers: the original block, then (after the local transpose) the
      * one being sent from and the one being received into, alternately. */
-    double *original = alloc_or_abort(bytes);
-    double *transposed = alloc_or_abort(bytes);
+    double *original = tl_alloc_or_abort(APP_NAME, bytes);
+    double *transposed = tl_alloc_or_abort(APP_NAME, bytes);
     if (opt.local == LOCAL_REAL)
         fill_block(original, n, bi, bj, order);
     double after_init = MPI_Wtime();
@@ -473,8 +462,8 @@ int main(int argc, char **argv)
     double *all_t = NULL;
     int *all_i = NULL;
     if (rank == 0) {
-        all_t = alloc_or_abort((size_t)nranks * T_COUNT * sizeof *all_t);
-        all_i = alloc_or_abort((size_t)nranks * I_COUNT * sizeof *all_i);
+        all_t = tl_alloc_or_abort(APP_NAME, (size_t)nranks * T_COUNT * sizeof *all_t);
+        all_i = tl_alloc_or_abort(APP_NAME, (size_t)nranks * I_COUNT * sizeof *all_i);
     }
     MPI_Gather(t, T_COUNT, MPI_DOUBLE, all_t, T_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(ints, I_COUNT, MPI_INT, all_i, I_COUNT, MPI_INT, 0, MPI_COMM_WORLD);

@@ -65,17 +65,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     return TL_ARGS_OK;
 }
 
-/* Allocates n bytes (at least 1) or aborts the whole job. */
-static char *alloc_or_abort(size_t n)
-{
-    char *p = malloc(n > 0 ? n : 1);
-    if (p == NULL) {
-        fprintf(stderr, APP_NAME ": error: cannot allocate %zu bytes\n", n);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -102,10 +91,10 @@ int main(int argc, char **argv)
     MPI_Request *requests = NULL;
     MPI_Status *statuses = NULL;
     if (partners > 0) {
-        block = alloc_or_abort(2 * (size_t)partners * bytes);
+        block = tl_alloc_or_abort(APP_NAME, 2 * (size_t)partners * bytes);
         memset(block, rank, 2 * (size_t)partners * bytes);
-        requests = (MPI_Request *)alloc_or_abort(2 * (size_t)partners * sizeof *requests);
-        statuses = (MPI_Status *)alloc_or_abort(2 * (size_t)partners * sizeof *statuses);
+        requests = (MPI_Request *)tl_alloc_or_abort(APP_NAME, 2 * (size_t)partners * sizeof *requests);
+        statuses = (MPI_Status *)tl_alloc_or_abort(APP_NAME, 2 * (size_t)partners * sizeof *statuses);
     }
 
     tl_stats times;

@@ -79,11 +79,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < opt.sizes.count; k++)
             if (opt.sizes.values[k] > largest)
                 largest = opt.sizes.values[k];
-        buffer = malloc((size_t)largest);
-        if (buffer == NULL) {
-            fprintf(stderr, APP_NAME ": error: cannot allocate %lld bytes\n", (long long)largest);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        buffer = tl_alloc_or_abort(APP_NAME, (size_t)largest);
         memset(buffer, rank, (size_t)largest);
     }
 

@@ -11,7 +11,9 @@ from generators.crossbar import crossbar
 from generators.enterprise import enterprise
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
-from generators.model import Host, Link, Platform, duplex_link
+from generators.fattree import fattree
+from generators.mlfm import mlfm
+from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, graph_routes
 from generators.placement import place_ranks, write_hostfile
 from generators.threequads import three_quads
 from generators.torus import mesh, torus
@@ -22,14 +24,18 @@ __all__ = [
     "Host",
     "Link",
     "Platform",
+    "RoutingGraph",
     "TopologyError",
     "build_platform",
     "crossbar",
     "duplex_link",
     "enterprise",
+    "fattree",
+    "graph_routes",
     "link_loads",
     "max_link_load",
     "mesh",
+    "mlfm",
     "place_ranks",
     "three_quads",
     "torus",

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from generators.crossbar import FAMILY as CROSSBAR
 from generators.enterprise import FAMILY as ENTERPRISE
 from generators.errors import TopologyError
+from generators.fattree import FAMILY as FATTREE
+from generators.mlfm import FAMILY as MLFM
 from generators.model import Platform
 from generators.params import Family, check_params
 from generators.threequads import FAMILY as THREEQUADS
@@ -15,7 +17,7 @@ from generators.torus import MESH_FAMILY, TORUS_FAMILY
 __all__ = ["FAMILIES", "build_platform"]
 
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (CROSSBAR, ENTERPRISE, MESH_FAMILY, THREEQUADS, TORUS_FAMILY)
+    family.name: family for family in (CROSSBAR, ENTERPRISE, FATTREE, MESH_FAMILY, MLFM, THREEQUADS, TORUS_FAMILY)
 }
 
 

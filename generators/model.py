@@ -15,16 +15,22 @@ Conventions
   Transit traffic never crosses it, because only the routes that start or end at the host do.
 * Routes are ordered lists of link names, computed by the platform's routing rule
   (:meth:`Platform.route`); they are what SimGrid must report for the same pair.
+* A platform is written either with one explicit route per ordered host pair (a SimGrid Full zone:
+  hosts^2 routes), or, when it has a :class:`RoutingGraph`, as a directed graph whose fewest-links
+  paths are the routes (a SimGrid Dijkstra zone: size linear in the machine). The family builds the
+  graph so that every shortest path between two hosts has exactly the links of its rule's route;
+  :func:`graph_routes` enumerates them so that tests can prove it.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from generators.errors import TopologyError
 
-__all__ = ["FATPIPE", "SHARED", "Host", "Link", "Platform", "duplex_link"]
+__all__ = ["FATPIPE", "SHARED", "Host", "Link", "Platform", "RoutingGraph", "duplex_link", "graph_routes"]
 
 SHARED = "SHARED"
 FATPIPE = "FATPIPE"
@@ -83,6 +89,63 @@ def with_nbl(src: str, dst: str, hops: Sequence[str], limited: bool) -> list[str
 RouteRule = Callable[[str, str], Sequence[str]]
 
 
+@dataclass(frozen=True)
+class RoutingGraph:
+    """Routes as the fewest-links paths of a directed graph (SimGrid's Dijkstra routing).
+
+    Parameters
+    ----------
+    virtual_routers : tuple of str
+        Graph nodes that are neither hosts nor the platform's routers: they only steer paths (for
+        example one side of a spine switch), and carry no link of their own.
+    edges : tuple of (str, str, tuple of str)
+        ``(from, to, links)``: a directed edge between two hosts/routers and the ordered links it
+        crosses. SimGrid weighs an edge by its number of links.
+    """
+
+    virtual_routers: tuple[str, ...]
+    edges: tuple[tuple[str, str, tuple[str, ...]], ...]
+
+
+def graph_routes(graph: RoutingGraph, src: str, dst: str) -> set[tuple[str, ...]]:
+    """The distinct link lists of all fewest-links paths from ``src`` to ``dst`` in ``graph``.
+
+    SimGrid's Dijkstra zone returns one of them; when there is exactly one, SimGrid's route is
+    that one whatever its tie-breaking.
+
+    >>> g = RoutingGraph((), (("a", "r", ("a_up",)), ("r", "b", ("b_down",)), ("a", "b", ("x", "y", "z"))))
+    >>> graph_routes(g, "a", "b")
+    {('a_up', 'b_down')}
+    """
+    out: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for a, b, links in graph.edges:
+        out.setdefault(a, []).append((b, links))
+    distance = {src: 0}
+    preds: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    queue = [(0, src)]
+    while queue:
+        dist, node = heapq.heappop(queue)
+        if dist > distance[node]:
+            continue
+        for nxt, links in out.get(node, []):
+            candidate = dist + len(links)
+            if candidate < distance.get(nxt, candidate + 1):
+                distance[nxt] = candidate
+                preds[nxt] = [(node, links)]
+                heapq.heappush(queue, (candidate, nxt))
+            elif candidate == distance[nxt]:
+                preds[nxt].append((node, links))
+    if dst not in distance:
+        return set()
+
+    def lists(node: str) -> set[tuple[str, ...]]:
+        if node == src:
+            return {()}
+        return {head + links for prev, links in preds[node] for head in lists(prev)}
+
+    return lists(dst)
+
+
 @dataclass
 class Platform:
     """A platform: hosts, switches/routers, links and a routing rule.
@@ -104,6 +167,9 @@ class Platform:
     route_rule : callable
         ``route_rule(src, dst)`` returns the ordered link names of the route from host ``src`` to host
         ``dst`` (``src != dst``).
+    graph : RoutingGraph or None
+        How SimGrid gets the routes: None for one explicit route per host pair, or a graph whose
+        fewest-links paths are the rule's routes.
     """
 
     name: str
@@ -113,6 +179,7 @@ class Platform:
     routers: list[str]
     links: dict[str, Link]
     route_rule: RouteRule
+    graph: RoutingGraph | None = None
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -122,6 +189,11 @@ class Platform:
         clash = self._host_index.keys() & set(self.routers)
         if clash:
             raise TopologyError(f"platform {self.name}: names used by both a host and a router: {sorted(clash)[:3]}")
+        if self.graph is not None:
+            nodes = self._host_index.keys() | set(self.routers) | set(self.graph.virtual_routers)
+            for a, b, links in self.graph.edges:
+                if a not in nodes or b not in nodes or not set(links) <= self.links.keys():
+                    raise TopologyError(f"platform {self.name}: routing graph edge {a} -> {b} names unknown elements")
 
     @property
     def host_names(self) -> list[str]:

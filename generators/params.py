@@ -21,11 +21,13 @@ __all__ = [
     "Param",
     "bandwidth",
     "check_params",
+    "choice",
     "flag_tuple",
     "int_tuple",
     "latency",
     "letter_order",
     "nbl_cap",
+    "optional",
     "optional_bandwidth",
     "positive_int",
     "speed",
@@ -120,6 +122,33 @@ def flag_tuple(value: object, name: str) -> tuple[bool, ...]:
         else:
             raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {value!r}")
     return tuple(flags)
+
+
+def optional(convert: Callable[[object, str], Any]) -> Callable[[object, str], Any]:
+    """A converter that also accepts ``"none"`` (or an empty value) for None.
+
+    >>> optional(positive_int)("none", "layers"), optional(positive_int)("3", "layers")
+    (None, 3)
+    """
+
+    def convert_optional(value: object, name: str) -> Any:
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+            return None
+        return convert(value, name)
+
+    return convert_optional
+
+
+def choice(*names: str) -> Callable[[object, str], str]:
+    """A converter accepting one of ``names`` (case-insensitive)."""
+
+    def convert(value: object, name: str) -> str:
+        text = str(value).strip().lower()
+        if text not in names:
+            raise TopologyError(f"{name} must be one of {', '.join(names)}, got {value!r}")
+        return text
+
+    return convert
 
 
 def letter_order(letters: str) -> Callable[[object, str], str]:

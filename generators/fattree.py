@@ -1,0 +1,137 @@
+"""Two-level fat tree (leaf/spine) of radix-r switches: the baseline of the MLFM paper (Fig. 1a).
+
+Each leaf switch has r/2 servers below and one cable to each of the r/2 spine switches above; each
+spine has one cable to each of up to r leaves. Full size: r leaves x r/2 servers = r^2/2 servers
+(36-port switches: 648 servers, 36 leaves and 18 spines; MLFM connects 6156 with the same switches).
+
+Names: server ``server-a-k`` (leaf a, port k), ``leaf-a``, ``spine-s``. Hosts are listed leaf by
+leaf, port k fastest.
+
+Routing: same leaf through the leaf; otherwise up to spine s = k' (the destination's port) and down,
+destination-modulo-k routing as InfiniBand's destination-based forwarding tables give it (one spine
+per destination port): the shift pattern of all-to-all is then congestion-free on a full tree, since
+the r/2 flows entering a leaf in a phase have r/2 different destination ports.
+
+Representation: a SimGrid Dijkstra zone whose graph has a direct edge from each spine to the servers
+of its port index only (through their leaf's cable), so that the fewest-links path is the rule's.
+"""
+
+from __future__ import annotations
+
+from generators.errors import TopologyError
+from generators.model import Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.params import Family, Param, bandwidth, latency, nbl_cap, optional, positive_int, speed
+
+__all__ = ["FAMILY", "fattree"]
+
+
+def fattree(
+    radix: int,
+    leaves: int | None = None,
+    link_bw: float = 4e9,
+    link_lat: float = 100e-9,
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the two-level fat tree of radix-``radix`` switches.
+
+    Parameters
+    ----------
+    radix : int
+        Switch ports, even and >= 2: radix/2 servers per leaf, radix/2 spines.
+    leaves : int or None
+        Leaf switches built, 1 .. radix; None: radix (the full tree).
+    link_bw, link_lat : float
+        Per-direction bandwidth (bytes/s) and latency (s) of every cable.
+    nbl : float or None
+        Cap on each server's in + out traffic, in link bandwidths; None: no limiter.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> p = fattree(36)
+    >>> len(p.hosts), len(p.routers)
+    (648, 54)
+    >>> p.route("server-0-3", "server-5-7")
+    ['server-0-3_to_leaf-0', 'leaf-0_to_spine-7', 'spine-7_to_leaf-5', 'leaf-5_to_server-5-7']
+    """
+    if isinstance(radix, bool) or not isinstance(radix, int) or radix < 2 or radix % 2:
+        raise TopologyError(f"radix must be an even integer >= 2, got {radix!r}")
+    leaves = radix if leaves is None else leaves
+    if not 1 <= leaves <= radix:
+        raise TopologyError(f"leaves must be between 1 and radix={radix}, got {leaves}")
+    ports = radix // 2
+    limited = nbl is not None
+    servers = [(a, k) for a in range(leaves) for k in range(ports)]
+
+    def server(a: int, k: int) -> str:
+        return f"server-{a}-{k}"
+
+    links: dict[str, Link] = {}
+    for a, k in servers:
+        add_links(links, *duplex_link(server(a, k), f"leaf-{a}", link_bw, link_lat))
+        if limited:
+            add_links(links, nbl_link(server(a, k), nbl * link_bw))
+    for a in range(leaves):
+        for s in range(ports):
+            add_links(links, *duplex_link(f"leaf-{a}", f"spine-{s}", link_bw, link_lat))
+
+    def coordinates(host: str) -> tuple[int, int]:
+        a, k = host.removeprefix("server-").split("-")
+        return int(a), int(k)
+
+    def route(src: str, dst: str) -> list[str]:
+        (a, _), (b, k2) = coordinates(src), coordinates(dst)
+        hops = [f"{src}_to_leaf-{a}"]
+        if a != b:
+            hops += [f"leaf-{a}_to_spine-{k2}", f"spine-{k2}_to_leaf-{b}"]
+        hops.append(f"leaf-{b}_to_{dst}")
+        return with_nbl(src, dst, hops, limited)
+
+    def nbl_of(a: int, k: int) -> tuple[str, ...]:
+        return (f"{server(a, k)}_nbl",) if limited else ()
+
+    edges: list[tuple[str, str, tuple[str, ...]]] = []
+    for a, k in servers:
+        edges.append((server(a, k), f"leaf-{a}", (*nbl_of(a, k), f"{server(a, k)}_to_leaf-{a}")))
+        edges.append((f"leaf-{a}", server(a, k), (f"leaf-{a}_to_{server(a, k)}", *nbl_of(a, k))))
+        edges.append(
+            (f"spine-{k}", server(a, k), (f"spine-{k}_to_leaf-{a}", f"leaf-{a}_to_{server(a, k)}", *nbl_of(a, k)))
+        )
+    for a in range(leaves):
+        for s in range(ports):
+            edges.append((f"leaf-{a}", f"spine-{s}", (f"leaf-{a}_to_spine-{s}",)))
+
+    return Platform(
+        name=f"fattree-{radix}",
+        family="fattree",
+        params={
+            "radix": radix,
+            "leaves": leaves,
+            "link_bw": link_bw,
+            "link_lat": link_lat,
+            "nbl": nbl,
+            "host_speed": host_speed,
+        },
+        hosts=[Host(server(a, k), host_speed) for a, k in servers],
+        routers=[f"leaf-{a}" for a in range(leaves)] + [f"spine-{s}" for s in range(ports)],
+        links=links,
+        route_rule=route,
+        graph=RoutingGraph((), tuple(edges)),
+    )
+
+
+FAMILY = Family(
+    "fattree",
+    fattree,
+    (
+        Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
+        Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
+        Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+        Param("link_lat", latency, "latency of every cable", "100ns"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        Param("host_speed", speed, "host speed", "1Gf"),
+    ),
+    "Two-level fat tree (leaf/spine) of radix-r switches: r^2/2 servers, destination-modulo routing",
+)

@@ -1,0 +1,278 @@
+"""Multi-layer full mesh (MLFM): Shimizu, Miwa, Nakashima, "Acceleration of All-to-all Communication
+on Multi-Layer Full Mesh, Low-cost Connectable Network Topology".
+
+With switches of radix 2d: d layers of d + 1 leaf switches, d servers per leaf; one spine switch
+{a, b} for every pair of leaf columns a < b, cabled to leaf a and leaf b of every layer. Full size:
+d^2 (d + 1) servers, d (d + 1) leaves, d (d + 1) / 2 spines (36-port switches, d = 18: 6156 servers).
+
+Names: server (i, j, k) (layer i, column j, port k) is ``server-i-j-k``, leaf (i, j) ``leaf-i-j``,
+spine {a, b} ``spine-a-b`` with a < b. Hosts are listed layer by layer, column by column, port by
+port (k fastest): rank r of an allocation of n layers x l columns x m ports runs on server (i, j, k)
+with r = (i*l + j)*m + k (:func:`allocation_hosts`), the rank order of the paper's schedule.
+
+Routing (the paper's):
+
+* same leaf: server -> leaf -> server;
+* different columns j != j': leaf (i, j) -> spine {j, j'} -> leaf (i', j');
+* same column j, different layer: leaf (i, j) -> spine {j, c} -> leaf (i', j), where the spine is
+  chosen by the source's port k, c = (j + k + 1) mod (d + 1) (``spine_choice="source"``, the
+  paper), or by the destination's port k' (``spine_choice="destination"``, what InfiniBand's
+  destination-based forwarding gives with one LID per port; also congestion-free for the paper's
+  schedule, see docs/mlfm.md).
+
+Partial builds: ``layers`` < d and ``servers_per_leaf`` per layer (the paper's testbed: d = 3, three
+layers with 3, 3 and 2 servers per leaf, 32 servers). Every leaf and spine of the full machine's
+columns is present.
+
+Representation: a SimGrid Dijkstra zone over a graph that is linear in the machine (about 3 edges
+per server and 3 per leaf-spine cable), built so that the only fewest-links path between two
+servers is the rule's route. Each spine appears as two kinds of graph-only routers: ``spine-a-b.from-a``
+(entered from column a, leaves towards column b: cross-column traffic) and ``spine-a-b.turn-a``
+(reached only by the same-column traffic that this spine carries, and leading back into column a).
+"""
+
+from __future__ import annotations
+
+from generators.errors import TopologyError
+from generators.model import Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.params import (
+    Family,
+    Param,
+    bandwidth,
+    choice,
+    int_tuple,
+    latency,
+    nbl_cap,
+    optional,
+    positive_int,
+    speed,
+)
+
+__all__ = ["FAMILY", "SPINE_CHOICES", "allocation_hosts", "mlfm", "server_coordinates"]
+
+SPINE_CHOICES = ("source", "destination")
+
+
+def server_name(i: int, j: int, k: int) -> str:
+    """Name of server (i, j, k)."""
+    return f"server-{i}-{j}-{k}"
+
+
+def spine_name(a: int, b: int) -> str:
+    """Name of the spine switch of leaf columns a and b."""
+    return f"spine-{min(a, b)}-{max(a, b)}"
+
+
+def server_coordinates(host: str) -> tuple[int, int, int]:
+    """(i, j, k) of ``server-i-j-k``."""
+    try:
+        i, j, k = (int(part) for part in host.removeprefix("server-").split("-"))
+    except ValueError:
+        raise TopologyError(f"{host!r} is not an MLFM server name (server-<layer>-<column>-<port>)") from None
+    return i, j, k
+
+
+def allocation_hosts(platform: Platform, n: int, l: int, m: int) -> list[str]:  # noqa: E741 (the paper's l)
+    """Servers (i, j, k) with i < n, j < l, k < m in rank order r = (i*l + j)*m + k.
+
+    ``TopologyError`` if the allocation does not fit the platform (a layer, column or port it needs is
+    missing).
+    """
+    hosts = [server_name(i, j, k) for i in range(n) for j in range(l) for k in range(m)]
+    missing = [h for h in hosts if h not in set(platform.host_names)]
+    if missing:
+        raise TopologyError(
+            f"MLFM allocation n={n}, l={l}, m={m} does not fit {platform.name}: it has no {missing[0]} "
+            f"(layers, columns and servers per leaf are limited by the build)"
+        )
+    return hosts
+
+
+def mlfm(
+    d: int,
+    layers: int | None = None,
+    servers_per_leaf: tuple[int, ...] | None = None,
+    link_bw: float = 4e9,
+    spine_bw: float | None = None,
+    link_lat: float = 100e-9,
+    spine_choice: str = "source",
+    nbl: float | None = None,
+    host_speed: float = 1e9,
+) -> Platform:
+    """Return the MLFM model of radix 2d.
+
+    Parameters
+    ----------
+    d : int
+        Half the switch radix (>= 1): d + 1 columns, up to d layers and d servers per leaf.
+    layers : int or None
+        Layers built (1 .. d); None: d.
+    servers_per_leaf : tuple of int or None
+        Servers on each leaf, one value for all layers or one per layer (each 1 .. d); None: d.
+    link_bw, spine_bw : float
+        Per-direction bandwidth of server-leaf and leaf-spine cables (bytes/s); spine_bw None: link_bw.
+    link_lat : float
+        Latency of every cable (s).
+    spine_choice : str
+        Which port picks the spine of same-column traffic: ``"source"`` (the paper) or ``"destination"``.
+    nbl : float or None
+        Cap on each server's in + out traffic, in server-link bandwidths; None: no limiter.
+    host_speed : float
+        Host speed, flop/s.
+
+    Examples
+    --------
+    >>> p = mlfm(3)
+    >>> len(p.hosts), len([r for r in p.routers if r.startswith("leaf")]), len([r for r in p.routers if "spine" in r])
+    (36, 12, 6)
+    >>> p.route("server-0-0-1", "server-2-3-0")  # different columns: spine {0, 3}
+    ['server-0-0-1_to_leaf-0-0', 'leaf-0-0_to_spine-0-3', 'spine-0-3_to_leaf-2-3', 'leaf-2-3_to_server-2-3-0']
+    >>> p.route("server-0-0-1", "server-1-0-2")[1]  # same column, source port 1: spine {0, 2}
+    'leaf-0-0_to_spine-0-2'
+    """
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise TopologyError(f"d must be an integer >= 1 (switch radix 2d), got {d!r}")
+    layers = d if layers is None else layers
+    if not 1 <= layers <= d:
+        raise TopologyError(f"layers must be between 1 and d={d}, got {layers}")
+    per_leaf = (d,) if servers_per_leaf is None else tuple(servers_per_leaf)
+    if len(per_leaf) == 1:
+        per_leaf = per_leaf * layers
+    if len(per_leaf) != layers:
+        raise TopologyError(f"servers_per_leaf needs one value or one per layer ({layers}), got {len(per_leaf)}")
+    if not all(1 <= count <= d for count in per_leaf):
+        raise TopologyError(f"servers_per_leaf values must be between 1 and d={d}, got {list(per_leaf)}")
+    if spine_choice not in SPINE_CHOICES:
+        raise TopologyError(f"spine_choice must be one of {', '.join(SPINE_CHOICES)}, got {spine_choice!r}")
+    spine_bw = link_bw if spine_bw is None else spine_bw
+    columns = d + 1
+    limited = nbl is not None
+
+    servers = [(i, j, k) for i in range(layers) for j in range(columns) for k in range(per_leaf[i])]
+    leaves = [(i, j) for i in range(layers) for j in range(columns)]
+    spines = [(a, b) for a in range(columns) for b in range(a + 1, columns)]
+
+    def leaf(i: int, j: int) -> str:
+        return f"leaf-{i}-{j}"
+
+    links: dict[str, Link] = {}
+    for i, j, k in servers:
+        add_links(links, *duplex_link(server_name(i, j, k), leaf(i, j), link_bw, link_lat))
+        if limited:
+            add_links(links, nbl_link(server_name(i, j, k), nbl * link_bw))
+    for a, b in spines:
+        for i in range(layers):
+            for column in (a, b):
+                add_links(links, *duplex_link(leaf(i, column), spine_name(a, b), spine_bw, link_lat))
+
+    def turn_column(j: int, k: int) -> int:
+        """Column c of the spine {j, c} that same-column traffic of port k uses."""
+        return (j + k + 1) % columns
+
+    def route(src: str, dst: str) -> list[str]:
+        (i, j, k), (i2, j2, k2) = server_coordinates(src), server_coordinates(dst)
+        hops = [f"{src}_to_{leaf(i, j)}"]
+        if (i, j) != (i2, j2):
+            if j != j2:
+                spine = spine_name(j, j2)
+            else:
+                spine = spine_name(j, turn_column(j, k if spine_choice == "source" else k2))
+            hops += [f"{leaf(i, j)}_to_{spine}", f"{spine}_to_{leaf(i2, j2)}"]
+        hops.append(f"{leaf(i2, j2)}_to_{dst}")
+        return with_nbl(src, dst, hops, limited)
+
+    # The routing graph (module docstring). Hosts' own edges carry their limiter, so that every
+    # server-to-server path starts and ends with it.
+    def up(i: int, j: int, k: int) -> tuple[str, ...]:
+        name = server_name(i, j, k)
+        return (f"{name}_nbl", f"{name}_to_{leaf(i, j)}") if limited else (f"{name}_to_{leaf(i, j)}",)
+
+    def down(i: int, j: int, k: int) -> tuple[str, ...]:
+        name = server_name(i, j, k)
+        return (f"{leaf(i, j)}_to_{name}", f"{name}_nbl") if limited else (f"{leaf(i, j)}_to_{name}",)
+
+    def side(a: int, b: int, kind: str) -> str:
+        return f"{spine_name(a, b)}.{kind}-{a}"
+
+    edges: list[tuple[str, str, tuple[str, ...]]] = []
+    for i, j, k in servers:
+        edges.append((server_name(i, j, k), leaf(i, j), up(i, j, k)))
+        edges.append((leaf(i, j), server_name(i, j, k), down(i, j, k)))
+    for a in range(columns):
+        for b in range(columns):
+            if a == b:
+                continue
+            for i in range(layers):
+                edges.append((leaf(i, a), side(a, b, "from"), (f"{leaf(i, a)}_to_{spine_name(a, b)}",)))
+                edges.append((side(a, b, "from"), leaf(i, b), (f"{spine_name(a, b)}_to_{leaf(i, b)}",)))
+    for i, j, k in servers:
+        turn = side(j, turn_column(j, k), "turn")
+        leaf_to_spine = f"{leaf(i, j)}_to_{spine_name(j, turn_column(j, k))}"
+        if spine_choice == "source":  # only port k's traffic reaches its turn router
+            edges.append((server_name(i, j, k), turn, (*up(i, j, k), leaf_to_spine)))
+        else:  # the turn router leads only to the ports whose traffic it carries
+            spine_to_leaf = f"{spine_name(j, turn_column(j, k))}_to_{leaf(i, j)}"
+            edges.append((turn, server_name(i, j, k), (spine_to_leaf, *down(i, j, k))))
+    for a in range(columns):
+        for c in range(columns):
+            if a == c:
+                continue
+            for i in range(layers):
+                if spine_choice == "source":
+                    edges.append((side(a, c, "turn"), leaf(i, a), (f"{spine_name(a, c)}_to_{leaf(i, a)}",)))
+                else:
+                    edges.append((leaf(i, a), side(a, c, "turn"), (f"{leaf(i, a)}_to_{spine_name(a, c)}",)))
+    virtual = tuple(
+        side(a, b, kind) for kind in ("from", "turn") for a in range(columns) for b in range(columns) if a != b
+    )
+
+    return Platform(
+        name=f"mlfm-{d}",
+        family="mlfm",
+        params={
+            "d": d,
+            "layers": layers,
+            "servers_per_leaf": list(per_leaf),
+            "link_bw": link_bw,
+            "spine_bw": spine_bw,
+            "link_lat": link_lat,
+            "spine_choice": spine_choice,
+            "nbl": nbl,
+            "host_speed": host_speed,
+        },
+        hosts=[Host(server_name(*s), host_speed) for s in servers],
+        routers=[leaf(*lf) for lf in leaves] + [spine_name(*sp) for sp in spines],
+        links=links,
+        route_rule=route,
+        graph=RoutingGraph(virtual, tuple(edges)),
+    )
+
+
+FAMILY = Family(
+    "mlfm",
+    mlfm,
+    (
+        Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
+        Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
+        Param(
+            "servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"
+        ),
+        Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+        Param(
+            "spine_bw",
+            bandwidth,
+            "leaf-spine cable bandwidth per direction (QDR: a QDR leaf port trains at QDR)",
+            "4GBps",
+        ),
+        Param("link_lat", latency, "latency of every cable", "100ns"),
+        Param(
+            "spine_choice",
+            choice(*SPINE_CHOICES),
+            "port that picks the spine of same-column traffic: source|destination",
+            "source",
+        ),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
+        Param("host_speed", speed, "host speed", "1Gf"),
+    ),
+    "Multi-layer full mesh: d layers x (d+1) leaves x d servers, a spine per pair of leaf columns",
+)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
 from generators.params import REQUIRED
-from generators.placement import place_ranks, write_hostfile
+from generators.placement import named_placement, place_ranks, write_hostfile
 from generators.writer import write_platform
 
 __all__ = ["main"]
@@ -34,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         fp.add_argument("-o", "--output", required=True, metavar="FILE", help="platform XML to write")
         fp.add_argument("--hostfile", metavar="FILE", help="also write a hostfile, one rank per host")
         fp.add_argument("--ranks", metavar="N", type=int, help="ranks in the hostfile (default: all hosts)")
+        if family.placements:
+            names = ", ".join(f"{name}:ARG" for name in family.placements)
+            fp.add_argument("--placement", metavar="SPEC", help=f"rank placement of the hostfile ({names})")
     return parser
 
 
@@ -45,7 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
         platform = build_platform(args.family, given)
-        hosts = place_ranks(platform, args.ranks or len(platform.hosts)) if args.hostfile else None
+        hosts = None
+        if args.hostfile:
+            order = getattr(args, "placement", None)
+            if isinstance(order, str):
+                order = named_placement(platform, order)
+            hosts = place_ranks(platform, args.ranks or len(order or platform.hosts), order)
         write_platform(platform, args.output)
         if hosts is not None:
             write_hostfile(hosts, args.hostfile)

@@ -88,6 +88,17 @@ def allocation_hosts(platform: Platform, n: int, l: int, m: int) -> list[str]:  
     return hosts
 
 
+def _allocation_placement(platform: Platform, argument: str) -> list[str]:
+    """Named placement ``allocation:n,l,m``."""
+    try:
+        n, l, m = (int(part) for part in argument.replace("x", ",").split(","))  # noqa: E741
+    except ValueError:
+        raise TopologyError(f"placement allocation needs n,l,m (three integers), got {argument!r}") from None
+    if min(n, l, m) < 1:
+        raise TopologyError(f"placement allocation needs n, l, m >= 1, got {argument!r}")
+    return allocation_hosts(platform, n, l, m)
+
+
 def mlfm(
     d: int,
     layers: int | None = None,
@@ -275,4 +286,5 @@ FAMILY = Family(
         Param("host_speed", speed, "host speed", "1Gf"),
     ),
     "Multi-layer full mesh: d layers x (d+1) leaves x d servers, a spine per pair of leaf columns",
+    placements={"allocation": _allocation_placement},
 )

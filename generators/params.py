@@ -9,7 +9,7 @@ the value.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from generators.errors import TopologyError
@@ -56,12 +56,14 @@ class Param:
 
 @dataclass(frozen=True)
 class Family:
-    """A topology family: its builder, its parameters and a one-line summary for ``--help``."""
+    """A topology family: its builder, its parameters, a one-line summary for ``--help``, and its
+    named rank placements (``placements["allocation"](platform, "2,4,3")`` -> hosts in rank order)."""
 
     name: str
     build: Callable[..., Any]
     params: tuple[Param, ...]
     summary: str
+    placements: Mapping[str, Callable[[Any, str], list[str]]] = field(default_factory=dict)
 
 
 def positive_int(value: object, name: str) -> int:

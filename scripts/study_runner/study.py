@@ -23,7 +23,8 @@ Example::
     quick_args = ["-s", "1,1K"]   # optional: arguments under --quick
     quick = true                  # optional: part of the --quick study (default true)
     options = []                  # optional: extra --cfg flags for smpirun
-    placement = []                # optional: host of each rank (default: platform order)
+    placement = []                # optional: host of each rank (default: platform order), or a named
+                                  # placement of the family, e.g. "allocation:2,4,3" on an MLFM
     timeout = 600                 # optional: seconds
 """
 
@@ -66,7 +67,7 @@ class RunSpec:
     quick_args: tuple[str, ...]
     quick: bool
     options: tuple[str, ...]
-    placement: tuple[str, ...] | None
+    placement: tuple[str, ...] | str | None
     timeout: float
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
@@ -122,6 +123,15 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
+def _placement(raw: object, where: str) -> tuple[str, ...] | str | None:
+    """A list of hosts, or a named placement of the platform's family (one string, "allocation:2,4,3")."""
+    if raw is None or raw == []:
+        return None
+    if isinstance(raw, str):
+        return raw
+    return _strings(raw, where)
+
+
 def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str) -> RunSpec:
     if not isinstance(raw, dict):
         raise StudyError(f"{where}: runs[{index}] must be a table")
@@ -154,7 +164,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
         quick=bool(raw.get("quick", True)),
         options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
-        placement=_strings(placement, f"{where}: run {run_id}: placement") if placement else None,
+        placement=_placement(placement, f"{where}: run {run_id}: placement"),
         timeout=float(timeout),
     )
 

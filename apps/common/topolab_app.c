@@ -613,13 +613,18 @@ void tl_json_i64(tl_json *json, const char *key, int64_t value)
     fprintf(json->out, "%lld", (long long)value);
 }
 
-void tl_json_f64(tl_json *json, const char *key, double value)
+static void json_f64_value(tl_json *json, double value)
 {
-    json_key(json, key);
     if (isfinite(value))
         fprintf(json->out, "%.17g", value);
     else
         fputs("null", json->out);
+}
+
+void tl_json_f64(tl_json *json, const char *key, double value)
+{
+    json_key(json, key);
+    json_f64_value(json, value);
 }
 
 void tl_json_bool(tl_json *json, const char *key, int value)
@@ -632,6 +637,27 @@ void tl_json_null(tl_json *json, const char *key)
 {
     json_key(json, key);
     fputs("null", json->out);
+}
+
+void tl_json_int_array(tl_json *json, const char *key, const int *values, size_t count)
+{
+    json_key(json, key);
+    fputc('[', json->out);
+    for (size_t k = 0; k < count; k++)
+        fprintf(json->out, "%s%d", k > 0 ? "," : "", values[k]);
+    fputc(']', json->out);
+}
+
+void tl_json_f64_array(tl_json *json, const char *key, const double *values, size_t count)
+{
+    json_key(json, key);
+    fputc('[', json->out);
+    for (size_t k = 0; k < count; k++) {
+        if (k > 0)
+            fputc(',', json->out);
+        json_f64_value(json, values[k]);
+    }
+    fputc(']', json->out);
 }
 
 void tl_json_end(tl_json *json)

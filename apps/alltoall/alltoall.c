@@ -1,0 +1,452 @@
+/*
+ * alltoall.c - all-to-all personalised exchange, phase by phase, with two
+ * schedules: Open MPI's pairwise (shift) exchange and the MLFM schedule of
+ * Shimizu, Miwa and Nakashima. generators/schedules.py implements the same
+ * schedules for the static analyses (alltoall_destinations).
+ *
+ * N ranks, N phases p = 0..N-1. Every rank holds one block of BYTES bytes for
+ * every rank (sendbuf + d*BYTES for rank d) and receives one block from every
+ * rank (recvbuf + s*BYTES from rank s). Phase 0 copies the rank's own block
+ * locally (memcpy); in phase p >= 1 the rank sends to dest(r, p) and receives
+ * from src(r, p) in one MPI_Sendrecv.
+ *   pairwise: dest = (r + p) % N, src = (r - p) mod N.
+ *   mlfm:     the allocation has n layers x l columns x m servers per leaf
+ *             (--shape n,l,m, N = n*l*m, 1 <= m <= l - 1); rank r is server
+ *             (i, j, k), r = (i*l + j)*m + k, and phase p = (s*l + t)*m + u.
+ *             Server (i, j, k) sends to ((i + s) % n, (j + off(t, k)) % l,
+ *             (k + u) % m) with off(0, k) = 0, off(t, k) = t + k + 1 if that
+ *             is < l, else t + k + 2 (the (t+k)-th other column, counted
+ *             cyclically from j + 1 and skipping column j).
+ *
+ * Timing (IMB-like): WARMUP untimed then ITERATIONS timed iterations, each
+ * after a barrier; a rank times an iteration from the end of the barrier to
+ * the end of its last phase, and records when each phase of the last timed
+ * iteration ended. Rank 0 prints one JSON line:
+ *   {"app":"alltoall","version":1,"algorithm":..,"ranks":N,"shape":[n,l,m]|null,
+ *    "block_bytes":B,"warmup":W,"iterations":R,"time_s_min":..,"time_s_avg":..,
+ *    "time_s_max":..,"throughput_mibs":..,"phase_end_s":[N numbers],
+ *    "verified":true|false|null}
+ * time_s_* are the min/avg/max over ranks of each rank's mean iteration time;
+ * phase_end_s[p] the latest end of phase p (from each rank's own start);
+ * throughput_mibs = (N-1)*B / time_s_max / 2^20 (0 for N = 1).
+ * --print-schedule prints one line {"app":"alltoall","phase":p,"send_to":[..]}
+ * per phase instead and communicates nothing. Exit status 1 if --verify finds
+ * a wrong byte.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+
+#define APP_NAME "alltoall"
+#define OUTPUT_VERSION 1
+#define DEFAULT_BYTES (1 << 20)
+#define MAX_BYTES (1 << 30)
+#define DEFAULT_WARMUP 1
+#define DEFAULT_ITERATIONS 3
+#define ALLTOALL_TAG 0
+#define EXIT_VERIFY_FAILED 1
+#define MIB 1048576.0
+
+enum algorithm { ALGORITHM_PAIRWISE, ALGORITHM_MLFM };
+static const char *const algorithm_names[] = {"pairwise", "mlfm", NULL};
+
+static const char description[] =
+    "All-to-all personalised exchange of one BYTES block between every pair of the N ranks, in N "
+    "phases: phase 0 copies the rank's own block, each later phase is one MPI_Sendrecv. pairwise: "
+    "in phase p rank r sends to (r+p)%N; mlfm: the MLFM schedule on an allocation of n layers x "
+    "l columns x m servers per leaf (--shape n,l,m, N = n*l*m, 1 <= m <= l - 1). WARMUP untimed "
+    "and ITERATIONS timed iterations, each after a barrier. Rank 0 prints one JSON line on "
+    "stdout.";
+
+struct options {
+    int algorithm;
+    const char *shape_text;
+    int64_t bytes;
+    int warmup;
+    int iterations;
+    int verify;
+    int print_schedule;
+};
+
+/* Who talks to whom: the algorithm, N and (mlfm) the allocation shape. */
+struct schedule {
+    int algorithm;
+    int ranks;
+    int has_shape;
+    int n, l, m; /* layers, columns, servers per leaf */
+};
+
+/* ---------------------------------------------------------------------------
+ * The schedule: pure functions of (rank, phase).
+ */
+
+static int mod(int64_t a, int b)
+{
+    int64_t r = a % b;
+    return (int)(r < 0 ? r + b : r);
+}
+
+/* Column offset of server k's destination in phase class t (the paper's two cases). */
+static int column_offset(int t, int k, int l)
+{
+    if (t == 0)
+        return 0;
+    return t + k + 1 < l ? t + k + 1 : t + k + 2;
+}
+
+/* (i, j, k) of rank (or (s, t, u) of phase) = (i*l + j)*m + k. */
+static void mlfm_split(const struct schedule *s, int value, int *i, int *j, int *k)
+{
+    *i = value / (s->l * s->m);
+    *j = value / s->m % s->l;
+    *k = value % s->m;
+}
+
+static int mlfm_join(const struct schedule *s, int i, int j, int k)
+{
+    return (i * s->l + j) * s->m + k;
+}
+
+/* The rank that `rank` sends to in `phase`. */
+static int destination(const struct schedule *s, int rank, int phase)
+{
+    if (s->algorithm == ALGORITHM_PAIRWISE)
+        return mod((int64_t)rank + phase, s->ranks);
+    int i, j, k, ps, pt, pu;
+    mlfm_split(s, rank, &i, &j, &k);
+    mlfm_split(s, phase, &ps, &pt, &pu);
+    return mlfm_join(s, mod((int64_t)i + ps, s->n),
+                     mod((int64_t)j + column_offset(pt, k, s->l), s->l),
+                     mod((int64_t)k + pu, s->m));
+}
+
+/* The rank that `rank` receives from in `phase`: destination(source(r, p), p) == r. */
+static int source(const struct schedule *s, int rank, int phase)
+{
+    if (s->algorithm == ALGORITHM_PAIRWISE)
+        return mod((int64_t)rank - phase, s->ranks);
+    int i, j, k, ps, pt, pu;
+    mlfm_split(s, rank, &i, &j, &k);
+    mlfm_split(s, phase, &ps, &pt, &pu);
+    int k0 = mod((int64_t)k - pu, s->m); /* the sender's k decides its column offset */
+    return mlfm_join(s, mod((int64_t)i - ps, s->n),
+                     mod((int64_t)j - column_offset(pt, k0, s->l), s->l), k0);
+}
+
+/* ---------------------------------------------------------------------------
+ * Arguments.
+ */
+
+/* Parses "n,l,m" (three integers >= 1) into s; returns 0 with a message on error. */
+static int parse_shape(const char *text, struct schedule *s)
+{
+    static const char *const names[3] = {"n", "l", "m"};
+    int values[3];
+    const char *item = text;
+    for (int k = 0; k < 3; k++) {
+        const char *comma = strchr(item, ',');
+        size_t len = comma != NULL ? (size_t)(comma - item) : strlen(item);
+        if ((k < 2) != (comma != NULL)) {
+            tl_arg_error(APP_NAME,
+                         "invalid --shape value '%s': expected n,l,m, three integers >= 1 "
+                         "(layers, columns, servers per leaf)",
+                         text);
+            return 0;
+        }
+        char part[32];
+        tl_status status = TL_ERR_SYNTAX;
+        if (len < sizeof part) {
+            memcpy(part, item, len);
+            part[len] = '\0';
+            status = tl_parse_int(part, 1, INT_MAX, &values[k]);
+        }
+        if (status != TL_OK) {
+            tl_arg_error(APP_NAME,
+                         "invalid --shape value '%s': %s must be an integer >= 1 (n,l,m = layers, "
+                         "columns, servers per leaf)",
+                         text, names[k]);
+            return 0;
+        }
+        item = comma + (comma != NULL);
+    }
+    s->has_shape = 1;
+    s->n = values[0];
+    s->l = values[1];
+    s->m = values[2];
+    return 1;
+}
+
+/* a*b for a, b >= 0, saturated at INT64_MAX. */
+static int64_t mul_saturated(int64_t a, int64_t b)
+{
+    return (b != 0 && a > INT64_MAX / b) ? INT64_MAX : a * b;
+}
+
+/* Fills *opt and *s from argv; returns TL_ARGS_OK or the exit code of main(). */
+static int parse_args(int argc, char **argv, int nranks, struct options *opt, struct schedule *s)
+{
+    *opt = (struct options){
+        .algorithm = ALGORITHM_PAIRWISE,
+        .shape_text = NULL,
+        .bytes = DEFAULT_BYTES,
+        .warmup = DEFAULT_WARMUP,
+        .iterations = DEFAULT_ITERATIONS,
+        .verify = 0,
+        .print_schedule = 0,
+    };
+    const tl_option options[] = {
+        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
+                      "pairwise: in phase p rank r sends to (r+p)%N; mlfm: the MLFM schedule "
+                      "(needs --shape)"),
+        tl_opt_string('\0', "shape", "n,l,m", &opt->shape_text,
+                      "the allocation: n layers x l columns x m servers per leaf, n*l*m = N; "
+                      "required by mlfm (1 <= m <= l - 1), only reported by pairwise"),
+        tl_opt_size('s', "size", "BYTES", &opt->bytes, MAX_BYTES,
+                    "block size per destination, >= 1 (buffers are N*BYTES each)"),
+        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
+                   "untimed iterations first"),
+        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
+                   "timed iterations"),
+        tl_opt_flag('\0', "verify", &opt->verify,
+                    "fill the blocks with known bytes and check every received block after each "
+                    "iteration; exit status 1 if wrong. Needs real memory: under SMPI keep "
+                    "smpi/auto-shared-malloc-thresh above N*BYTES"),
+        tl_opt_flag('\0', "print-schedule", &opt->print_schedule,
+                    "print every phase's destinations (one JSON line per phase) and exit "
+                    "without communicating"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
+
+    *s = (struct schedule){.algorithm = opt->algorithm, .ranks = nranks};
+    if (opt->bytes < 1) {
+        tl_arg_error(APP_NAME, "invalid --size value %lld: the block size must be >= 1 byte",
+                     (long long)opt->bytes);
+        return TL_EXIT_USAGE;
+    }
+    if (opt->shape_text != NULL && !parse_shape(opt->shape_text, s))
+        return TL_EXIT_USAGE;
+    if (opt->algorithm == ALGORITHM_MLFM) {
+        if (!s->has_shape) {
+            tl_arg_error(APP_NAME, "-a mlfm needs the allocation shape: --shape n,l,m (layers, "
+                                   "columns, servers per leaf)");
+            return TL_EXIT_USAGE;
+        }
+        if (s->m > s->l - 1) {
+            tl_arg_error(APP_NAME,
+                         "invalid --shape %d,%d,%d: mlfm needs 1 <= m <= l - 1 (the m servers of "
+                         "a leaf send to m different other columns at once)",
+                         s->n, s->l, s->m);
+            return TL_EXIT_USAGE;
+        }
+    }
+    if (s->has_shape) {
+        int64_t servers = mul_saturated(mul_saturated(s->n, s->l), s->m);
+        if (servers != nranks) {
+            tl_arg_error(APP_NAME,
+                         "--shape %d,%d,%d has n*l*m = %lld servers but there are %d MPI ranks",
+                         s->n, s->l, s->m, (long long)servers, nranks);
+            return TL_EXIT_USAGE;
+        }
+    }
+    if ((uint64_t)nranks > SIZE_MAX / (uint64_t)opt->bytes) {
+        tl_arg_error(APP_NAME, "buffers of %d x %lld bytes do not fit in the address space",
+                     nranks, (long long)opt->bytes);
+        return TL_EXIT_USAGE;
+    }
+    return TL_ARGS_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Verification data.
+ */
+
+/* Byte `offset` of the block that rank src sends to rank dst. */
+static unsigned char pattern(int src, int dst, size_t offset)
+{
+    uint32_t h = (uint32_t)src * 0x9E3779B1u ^ (uint32_t)dst * 0x85EBCA77u ^
+                 (uint32_t)offset * 0xC2B2AE3Du ^ (uint32_t)(offset >> 32);
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return (unsigned char)h;
+}
+
+/* Every block `rank` sends: block d for rank d. */
+static void fill_send(unsigned char *sendbuf, int rank, int nranks, size_t bytes)
+{
+    for (int d = 0; d < nranks; d++)
+        for (size_t b = 0; b < bytes; b++)
+            sendbuf[(size_t)d * bytes + b] = pattern(rank, d, b);
+}
+
+/* Sets every received byte to the complement of its expected value, so that a block
+ * that is not received (or not entirely) never passes check_recv. */
+static void poison_recv(unsigned char *recvbuf, int rank, int nranks, size_t bytes)
+{
+    for (int s = 0; s < nranks; s++)
+        for (size_t b = 0; b < bytes; b++)
+            recvbuf[(size_t)s * bytes + b] = (unsigned char)~pattern(s, rank, b);
+}
+
+/* Number of received bytes that differ from what their sender sent. */
+static long long check_recv(const unsigned char *recvbuf, int rank, int nranks, size_t bytes)
+{
+    long long errors = 0;
+    for (int s = 0; s < nranks; s++)
+        for (size_t b = 0; b < bytes; b++)
+            errors += recvbuf[(size_t)s * bytes + b] != pattern(s, rank, b);
+    return errors;
+}
+
+/* ---------------------------------------------------------------------------
+ * Output.
+ */
+
+static void print_schedule(const struct schedule *s)
+{
+    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)s->ranks * sizeof *send_to);
+    for (int p = 0; p < s->ranks; p++) {
+        for (int r = 0; r < s->ranks; r++)
+            send_to[r] = destination(s, r, p);
+        tl_json json;
+        tl_json_begin(&json, stdout);
+        tl_json_str(&json, "app", APP_NAME);
+        tl_json_i64(&json, "phase", p);
+        tl_json_int_array(&json, "send_to", send_to, (size_t)s->ranks);
+        tl_json_end(&json);
+    }
+    free(send_to);
+}
+
+/* MPI_Reduce of doubles to rank 0; a copy on one rank (SimGrid 3.32's ompi binary reduce
+ * aborts on a one-rank communicator, "Actor pid=-1 is gone"). */
+static void reduce_to_zero(const double *in, double *out, int count, MPI_Op op, int nranks)
+{
+    if (nranks == 1)
+        memcpy(out, in, (size_t)count * sizeof *out);
+    else
+        MPI_Reduce(in, out, count, MPI_DOUBLE, op, 0, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+    struct options opt;
+    struct schedule sched;
+    int code = parse_args(argc, argv, nranks, &opt, &sched);
+    if (code != TL_ARGS_OK) {
+        MPI_Finalize();
+        return code;
+    }
+    if (opt.print_schedule) {
+        if (rank == 0)
+            print_schedule(&sched);
+        MPI_Finalize();
+        return 0;
+    }
+
+    size_t bytes = (size_t)opt.bytes;
+    int count = (int)opt.bytes; /* <= MAX_BYTES < INT_MAX */
+    size_t total = (size_t)nranks * bytes;
+    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
+    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, total);
+    unsigned char *recvbuf = tl_alloc_or_abort(APP_NAME, total);
+    double *phase_end = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *phase_end);
+    if (opt.verify)
+        fill_send(sendbuf, rank, nranks, bytes);
+
+    /* Partners of every phase, computed once. */
+    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *send_to);
+    int *recv_from = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *recv_from);
+    for (int p = 0; p < nranks; p++) {
+        send_to[p] = destination(&sched, rank, p);
+        recv_from[p] = source(&sched, rank, p);
+    }
+
+    tl_stats times;
+    tl_stats_init(&times);
+    long long errors = 0;
+    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
+        if (opt.verify)
+            poison_recv(recvbuf, rank, nranks, bytes);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        memcpy(recvbuf + (size_t)rank * bytes, sendbuf + (size_t)rank * bytes, bytes);
+        phase_end[0] = MPI_Wtime() - start;
+        for (int p = 1; p < nranks; p++) {
+            MPI_Sendrecv(sendbuf + (size_t)send_to[p] * bytes, count, MPI_BYTE, send_to[p],
+                         ALLTOALL_TAG, recvbuf + (size_t)recv_from[p] * bytes, count, MPI_BYTE,
+                         recv_from[p], ALLTOALL_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            phase_end[p] = MPI_Wtime() - start;
+        }
+        double elapsed = MPI_Wtime() - start;
+        if (it >= opt.warmup)
+            tl_stats_add(&times, elapsed);
+        if (opt.verify)
+            errors += check_recv(recvbuf, rank, nranks, bytes);
+    }
+
+    /* Everything to rank 0 (phase_end holds the last timed iteration). */
+    double mine = tl_stats_avg(&times);
+    double t_min = 0.0, t_sum = 0.0, t_max = 0.0;
+    long long total_errors = 0;
+    double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *latest)
+                               : NULL;
+    reduce_to_zero(&mine, &t_min, 1, MPI_MIN, nranks);
+    reduce_to_zero(&mine, &t_sum, 1, MPI_SUM, nranks);
+    reduce_to_zero(&mine, &t_max, 1, MPI_MAX, nranks);
+    reduce_to_zero(phase_end, latest, nranks, MPI_MAX, nranks);
+    MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        double throughput =
+            nranks > 1 && t_max > 0.0 ? (double)(nranks - 1) * (double)bytes / t_max / MIB : 0.0;
+        int shape[3] = {sched.n, sched.l, sched.m};
+        tl_json json;
+        tl_json_begin(&json, stdout);
+        tl_json_str(&json, "app", APP_NAME);
+        tl_json_i64(&json, "version", OUTPUT_VERSION);
+        tl_json_str(&json, "algorithm", algorithm_names[opt.algorithm]);
+        tl_json_i64(&json, "ranks", nranks);
+        if (sched.has_shape)
+            tl_json_int_array(&json, "shape", shape, 3);
+        else
+            tl_json_null(&json, "shape");
+        tl_json_i64(&json, "block_bytes", opt.bytes);
+        tl_json_i64(&json, "warmup", opt.warmup);
+        tl_json_i64(&json, "iterations", opt.iterations);
+        tl_json_f64(&json, "time_s_min", t_min);
+        tl_json_f64(&json, "time_s_avg", t_sum / nranks);
+        tl_json_f64(&json, "time_s_max", t_max);
+        tl_json_f64(&json, "throughput_mibs", throughput);
+        tl_json_f64_array(&json, "phase_end_s", latest, (size_t)nranks);
+        if (opt.verify)
+            tl_json_bool(&json, "verified", total_errors == 0);
+        else
+            tl_json_null(&json, "verified");
+        tl_json_end(&json);
+        if (opt.verify && total_errors != 0)
+            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong bytes\n",
+                    total_errors);
+    }
+
+    free(latest);
+    free(recv_from);
+    free(send_to);
+    free(phase_end);
+    free(recvbuf);
+    free(sendbuf);
+    MPI_Finalize();
+    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+}

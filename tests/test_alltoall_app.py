@@ -1,0 +1,216 @@
+"""The alltoall app (pairwise and MLFM all-to-all schedules) under smpirun and under MPICH.
+
+Every smpirun here uses topolab's standard options on a crossbar with 1 GBps / 1 us host cables (2 us between two
+hosts). A shape (n, l, m) is the MLFM allocation of n layers x l columns x m servers per leaf, n*l*m ranks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators.schedules import alltoall_destinations
+from study_runner.execute import parse_records
+from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+
+ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar
+LINK_BW = 1e9
+KEYS = [
+    "app", "version", "algorithm", "ranks", "shape", "block_bytes", "warmup", "iterations",
+    "time_s_min", "time_s_avg", "time_s_max", "throughput_mibs", "phase_end_s", "verified",
+]  # fmt: skip
+
+Shape = tuple[int, int, int]
+Platforms = Callable[[int], tuple[Path, Path]]
+Run = Callable[..., list[dict[str, Any]]]
+
+
+def shape_args(shape: Shape | None) -> list[str]:
+    return [] if shape is None else ["--shape", ",".join(map(str, shape))]
+
+
+@pytest.fixture(scope="module")
+def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
+    """Crossbar platform and hostfile for a rank count, written on first use."""
+    cache: dict[int, tuple[Path, Path]] = {}
+
+    def get(ranks: int) -> tuple[Path, Path]:
+        if ranks not in cache:
+            directory = tmp_path_factory.mktemp(f"crossbar{ranks}")
+            model = crossbar(ranks, link_bw=LINK_BW, link_lat=ROUTE_LATENCY / 2)
+            write_platform(model, directory / "p.xml")
+            write_hostfile(place_ranks(model, ranks), directory / "hosts")
+            cache[ranks] = (directory / "p.xml", directory / "hosts")
+        return cache[ranks]
+
+    return get
+
+
+def alltoall_command(platforms: Platforms, bin_dir: Path, ranks: int, args: list[str]) -> list[str]:
+    xml, hosts = platforms(ranks)
+    return smpirun_command(bin_dir / "alltoall", args, xml, hosts, ranks)
+
+
+@pytest.fixture
+def alltoall(platforms: Platforms, bin_dir: Path, tmp_path: Path) -> Run:
+    """Run the app under smpirun; return the JSON records it printed."""
+
+    def run(ranks: int, *args: str) -> list[dict[str, Any]]:
+        command = alltoall_command(platforms, bin_dir, ranks, list(args))
+        return parse_records(run_smpirun(command, tmp_path, timeout=120, label="alltoall"), "alltoall")
+
+    return run
+
+
+def mlfm(*shapes: Shape) -> list[tuple[str, Shape, int]]:
+    """Parameters (algorithm, shape, ranks) of MLFM runs on whole allocations."""
+    return [("mlfm", shape, math.prod(shape)) for shape in shapes]
+
+
+CASES = [*[("pairwise", None, ranks) for ranks in (1, 2, 5, 12, 24)], *mlfm((2, 3, 2), (2, 4, 3), (3, 4, 2), (1, 2, 1))]
+
+
+class TestVerify:
+    @pytest.mark.parametrize("size", [1000, 4097])
+    @pytest.mark.parametrize(("algorithm", "shape", "ranks"), CASES)
+    def test_every_block_arrives(
+        self, alltoall: Run, algorithm: str, shape: Shape | None, ranks: int, size: int
+    ) -> None:
+        (record,) = alltoall(
+            ranks, "-a", algorithm, *shape_args(shape), "-s", str(size), "-w", "1", "-i", "2", "--verify"
+        )
+        expected = {"app": "alltoall", "version": 1, "algorithm": algorithm, "ranks": ranks}
+        expected |= {"shape": None if shape is None else list(shape), "block_bytes": size, "warmup": 1, "iterations": 2}
+        assert {k: record[k] for k in expected} == expected
+        assert record["verified"] is True
+        assert list(record) == KEYS
+
+    def test_pairwise_reports_a_given_shape(self, alltoall: Run) -> None:
+        (record,) = alltoall(12, "--shape", "2,3,2", "-s", "1K", "--verify")
+        assert record["algorithm"] == "pairwise" and record["shape"] == [2, 3, 2] and record["verified"] is True
+
+
+class TestSchedule:
+    @pytest.mark.parametrize(
+        ("algorithm", "shape", "ranks"),
+        [
+            ("pairwise", None, 7),
+            *mlfm((2, 3, 2), (3, 3, 2), (3, 4, 2), (2, 4, 3)),
+        ],
+    )
+    def test_print_schedule_is_the_analysed_schedule(
+        self, alltoall: Run, algorithm: str, shape: Shape | None, ranks: int
+    ) -> None:
+        # The static analyses walk generators.schedules; the app must send exactly there.
+        records = alltoall(ranks, "-a", algorithm, *shape_args(shape), "--print-schedule")
+        destinations = alltoall_destinations(algorithm, ranks, shape)
+        assert records == [{"app": "alltoall", "phase": p, "send_to": d} for p, d in enumerate(destinations)]
+
+
+class TestTiming:
+    # 256 KiB blocks: above SMPI's 64 KiB eager limit, so each phase is one alpha-beta transfer each way.
+    SIZE = 256 << 10
+    PHASE = ROUTE_LATENCY + (SIZE + SMPI_ENVELOPE_BYTES) / LINK_BW
+
+    @pytest.mark.parametrize(
+        ("algorithm", "shape", "ranks"),
+        [("pairwise", None, 8), ("pairwise", None, 12), *mlfm((2, 3, 2), (2, 4, 3))],
+    )
+    def test_congestion_free_phases_on_a_crossbar(
+        self, alltoall: Run, algorithm: str, shape: Shape | None, ranks: int
+    ) -> None:
+        # Every phase of both schedules is a permutation, so on a crossbar no cable carries two flows.
+        (record,) = alltoall(ranks, "-a", algorithm, *shape_args(shape), "-s", str(self.SIZE), "-w", "1", "-i", "2")
+        assert list(record) == KEYS and record["verified"] is None
+        # The last rank out of the barrier finds every partner ready: exactly N-1 phases. ompi's barrier releases
+        # the others up to one barrier message (a route latency) earlier, which their phases may wait for.
+        assert record["time_s_min"] == pytest.approx((ranks - 1) * self.PHASE, rel=1e-9)
+        skew = record["time_s_max"] - record["time_s_min"]
+        assert 0 <= skew <= 1.1 * ROUTE_LATENCY
+        assert record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
+        ends = record["phase_end_s"]
+        assert len(ends) == ranks and ends[0] == 0
+        assert all(
+            p * self.PHASE * (1 - 1e-9) <= end <= (p * self.PHASE + skew) * (1 + 1e-9) for p, end in enumerate(ends)
+        )
+        assert ends[-1] == pytest.approx(record["time_s_max"], rel=1e-9) and ends == sorted(ends)
+        assert record["throughput_mibs"] == pytest.approx((ranks - 1) * self.SIZE / record["time_s_max"] / 2**20)
+
+    def test_power_of_two_ranks_leave_the_barrier_together(self, alltoall: Run) -> None:
+        (record,) = alltoall(8, "-s", str(self.SIZE), "-i", "1")
+        assert record["time_s_min"] == pytest.approx(record["time_s_max"], rel=1e-12)
+        assert record["time_s_avg"] == pytest.approx(record["time_s_max"], rel=1e-12)
+
+    def test_one_rank_only_copies(self, alltoall: Run) -> None:
+        (record,) = alltoall(1, "-s", "1K")
+        assert record["throughput_mibs"] == 0 and record["phase_end_s"] == [0] and record["time_s_max"] == 0
+
+    def test_runs_are_deterministic(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
+        command = alltoall_command(platforms, bin_dir, 12, ["-a", "mlfm", "--shape", "2,3,2", "-s", "100K"])
+        first, second = (run_smpirun(command, tmp_path, timeout=120, label="alltoall") for _ in range(2))
+        assert first == second and first.count("\n") == 1
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        ("ranks", "args", "message"),
+        [
+            (12, ["-a", "mlfm"], "-a mlfm needs the allocation shape: --shape n,l,m"),
+            (18, ["-a", "mlfm", "--shape", "2,3,3"], "invalid --shape 2,3,3: mlfm needs 1 <= m <= l - 1"),
+            (10, ["-a", "mlfm", "--shape", "2,3,2"], "--shape 2,3,2 has n*l*m = 12 servers but there are 10 MPI ranks"),
+            (10, ["--shape", "2,3,2"], "--shape 2,3,2 has n*l*m = 12 servers but there are 10 MPI ranks"),
+            (12, ["-a", "mlfm", "--shape", "2,3"], "invalid --shape value '2,3': expected n,l,m, three integers >= 1"),
+            (12, ["-a", "mlfm", "--shape", "2,3,2,1"], "invalid --shape value '2,3,2,1': expected n,l,m"),
+            (12, ["-a", "mlfm", "--shape", "a,b,c"], "invalid --shape value 'a,b,c': n must be an integer >= 1"),
+            (12, ["-a", "mlfm", "--shape", "0,3,2"], "invalid --shape value '0,3,2': n must be an integer >= 1"),
+            (12, ["-a", "mlfm", "--shape", "2,3,-2"], "invalid --shape value '2,3,-2': m must be an integer >= 1"),
+            (12, ["-a", "alltoallv"], "invalid -a value 'alltoallv': unknown name (expected one of: pairwise, mlfm)"),
+            (12, ["-s", "0"], "invalid --size value 0: the block size must be >= 1 byte"),
+            (12, ["--size=2G"], "invalid --size value '2G': value out of range"),
+            (12, ["-i", "0"], "invalid -i value '0': value out of range"),
+        ],
+    )
+    def test_bad_arguments(
+        self, platforms: Platforms, bin_dir: Path, tmp_path: Path, ranks: int, args: list[str], message: str
+    ) -> None:
+        # Not through run_smpirun, which keeps 8 lines of stderr. smpirun itself prints its command line and
+        # "Execution failed" on stdout; the app must print no JSON.
+        command = alltoall_command(platforms, bin_dir, ranks, args)
+        done = subprocess.run(
+            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+        assert done.returncode == 2, done.stderr
+        assert not any(line.startswith("{") for line in done.stdout.splitlines())
+        errors = [line for line in done.stderr.splitlines() if line.startswith("alltoall:")]
+        assert len(errors) == 1 and errors[0].startswith(f"alltoall: error: {message}"), done.stderr
+
+
+class TestUnderRealMpi:
+    @pytest.mark.parametrize(
+        ("ranks", "args"),
+        [(4, ["-a", "pairwise", "-s", "1K"]), (6, ["-a", "mlfm", "--shape", "1,3,2", "-s", "4K"])],
+    )
+    def test_verifies_with_mpiexec(self, real_mpi_bin: Path, ranks: int, args: list[str]) -> None:
+        done = subprocess.run(
+            ["mpiexec", "-n", str(ranks), str(real_mpi_bin / "alltoall"), *args, "--verify"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert record["verified"] is True and record["ranks"] == ranks and len(record["phase_end_s"]) == ranks
+        assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
+
+    def test_usage_error_prints_nothing_on_stdout(self, real_mpi_bin: Path) -> None:
+        done = subprocess.run(
+            ["mpiexec", "-n", "4", str(real_mpi_bin / "alltoall"), "-a", "mlfm", "--shape", "1,2,1"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.count("alltoall: error: --shape 1,2,1 has n*l*m = 2 servers but there are 4 MPI ranks") == 1

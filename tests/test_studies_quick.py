@@ -12,7 +12,7 @@ import pytest
 from study_runner.study import load_study, study_names
 from tests.conftest import REPO
 
-SUMMARY_KEYS = {"id", "what", "published", "simulated", "unit", "rel_error", "tolerance", "kind", "pass"}
+SUMMARY_KEYS = {"id", "what", "published", "simulated", "unit", "rel_error", "tolerance", "kind", "relation", "pass"}
 
 
 @pytest.mark.parametrize("name", study_names())

@@ -116,6 +116,20 @@ class TestChecks:
 
     def test_nan_never_passes(self) -> None:
         assert not Check("x", "x", 1.0, math.nan, "s", 10.0, "exact").passed
+        assert not Check("x", "x", 1.0, math.nan, "s", 10.0, "exact", relation="above").passed
+
+    def test_at_least_is_one_sided(self) -> None:
+        def at_least(simulated: float) -> bool:
+            return Check("x", "x", 3770.0, simulated, "MiB/s", 0.10, "prediction", relation="at_least").passed
+
+        assert at_least(3393.0) and at_least(5000.0)
+        assert not at_least(3392.9)
+
+    def test_above_is_strict(self) -> None:
+        assert Check("x", "x", 1.0, 1.0001, "", 0.0, "prediction", relation="above").passed
+        assert not Check("x", "x", 1.0, 1.0, "", 0.0, "prediction", relation="above").passed
+        with pytest.raises(ValueError, match="relation must be one of"):
+            Check("x", "x", 1.0, 1.0, "", 0.0, "prediction", relation="below")
 
     def test_kind_is_validated(self) -> None:
         with pytest.raises(ValueError, match="kind must be one of"):

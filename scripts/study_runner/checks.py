@@ -2,7 +2,10 @@
 
 ``kind`` is ``calibration`` (a published number used to set a platform parameter), ``prediction``
 (a published number the simulation was not fitted to) or ``exact`` (a deterministic analysis that
-must match). ``summary.json`` lists every check in the format of DESIGN.md.
+must match). ``relation`` says what passing means: ``within`` (the relative error is at most the
+tolerance), ``at_least`` (simulated >= published x (1 - tolerance), e.g. "at least 90% of the
+optimum") or ``above`` (simulated > published, e.g. "slower than"). ``summary.json`` lists every
+check in the format of DESIGN.md.
 """
 
 from __future__ import annotations
@@ -12,9 +15,19 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["KINDS", "Check", "summary_json"]
+__all__ = ["KINDS", "RELATIONS", "Check", "criterion_text", "summary_json"]
 
 KINDS = ("calibration", "prediction", "exact")
+RELATIONS = ("within", "at_least", "above")
+
+
+def criterion_text(relation: str, tolerance: float) -> str:
+    """When a check passes, in words: ``within 1.00%``, ``>= 90% of published``, ``> published``."""
+    if relation == "at_least":
+        return f">= {1 - tolerance:.0%} of published"
+    if relation == "above":
+        return "> published"
+    return f"within {tolerance:.2%}"
 
 
 @dataclass(frozen=True)
@@ -28,10 +41,13 @@ class Check:
     unit: str
     tolerance: float
     kind: str
+    relation: str = "within"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"check {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.relation not in RELATIONS:
+            raise ValueError(f"check {self.id}: relation must be one of {RELATIONS}, got {self.relation!r}")
         if not self.tolerance >= 0:
             raise ValueError(f"check {self.id}: tolerance must be >= 0, got {self.tolerance!r}")
 
@@ -44,8 +60,14 @@ class Check:
 
     @property
     def passed(self) -> bool:
-        """Whether the relative error is within the tolerance (a NaN never passes)."""
-        return math.isfinite(self.simulated) and self.rel_error <= self.tolerance
+        """Whether the simulated value satisfies the relation (a NaN never passes)."""
+        if not math.isfinite(self.simulated):
+            return False
+        if self.relation == "at_least":
+            return self.simulated >= self.published * (1 - self.tolerance)
+        if self.relation == "above":
+            return self.simulated > self.published
+        return self.rel_error <= self.tolerance
 
     def as_dict(self) -> dict[str, Any]:
         """The check as a summary.json entry."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from study_runner.cache import Cache, default_cache_dir
-from study_runner.checks import summary_json
+from study_runner.checks import criterion_text, summary_json
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
 from study_runner.execute import RunResult, execute_runs, prepare_runs
@@ -100,7 +100,8 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         status = "pass" if check.passed else "FAIL"
         print(
             f"  {status} {check.id}: simulated {check.simulated:.6g} {check.unit}, published {check.published:.6g}"
-            f" (rel. error {check.rel_error:.2%}, tolerance {check.tolerance:.2%}, {check.kind})",
+            f" (rel. error {check.rel_error:.2%}, passes when {criterion_text(check.relation, check.tolerance)},"
+            f" {check.kind})",
             file=sys.stderr,
         )
     return all(check.passed for check in checks)

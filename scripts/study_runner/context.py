@@ -61,4 +61,5 @@ class StudyContext:
             unit=str(entry["unit"]),
             tolerance=float(entry["tolerance"]),
             kind=str(entry["kind"]),
+            relation=str(entry.get("relation", "within")),
         )

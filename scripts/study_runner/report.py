@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from generators.files import atomic_write_text
+from study_runner.checks import criterion_text
 
 __all__ = ["write_report"]
 
@@ -24,14 +25,14 @@ def _study_section(summary: dict[str, Any], study_dir: Path) -> list[str]:
         "",
         f"{passed} of {len(checks)} checks pass.",
         "",
-        "| check | kind | published | simulated | unit | rel. error | tolerance | result |",
-        "|---|---|---:|---:|---|---:|---:|---|",
+        "| check | kind | published | simulated | unit | rel. error | passes when | result |",
+        "|---|---|---:|---:|---|---:|---|---|",
     ]
     for c in checks:
         verdict = "pass" if c["pass"] else "**FAIL**"
         lines.append(
             f"| `{c['id']}` | {c['kind']} | {_number(c['published'])} | {_number(c['simulated'])} | {c['unit']} "
-            f"| {c['rel_error']:.2%} | {c['tolerance']:.2%} | {verdict} |"
+            f"| {c['rel_error']:.2%} | {criterion_text(c.get('relation', 'within'), c['tolerance'])} | {verdict} |"
         )
     lines.append("")
     for note in summary.get("notes", []):

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from study_runner.checks import KINDS
+from study_runner.checks import KINDS, RELATIONS
 from study_runner.errors import StudyError
 
 __all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "study_names"]
@@ -93,7 +93,7 @@ class Study:
         return tuple(run for run in self.runs if run.quick or not quick)
 
 
-_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
+_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}  # and optionally "relation"
 
 
 def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
@@ -101,8 +101,12 @@ def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
     if not isinstance(raw, dict):
         raise StudyError(f"{where}: published must be a table of check ids")
     for check_id, entry in raw.items():
-        if not isinstance(entry, dict) or set(entry) != _PUBLISHED_KEYS:
-            raise StudyError(f"{where}: published.{check_id} must have exactly the keys {sorted(_PUBLISHED_KEYS)}")
+        if not isinstance(entry, dict) or not _PUBLISHED_KEYS <= set(entry) <= _PUBLISHED_KEYS | {"relation"}:
+            raise StudyError(
+                f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} (and optionally relation)"
+            )
+        if entry.get("relation", "within") not in RELATIONS:
+            raise StudyError(f"{where}: published.{check_id}.relation must be one of {RELATIONS}")
         if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):
             raise StudyError(f"{where}: published.{check_id}.value must be a number")
         if entry["kind"] not in KINDS:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators import mlfm as mlfm_platform
 from generators.schedules import alltoall_destinations
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
@@ -214,3 +215,23 @@ class TestUnderRealMpi:
         )  # fmt: skip
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("alltoall: error: --shape 1,2,1 has n*l*m = 2 servers but there are 4 MPI ranks") == 1
+
+
+@pytest.mark.parametrize("algorithm", ["pairwise", "mlfm"])
+@pytest.mark.parametrize("shape", [(2, 3, 2), (2, 4, 3)], ids=["12", "24B"])
+def test_verify_on_the_mlfm_testbed(bin_dir: Path, tmp_path: Path, algorithm: str, shape: Shape) -> None:
+    """On the paper's 32-server MLFM testbed, ranks on the allocation's servers; mlfm runs at the link rate."""
+    model = mlfm_platform(3, servers_per_leaf=(3, 3, 2), link_bw=LINK_BW, spine_bw=LINK_BW, link_lat=1e-7)
+    ranks = math.prod(shape)
+    write_platform(model, tmp_path / "testbed.xml")
+    write_hostfile(place_ranks(model, ranks, "allocation:" + ",".join(map(str, shape))), tmp_path / "hosts")
+    size = 256 * 1024  # above SMPI's eager limit: a rendezvous per message, as for the paper's sizes
+    args = ["-a", algorithm, *shape_args(shape), "-s", str(size), "-w", "0", "-i", "1", "--verify"]
+    command = smpirun_command(bin_dir / "alltoall", args, tmp_path / "testbed.xml", tmp_path / "hosts", ranks)
+    (record,) = parse_records(run_smpirun(command, tmp_path, timeout=120, label="alltoall"), "alltoall")
+    assert record["verified"] is True
+    congestion_free = (ranks - 1) * (size + SMPI_ENVELOPE_BYTES) / LINK_BW
+    if algorithm == "mlfm":  # every phase at the link rate: only route latencies on top
+        assert congestion_free < record["time_s_max"] < congestion_free * 1.01
+    else:  # pairwise shares cables in some phases
+        assert record["time_s_max"] > congestion_free * 1.2

@@ -17,8 +17,19 @@ node's NBL limiter ``<host>_nbl`` is on the routes that start or end at that nod
 traffic does not consume it. SimGrid's own TORUS limiter is charged at every node a route passes
 through (SIMGRID_NOTES.md), which is wrong for these machines; hence explicit routes here.
 
-Written as a SimGrid Full zone with explicit routes: practical up to about 2000 nodes
-(``MAX_EXPLICIT_HOSTS``); larger machines need a compiled routing zone, not written yet.
+Representation. When every shortest path along every dimension is unique (mesh dimensions, and
+rings of odd length or of length <= 2), the platform is a SimGrid DijkstraCache zone over a layered
+graph, linear in the machine: each node has one graph-only router per dimension (``host-k.d<i>``);
+in layer i a path may only move along dimension i, or turn into a later layer j > i with its first
+hop along j; it enters layer 0 and leaves any layer through the node's endpoint link. Going back to
+an earlier dimension would need to leave through a node and re-enter (two extra links), so the only
+fewest-links path between two nodes is the dimension-ordered route. The endpoint link is the node's
+NBL limiter, or, without NBL, ``<host>_port``: a FATPIPE link at the link bandwidth that never
+constrains (every flow already crosses at least one cable of that bandwidth), present only because
+SimGrid forbids link-less graph edges. Rings of even length >= 4 have ties (half-way round) that a
+graph cannot break by SimGrid's rule, so such tori are written with explicit routes (a Full zone),
+practical up to about 2000 nodes (``MAX_EXPLICIT_HOSTS``); larger ones need a compiled routing zone,
+not written yet.
 """
 
 from __future__ import annotations
@@ -26,10 +37,19 @@ from __future__ import annotations
 import math
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import FATPIPE, Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link
 from generators.params import Family, Param, bandwidth, flag_tuple, int_tuple, latency, nbl_cap, positive_int, speed
 
-__all__ = ["MAX_EXPLICIT_HOSTS", "MESH_FAMILY", "TORUS_FAMILY", "coordinates", "index", "mesh", "torus"]
+__all__ = [
+    "MAX_EXPLICIT_HOSTS",
+    "MESH_FAMILY",
+    "TORUS_FAMILY",
+    "coordinates",
+    "graph_routable",
+    "index",
+    "mesh",
+    "torus",
+]
 
 MAX_EXPLICIT_HOSTS = 2048
 
@@ -49,6 +69,16 @@ def coordinates(k: int, dims: tuple[int, ...]) -> tuple[int, ...]:
         k, c = divmod(k, d)
         coords.append(c)
     return tuple(coords)
+
+
+def graph_routable(dims: tuple[int, ...], wraps: tuple[bool, ...]) -> bool:
+    """Whether every dimension has unique shortest paths (no ring of even length >= 4): then the
+    layered routing graph is exact.
+
+    >>> graph_routable((16, 32), (False, False)), graph_routable((4, 3, 2), (True, True, True))
+    (True, False)
+    """
+    return all(not wrapped or size <= 2 or size % 2 == 1 for size, wrapped in zip(dims, wraps, strict=True))
 
 
 def _goes_up(here: int, target: int, size: int) -> bool:
@@ -110,22 +140,44 @@ def torus(
     if len(wraps) != len(dims):
         raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
     hosts = math.prod(dims)
-    if hosts > MAX_EXPLICIT_HOSTS:
+    layered = graph_routable(dims, wraps)
+    if not layered and hosts > MAX_EXPLICIT_HOSTS:
         raise TopologyError(
-            f"dims {'x'.join(map(str, dims))} give {hosts} nodes; explicit routes are limited to "
-            f"{MAX_EXPLICIT_HOSTS} nodes (the compiled routing zone for larger machines is not written yet)"
+            f"dims {'x'.join(map(str, dims))} give {hosts} nodes with a wrapped dimension of even length >= 4; "
+            f"such tori need explicit routes, limited to {MAX_EXPLICIT_HOSTS} nodes (the compiled routing zone "
+            "for larger machines is not written yet)"
         )
     names = [f"host-{k}" for k in range(hosts)]
     links: dict[str, Link] = {}
+
+    def neighbours(k: int, axis: int) -> list[int]:
+        """Nodes one hop from node k along ``axis`` (no duplicates: a length-2 ring is one cable)."""
+        coords, size = coordinates(k, dims), dims[axis]
+        found = []
+        for step in (1, -1):
+            c = coords[axis] + step
+            if wraps[axis] and size > 2:
+                c %= size
+            if 0 <= c < size and c != coords[axis]:
+                other = index((*coords[:axis], c, *coords[axis + 1 :]), dims)
+                if other not in found:
+                    found.append(other)
+        return found
+
     for k, name in enumerate(names):
-        coords = coordinates(k, dims)
-        for axis, (size, wrapped) in enumerate(zip(dims, wraps, strict=True)):
-            if coords[axis] + 1 < size or (wrapped and size > 2):
-                neighbour = list(coords)
-                neighbour[axis] = (coords[axis] + 1) % size
-                add_links(links, *duplex_link(name, names[index(tuple(neighbour), dims)], link_bw, link_lat))
+        for axis in range(len(dims)):
+            for other in neighbours(k, axis):
+                if other > k:
+                    add_links(links, *duplex_link(name, names[other], link_bw, link_lat))
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
+        elif layered:
+            add_links(links, Link(f"{name}_port", link_bw, 0.0, FATPIPE))
+
+    def endpoint(name: str) -> list[str]:
+        if nbl is not None:
+            return [f"{name}_nbl"]
+        return [f"{name}_port"] if layered else []
 
     def route(src: str, dst: str) -> list[str]:
         here = list(coordinates(int(src.removeprefix("host-")), dims))
@@ -136,7 +188,24 @@ def torus(
                 before = names[index(tuple(here), dims)]
                 here[axis] = c
                 hops.append(f"{before}_to_{names[index(tuple(here), dims)]}")
-        return with_nbl(src, dst, hops, nbl is not None)
+        return [*endpoint(src), *hops, *endpoint(dst)]
+
+    graph = None
+    if layered:
+
+        def lane(k: int, axis: int) -> str:
+            return f"{names[k]}.d{axis}"
+
+        edges: list[tuple[str, str, tuple[str, ...]]] = []
+        for k, name in enumerate(names):
+            edges.append((name, lane(k, 0), tuple(endpoint(name))))
+            for axis in range(len(dims)):
+                edges.append((lane(k, axis), name, tuple(endpoint(name))))
+                for later in range(axis, len(dims)):
+                    for other in neighbours(k, later):
+                        edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))
+        virtual = tuple(lane(k, axis) for k in range(hosts) for axis in range(len(dims)))
+        graph = RoutingGraph(virtual, tuple(edges))
 
     shape = "x".join(map(str, dims))
     kind = "torus" if all(wraps) else "mesh" if not any(wraps) else "mixed"
@@ -155,6 +224,7 @@ def torus(
         routers=[],
         links=links,
         route_rule=route,
+        graph=graph,
     )
 
 

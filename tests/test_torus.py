@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, mesh, torus, write_platform
+from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
 from generators.torus import coordinates
 
 SIMGRID_OWN_LINKS = 1
@@ -29,6 +29,11 @@ def distance(a: tuple[int, ...], b: tuple[int, ...], dims: tuple[int, ...], wrap
     )
 
 
+def cables_of(route: list[str]) -> list[str]:
+    """The router-to-router cables of a route (no limiter, no port)."""
+    return [name for name in route if "_to_" in name]
+
+
 def node_path(route: list[str], src: str) -> list[str]:
     """Nodes visited by a model route (limiters skipped)."""
     return [src] + [name.split("_to_")[1] for name in route if "_to_" in name]
@@ -43,10 +48,11 @@ class TestShapes:
         p = torus(dims, wrap)
         wraps = (wrap,) * len(dims) if isinstance(wrap, bool) else wrap
         assert len(p.hosts) == math.prod(dims)
-        assert len(p.links) == 2 * cables(dims, wraps)
+        ports = len(p.hosts) if p.graph is not None else 0  # graph-written platforms frame routes with a port
+        assert len(p.links) == 2 * cables(dims, wraps) + ports
         for src, dst, route in p.routes():
             a, b = coordinates(int(src[5:]), dims), coordinates(int(dst[5:]), dims)
-            assert len(route) == distance(a, b, dims, wraps)  # minimal in every dimension
+            assert len(cables_of(route)) == distance(a, b, dims, wraps)  # minimal in every dimension
 
     def test_ring_of_four_is_a_cycle(self) -> None:
         p = torus((4,))
@@ -57,8 +63,10 @@ class TestShapes:
     def test_mesh_has_no_wrap(self) -> None:
         p = mesh(4, 3)
         assert "host-0_to_host-3" not in p.links
-        assert p.route("host-0", "host-3") == ["host-0_to_host-1", "host-1_to_host-2", "host-2_to_host-3"]
-        assert max(len(r) for _, _, r in p.routes()) == 3 + 2  # diameter W-1 + H-1
+        assert p.route("host-0", "host-3") == [
+            "host-0_port", "host-0_to_host-1", "host-1_to_host-2", "host-2_to_host-3", "host-3_port",
+        ]  # fmt: skip
+        assert max(len(cables_of(r)) for _, _, r in p.routes()) == 3 + 2  # diameter W-1 + H-1
 
     def test_length_two_dimension_has_one_cable(self) -> None:
         p = torus((2, 3, 2), wrap=True)
@@ -128,7 +136,16 @@ def test_routes_follow_simgrids_torus(
         assert simgrid_nodes == node_path(model.route(route["src"], route["dst"]), route["src"])
 
 
-@pytest.mark.parametrize(("dims", "wrap", "nbl"), [((4, 4), False, 1.0), ((2, 3, 4), True, None), ((3, 3), True, 2.0)])
+@pytest.mark.parametrize(
+    ("dims", "wrap", "nbl"),
+    [
+        ((4, 4), False, 1.0),
+        ((2, 3, 4), True, None),
+        ((3, 3), True, 2.0),
+        ((5, 3), False, None),
+        ((3, 4, 2), (True, False, True), None),
+    ],
+)
 def test_loader_routes_equal_model(
     tmp_path: Path, load_platform: Callable[..., dict[str, Any]], dims: tuple[int, ...], wrap: bool, nbl: float | None
 ) -> None:
@@ -141,6 +158,37 @@ def test_loader_routes_equal_model(
         assert route["links"] == model.route(route["src"], route["dst"])
 
 
+class TestLayeredGraph:
+    """Meshes and odd rings are written as a graph whose only fewest-links paths are the dimension-ordered routes."""
+
+    @pytest.mark.parametrize(
+        ("dims", "wrap", "nbl"),
+        [((4, 4), False, None), ((5, 3), False, 1.0), ((3, 5, 2), True, None), ((3, 4, 2), (True, False, True), 2.0),
+         ((1, 4), False, None), ((7,), True, None)],
+    )  # fmt: skip
+    def test_graph_has_exactly_the_rules_routes(
+        self, dims: tuple[int, ...], wrap: bool | tuple[bool, ...], nbl: float | None
+    ) -> None:
+        p = torus(dims, wrap, nbl=nbl)
+        assert p.graph is not None
+        for src, dst, route in p.routes():
+            assert graph_routes(p.graph, src, dst) == {tuple(route)}, (src, dst)
+
+    def test_even_rings_keep_explicit_routes(self) -> None:
+        assert torus((4, 3)).graph is None and torus((4, 3), (False, True)).graph is not None
+
+    def test_port_never_constrains(self) -> None:
+        port = mesh(3, 3).links["host-4_port"]
+        assert (port.sharing, port.bandwidth, port.latency) == ("FATPIPE", 2e9, 0.0)
+        assert "host-4_port" not in mesh(3, 3, nbl=1.0).links
+
+    def test_64_by_64_mesh_is_linear(self) -> None:
+        p = mesh(64, 64, nbl=1.0)
+        assert p.graph is not None and len(p.hosts) == 4096
+        assert len(p.graph.edges) < 12 * 4096
+        assert graph_routes(p.graph, "host-0", "host-4095") == {tuple(p.route("host-0", "host-4095"))}
+
+
 class TestParameters:
     @pytest.mark.parametrize(
         ("family", "params", "message"),
@@ -148,7 +196,7 @@ class TestParameters:
             ("torus", {"dims": "4x0"}, r"dims must be an integer >= 1, got 0"),
             ("torus", {"dims": "4x4", "wrap": "1,0,1"}, r"wrap must have one flag per dimension \(2\), got 3"),
             ("torus", {"dims": "4x4", "wrap": "maybe"}, r"wrap must be flags such as"),
-            ("torus", {"dims": "64x64"}, r"4096 nodes; explicit routes are limited to 2048 nodes"),
+            ("torus", {"dims": "64x64"}, r"4096 nodes with a wrapped dimension of even length >= 4; such tori need "),
             ("mesh", {"width": 4, "height": -1}, r"height must be an integer >= 1, got -1"),
             ("mesh", {"width": 4}, r"mesh: parameter height is required"),
         ],

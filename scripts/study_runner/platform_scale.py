@@ -47,6 +47,8 @@ CASES = (
     *(Case(f"mlfm-{d}", "mlfm", {"d": d}) for d in (3, 6, 12, 18)),
     Case("mlfm-testbed", "mlfm", {"d": 3, "servers_per_leaf": "3,3,2"}),
     Case("fattree-36", "fattree", {"radix": 36}),
+    Case("mesh-16x32", "mesh", {"width": 16, "height": 32, "nbl": "nominal"}),
+    Case("mesh-64x64", "mesh", {"width": 64, "height": 64, "nbl": "nominal"}),
 )
 
 

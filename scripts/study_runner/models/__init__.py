@@ -1,0 +1,1 @@
+"""Analytic performance models of published algorithms, for studies to compare simulations against."""

@@ -224,17 +224,24 @@ def mlfm(
         else:  # the turn router leads only to the ports whose traffic it carries
             spine_to_leaf = f"{spine_name(j, turn_column(j, k))}_to_{leaf(i, j)}"
             edges.append((turn, server_name(i, j, k), (spine_to_leaf, *down(i, j, k))))
+    # With source choice a turn router is entered only from the ports that pick it: build only those (a router
+    # without an in-edge breaks SimGrid's Dijkstra).
+    ports = max(per_leaf)
+    turns = {(a, turn_column(a, k)) for a in range(columns) for k in range(ports)}
     for a in range(columns):
         for c in range(columns):
-            if a == c:
+            if a == c or (spine_choice == "source" and (a, c) not in turns):
                 continue
             for i in range(layers):
                 if spine_choice == "source":
                     edges.append((side(a, c, "turn"), leaf(i, a), (f"{spine_name(a, c)}_to_{leaf(i, a)}",)))
                 else:
                     edges.append((leaf(i, a), side(a, c, "turn"), (f"{leaf(i, a)}_to_{spine_name(a, c)}",)))
-    virtual = tuple(
-        side(a, b, kind) for kind in ("from", "turn") for a in range(columns) for b in range(columns) if a != b
+    virtual = tuple(side(a, b, "from") for a in range(columns) for b in range(columns) if a != b) + tuple(
+        side(a, c, "turn")
+        for a in range(columns)
+        for c in range(columns)
+        if a != c and (spine_choice == "destination" or (a, c) in turns)
     )
 
     return Platform(

@@ -196,15 +196,18 @@ def torus(
         def lane(k: int, axis: int) -> str:
             return f"{names[k]}.d{axis}"
 
+        # Layer 0 is entered from the node; a later layer only by a hop along its dimension, so a dimension
+        # of length 1 has no layer beyond the first.
+        layers = [0, *(axis for axis in range(1, len(dims)) if dims[axis] > 1)]
         edges: list[tuple[str, str, tuple[str, ...]]] = []
         for k, name in enumerate(names):
             edges.append((name, lane(k, 0), tuple(endpoint(name))))
-            for axis in range(len(dims)):
+            for axis in layers:
                 edges.append((lane(k, axis), name, tuple(endpoint(name))))
-                for later in range(axis, len(dims)):
+                for later in (a for a in layers if a >= axis):
                     for other in neighbours(k, later):
                         edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))
-        virtual = tuple(lane(k, axis) for k in range(hosts) for axis in range(len(dims)))
+        virtual = tuple(lane(k, axis) for k in range(hosts) for axis in layers)
         graph = RoutingGraph(virtual, tuple(edges))
 
     shape = "x".join(map(str, dims))

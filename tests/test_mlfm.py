@@ -14,7 +14,7 @@ import pytest
 
 from generators import TopologyError, build_platform, fattree, graph_routes, mlfm, place_ranks, write_platform
 from generators.mlfm import allocation_hosts
-from generators.model import Platform
+from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
 from tests.test_generators_cli import run_cli
 
@@ -98,9 +98,10 @@ class TestRoutes:
 
 @pytest.mark.parametrize(
     "params",
-    [{"d": 2}, {"d": 3}, {"d": 4}, TESTBED, {"d": 3, "spine_choice": "destination", "nbl": "nominal"}],
-    ids=["d2", "d3", "d4", "testbed", "d3-destination-nbl"],
-)
+    [{"d": 2}, {"d": 3}, {"d": 4}, TESTBED, {"d": 3, "spine_choice": "destination", "nbl": "nominal"},
+     {"d": 3, "layers": 2, "servers_per_leaf": 2}],
+    ids=["d2", "d3", "d4", "testbed", "d3-destination-nbl", "d3-two-ports"],
+)  # fmt: skip
 def test_loader_routes_equal_model(
     tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
 ) -> None:
@@ -114,6 +115,17 @@ def test_loader_routes_equal_model(
     for route in loaded["routes"]:
         assert route["links"] == model.route(route["src"], route["dst"])
         assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
+
+
+def test_graph_nodes_nobody_enters_are_refused() -> None:
+    """SimGrid 3.32's Dijkstra never returns when a node has out-edges but no in-edge: the model refuses it."""
+    p = mlfm(2)
+    assert p.graph is not None
+    bad = RoutingGraph(
+        (*p.graph.virtual_routers, "orphan"), (*p.graph.edges, ("orphan", "leaf-0-0", ("leaf-0-0_to_server-0-0-0",)))
+    )
+    with pytest.raises(TopologyError, match=r"routing graph nodes without an in-edge: \['orphan'\]"):
+        Platform(p.name, p.family, p.params, p.hosts, p.routers, p.links, p.route_rule, bad)
 
 
 class TestFatTree:

@@ -174,6 +174,12 @@ class TestLayeredGraph:
         for src, dst, route in p.routes():
             assert graph_routes(p.graph, src, dst) == {tuple(route)}, (src, dst)
 
+    def test_a_dimension_of_length_one_has_no_layer(self) -> None:
+        """A router nobody enters would make SimGrid's Dijkstra loop for ever (cost overflow): none is built."""
+        p = mesh(4, 1)
+        assert p.graph is not None
+        assert not [r for r in p.graph.virtual_routers if r.endswith(".d1")]
+
     def test_even_rings_keep_explicit_routes(self) -> None:
         assert torus((4, 3)).graph is None and torus((4, 3), (False, True)).graph is not None
 

@@ -124,6 +124,33 @@ tl_status tl_parse_size_list(const char *text, int64_t max, int64_t *out, size_t
     return TL_OK;
 }
 
+/* Parses "1,2,4" (ints in [min, max]) and appends the values to out[*count..]; on error *count
+ * is unchanged. */
+static tl_status parse_int_list_append(const char *text, int min, int max, int *out,
+                                       size_t capacity, size_t *count)
+{
+    size_t n = *count;
+    const char *item = text;
+    for (;;) {
+        const char *comma = strchr(item, ',');
+        size_t len = comma ? (size_t)(comma - item) : strlen(item);
+        if (n == capacity)
+            return TL_ERR_TOO_MANY;
+        int64_t value;
+        tl_status status = parse_digits(item, len, &value);
+        if (status != TL_OK)
+            return status;
+        if (value < min || value > max)
+            return TL_ERR_RANGE;
+        out[n++] = (int)value;
+        if (!comma)
+            break;
+        item = comma + 1;
+    }
+    *count = n;
+    return TL_OK;
+}
+
 tl_status tl_parse_int(const char *text, int min, int max, int *out)
 {
     int64_t value;
@@ -231,6 +258,15 @@ static void describe_values(const tl_option *opt, char *buf, size_t len)
     case TL_OPT_REAL:
         append(buf, len, "a number >= %g", opt->real_min);
         break;
+    case TL_OPT_INT_LIST:
+        if (opt->max >= INT_MAX)
+            append(buf, len, "up to %d comma-separated integers >= %lld", TL_MAX_SIZES,
+                   (long long)opt->min);
+        else
+            append(buf, len, "up to %d comma-separated integers in %lld..%lld", TL_MAX_SIZES,
+                   (long long)opt->min, (long long)opt->max);
+        append(buf, len, "; repeatable, the values add up");
+        break;
     case TL_OPT_SIZE:
         append(buf, len, "a byte count <= %lld with an optional K/M/G or KiB/MiB/GiB suffix",
                (long long)opt->max);
@@ -257,8 +293,9 @@ static void describe_default(const tl_option *opt, char *buf, size_t len)
 {
     buf[0] = '\0';
     switch (opt->kind) {
-    case TL_OPT_INT:
-        append(buf, len, "%d", *opt->target.integer);
+    case TL_OPT_INT: /* a default below the minimum means "no default": a required option */
+        if (*opt->target.integer >= opt->min)
+            append(buf, len, "%d", *opt->target.integer);
         break;
     case TL_OPT_REAL:
         append(buf, len, "%g", *opt->target.real);
@@ -272,6 +309,10 @@ static void describe_default(const tl_option *opt, char *buf, size_t len)
             format_size(item, sizeof item, opt->target.list->values[k]);
             append(buf, len, "%s%s", k > 0 ? "," : "", item);
         }
+        break;
+    case TL_OPT_INT_LIST:
+        for (size_t k = 0; k < opt->target.ints->count; k++)
+            append(buf, len, "%s%d", k > 0 ? "," : "", opt->target.ints->values[k]);
         break;
     case TL_OPT_CHOICE:
         append(buf, len, "%s", opt->choices[*opt->target.integer]);
@@ -456,6 +497,17 @@ static tl_status apply_value(const tl_option *opt, const char *value)
         status = tl_parse_size_list(value, opt->max, parsed.values, TL_MAX_SIZES, &parsed.count);
         if (status == TL_OK)
             *opt->target.list = parsed;
+        break;
+    }
+    case TL_OPT_INT_LIST: {
+        tl_int_list *list = opt->target.ints;
+        size_t count = list->given ? list->count : 0; /* the first occurrence drops the defaults */
+        status = parse_int_list_append(value, (int)opt->min, (int)opt->max, list->values,
+                                       TL_MAX_SIZES, &count);
+        if (status == TL_OK) {
+            list->count = count;
+            list->given = 1;
+        }
         break;
     }
     case TL_OPT_CHOICE:

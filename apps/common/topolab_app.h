@@ -69,16 +69,20 @@ tl_status tl_parse_int(const char *text, int min, int max, int *out);
  * calls tl_parse_args() once. Accepted spellings, for an option with the short
  * name 's' and the long name "sizes":  -s 1K   -s1K   --sizes 1K   --sizes=1K.
  * A flag takes no value (-v, --verify; "--verify=x" is an error). The last
- * occurrence of a repeated option wins. -h and --help print the usage text
- * (generated from the table and the description; defaults are read from the
- * targets) on stdout. Note: under smpirun, SimGrid itself consumes --help
- * (it prints its own configuration help), so use -h there.
+ * occurrence of a repeated option wins, except for an integer list, whose
+ * occurrences add up (-L 1 -L 2,4 = -L 1,2,4; the first one replaces the
+ * default). -h and --help print the usage text (generated from the table and
+ * the description; defaults are read from the targets, and an int target below
+ * its minimum, for an option the app requires, is shown without a default) on
+ * stdout. Note: under smpirun, SimGrid itself consumes --help (it prints its
+ * own configuration help), so use -h there.
  */
 typedef enum {
     TL_OPT_INT,       /* int in [min, max] */
     TL_OPT_REAL,      /* finite double >= min (strtod syntax, e.g. 1e-9) */
     TL_OPT_SIZE,      /* byte count (see tl_parse_size), <= max */
     TL_OPT_SIZE_LIST, /* comma-separated byte counts, each <= max */
+    TL_OPT_INT_LIST,  /* comma-separated ints in [min, max]; repeated occurrences append */
     TL_OPT_CHOICE,    /* one name of a NULL-terminated list; target = its index */
     TL_OPT_FLAG,      /* no value; target set to 1 */
     TL_OPT_STRING     /* any text; target points into argv */
@@ -90,14 +94,22 @@ typedef struct {
     size_t count;
 } tl_size_list;
 
+/* Target of a TL_OPT_INT_LIST option: the defaults with given = 0; the parser sets given = 1 at
+ * the option's first occurrence (which replaces the defaults; later ones append). */
+typedef struct {
+    int values[TL_MAX_SIZES];
+    size_t count;
+    int given;
+} tl_int_list;
+
 typedef struct {
     char short_name;       /* '\0': long form only */
     const char *long_name; /* NULL: short form only */
     tl_opt_kind kind;
     const char *metavar;   /* value placeholder in the usage text ("SIZES") */
     const char *help;      /* one sentence, no default/range (generated) */
-    int64_t min;           /* INT */
-    int64_t max;           /* INT, SIZE, SIZE_LIST */
+    int64_t min;           /* INT, INT_LIST */
+    int64_t max;           /* INT, INT_LIST, SIZE, SIZE_LIST */
     double real_min;       /* REAL */
     const char *const *choices; /* CHOICE: NULL-terminated names */
     union {
@@ -105,6 +117,7 @@ typedef struct {
         double *real;      /* REAL */
         int64_t *size;     /* SIZE */
         tl_size_list *list; /* SIZE_LIST */
+        tl_int_list *ints; /* INT_LIST */
         const char **text; /* STRING */
     } target;
 } tl_option;
@@ -143,6 +156,16 @@ static inline tl_option tl_opt_size_list(char short_name, const char *long_name,
     tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE_LIST,
                    .metavar = metavar, .help = help, .max = max};
     o.target.list = target;
+    return o;
+}
+
+static inline tl_option tl_opt_int_list(char short_name, const char *long_name,
+                                        const char *metavar, tl_int_list *target, int min,
+                                        int max, const char *help)
+{
+    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_INT_LIST,
+                   .metavar = metavar, .help = help, .min = min, .max = max};
+    o.target.ints = target;
     return o;
 }
 

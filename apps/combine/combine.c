@@ -1,0 +1,526 @@
+/*
+ * combine.c - global vector combining (global sum of N doubles, result on
+ * every rank) on a W x H 2-D mesh with the three algorithms of Littlefield,
+ * "Modeling node bandwidth limits and their effect on vector combining
+ * algorithms" (1992; Sect. 3.2 and the Appendix): tree, snake and fence.
+ *
+ * Geometry. P = W*H ranks; rank r is mesh node (x, y) = (r % W, r / W)
+ * (first dimension fastest, as generators.mesh numbers its hosts). (0,0),
+ * rank 0, is the root. Every rank starts with its own vector v of N doubles
+ * and ends with the element-wise sum over all ranks: the vector is combined
+ * towards the root, then broadcast back along the same paths.
+ *
+ * Combining cost. Every time a node combines k+1 vectors (or blocks) of e
+ * elements it really adds them and models the time with
+ * tl_model_compute(c2*e) for two vectors, tl_model_compute(c3*e) for three
+ * (one three-way combine, not two two-way ones). Forwarding costs nothing.
+ *
+ *   tree:  binomial reduction along x in every row, then along y in column
+ *          x = 0, whole vectors (one message of N doubles per send); then the
+ *          same tree in reverse order to broadcast. 2*(ceil(log2 W) +
+ *          ceil(log2 H)) message steps.
+ *   snake: a pipeline along the boustrophedon path through the mesh, the
+ *          vector in B = ceil(N/S) blocks of S doubles (last one shorter);
+ *          2P + B - 3 global steps (P >= 2).
+ *   fence: blocks travel down the columns and left along the bottom row,
+ *          columns staggered so that the two inputs of a bottom-row node
+ *          arrive in the same step (one three-way combine); 2W + 2H + B - 5
+ *          global steps (P >= 2). See fence_node() for the schedule.
+ * All three are free of link conflicts under XY routing; snake and fence only
+ * talk between mesh neighbours. Snake and fence are "step synchronous": in
+ * its global step t a node posts all the receives and sends of that step,
+ * waits for all of them (MPI_Waitall), then combines what arrived. There is
+ * no global synchronisation between steps; a node simply skips steps in which
+ * it has nothing to do.
+ *
+ * Timing (as alltoall): WARMUP untimed then ITERATIONS timed iterations, each
+ * after a barrier (the vector is refilled before it); a rank times an
+ * iteration from the end of the barrier to the end of its last operation.
+ * Rank 0 prints one JSON line:
+ *   {"app":"combine","version":1,"algorithm":..,"width":W,"height":H,
+ *    "ranks":P,"elements":N,"block":S,"blocks":B,"steps":..,"c2":..,"c3":..,
+ *    "warmup":..,"iterations":..,"time_s_min":..,"time_s_avg":..,
+ *    "time_s_max":..,"verified":true|false|null}
+ * blocks and steps are those of the algorithm run (tree: 1 block and its
+ * message steps; P = 1: 0 steps). time_s_* are the min/avg/max over ranks of
+ * each rank's mean iteration time. --verify fills v[e] = 1 + (7r + 3e) % 101
+ * (small integers: every sum is exact in double) and checks every element on
+ * every rank after every iteration; exit status 1 if one is wrong.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+#include "topolab_model.h"
+
+#define APP_NAME "combine"
+#define OUTPUT_VERSION 1
+#define DEFAULT_ELEMENTS 1000
+#define DEFAULT_BLOCK 100
+#define MAX_ELEMENTS (1 << 27) /* 1 GiB of doubles per vector */
+#define DEFAULT_C2 0.25e-6     /* the DELTA's c2 and c3 (paper, Sect. 7.2) */
+#define DEFAULT_C3 0.37e-6
+#define DEFAULT_WARMUP 1
+#define DEFAULT_ITERATIONS 3
+#define TAG_PARTIAL 1 /* partially combined data, towards the root */
+#define TAG_FINAL 2   /* final results, away from the root */
+#define EXIT_VERIFY_FAILED 1
+#define PATTERN 101 /* v[e] depends on e % PATTERN only */
+#define MAX_CHILDREN 2
+
+enum algorithm { ALGORITHM_TREE, ALGORITHM_SNAKE, ALGORITHM_FENCE };
+static const char *const algorithm_names[] = {"tree", "snake", "fence", NULL};
+
+static const char description[] =
+    "Global sum of N doubles over the W x H = P ranks of a 2-D mesh (rank r is node (r % W, "
+    "r / W)); afterwards every rank holds the sum. tree: binomial reduction along the rows, then "
+    "column 0, whole vectors, then the reverse broadcast; snake: a pipeline of blocks of S "
+    "doubles along the boustrophedon path; fence: blocks down the columns and left along the "
+    "bottom row (three-way combining there), results back the same way. Combining k+1 vectors "
+    "of e elements costs c2*e (two) or c3*e (three) modelled seconds. WARMUP untimed and "
+    "ITERATIONS timed iterations, each after a barrier. Rank 0 prints one JSON line on stdout.";
+
+struct options {
+    int algorithm;
+    int width;
+    int height;
+    int elements;
+    int block;
+    double c2;
+    double c3;
+    int warmup;
+    int iterations;
+    int verify;
+};
+
+/* A node of the snake or fence pipeline: where its blocks go and when. */
+struct pipe_node {
+    int parent;                 /* rank that receives our partial blocks; -1 at the root */
+    int children[MAX_CHILDREN]; /* ranks whose partial blocks we combine with ours */
+    int nchildren;
+    /* Partial block b goes to the parent in step b + send_offset, so the children's blocks b
+     * arrive in step b + send_offset - 1. Final block b arrives from the parent (the root:
+     * is complete) in step b + final_offset and goes on to the children in the next step. */
+    int send_offset;
+    int final_offset;
+};
+
+/* ---------------------------------------------------------------------------
+ * Arguments.
+ */
+
+/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+{
+    *opt = (struct options){
+        .algorithm = ALGORITHM_FENCE,
+        .width = 0,
+        .height = 0,
+        .elements = DEFAULT_ELEMENTS,
+        .block = DEFAULT_BLOCK,
+        .c2 = DEFAULT_C2,
+        .c3 = DEFAULT_C3,
+        .warmup = DEFAULT_WARMUP,
+        .iterations = DEFAULT_ITERATIONS,
+        .verify = 0,
+    };
+    const tl_option options[] = {
+        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
+                      "tree: binomial tree of whole vectors; snake: pipeline along the "
+                      "boustrophedon path; fence: pipeline down the columns and along the "
+                      "bottom row"),
+        tl_opt_int('W', "width", "W", &opt->width, 1, INT_MAX,
+                   "mesh width, nodes per row (required; W*H = number of ranks)"),
+        tl_opt_int('H', "height", "H", &opt->height, 1, INT_MAX,
+                   "mesh height, nodes per column (required)"),
+        tl_opt_int('n', "elements", "N", &opt->elements, 1, MAX_ELEMENTS,
+                   "vector length in doubles"),
+        tl_opt_int('S', "block", "S", &opt->block, 1, MAX_ELEMENTS,
+                   "pipeline block size in doubles (snake and fence; the last block of the "
+                   "vector may be shorter; ignored by tree)"),
+        tl_opt_real('\0', "c2", "SECONDS", &opt->c2, 0.0,
+                    "modelled cost per element of combining two vectors"),
+        tl_opt_real('\0', "c3", "SECONDS", &opt->c3, 0.0,
+                    "modelled cost per element of combining three vectors at once"),
+        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
+                   "untimed iterations first"),
+        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
+                   "timed iterations"),
+        tl_opt_flag('\0', "verify", &opt->verify,
+                    "fill the vectors with known small integers and check every element of the "
+                    "sum on every rank after each iteration; exit status 1 if wrong"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
+    if (opt->width == 0 || opt->height == 0) {
+        tl_arg_error(APP_NAME,
+                     "the mesh shape is required: -W/--width W and -H/--height H with W*H = %d "
+                     "(the number of MPI ranks)",
+                     nranks);
+        return TL_EXIT_USAGE;
+    }
+    if ((int64_t)opt->width * opt->height != nranks) {
+        tl_arg_error(APP_NAME, "a %d x %d mesh has W*H = %lld nodes but there are %d MPI ranks",
+                     opt->width, opt->height, (long long)opt->width * opt->height, nranks);
+        return TL_EXIT_USAGE;
+    }
+    return TL_ARGS_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Geometry and schedules.
+ */
+
+static int mesh_rank(int width, int x, int y)
+{
+    return y * width + x;
+}
+
+/* ceil(log2(n)) for n >= 1. */
+static int ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n)
+        k++;
+    return k;
+}
+
+/* Snake index of the node (x, y): row y even runs left to right, odd right to left. */
+static int snake_index(int width, int x, int y)
+{
+    return y * width + (y % 2 == 0 ? x : width - 1 - x);
+}
+
+/* Rank of snake index i. */
+static int snake_rank(int width, int i)
+{
+    int y = i / width, j = i % width;
+    return mesh_rank(width, y % 2 == 0 ? j : width - 1 - j, y);
+}
+
+/*
+ * Snake: node i = 0..P-1 along the path; node i+1 is node i's child, i-1 its parent.
+ * Node i >= 1 sends partial block b to i-1 in step b + (P-1-i) (so node i <= P-2 receives it
+ * from i+1 in step b + (P-2-i) and combines, c2); node 0 holds final block b after step
+ * b + P - 2 and sends it to node 1 in step b + P - 1; node j receives it in step b + P - 2 + j
+ * and forwards it to j+1 in the next step. The last node receives the last block (b = B-1) in
+ * step B + 2P - 4: 2P + B - 3 steps.
+ */
+static struct pipe_node snake_node(int width, int height, int x, int y)
+{
+    int nodes = width * height;
+    int i = snake_index(width, x, y);
+    struct pipe_node n = {.parent = i > 0 ? snake_rank(width, i - 1) : -1, .nchildren = 0};
+    if (i + 1 < nodes)
+        n.children[n.nchildren++] = snake_rank(width, i + 1);
+    n.send_offset = nodes - 1 - i;
+    n.final_offset = nodes - 2 + i;
+    return n;
+}
+
+/*
+ * Fence. Combining: partial blocks travel down every column to the bottom row y = 0, and left
+ * along the bottom row to (0,0). Node (x, y) sends its partial block b in step
+ *     b + send_offset,  send_offset = (W-1-x) + (H-1-y),
+ * to (x, y-1) if y > 0, to (x-1, 0) if y = 0 (and x > 0): the top node (x, H-1) of column x
+ * sends block b down in step b + (W-1-x); a column node 0 < y < H-1 receives it from (x, y+1)
+ * in step b + (W-1-x) + (H-2-y), combines (c2) and sends it on one step later; the bottom
+ * node (x, 0) receives block b from above (H >= 2) and from (x+1, 0) (x < W-1) in the same
+ * step b + (W-1-x) + (H-2), combines its own and the arriving blocks (c3 for three vectors, c2
+ * for two) and sends to (x-1, 0) in the next step. (0,0) holds final block b after step
+ *     b + W + H - 3.
+ * Broadcast, the same tree in reverse: node (x, y) receives final block b in step
+ *     b + final_offset,  final_offset = W + H - 3 + x + y
+ * ((0,0): completes it) and forwards it one step later to its children: (x, y+1) if y < H-1,
+ * and (x+1, 0) too on the bottom row (x < W-1). So (0,0) sends to (1,0) and (0,1), bottom-row
+ * nodes forward right and up, column nodes up. W = 1 or H = 1 degenerate to a line (one child).
+ * Both offsets change by one from a node to its child, which makes every send meet its receive
+ * in the same step. Last activity: (W-1, H-1) receives final block B-1 in step
+ * B - 1 + 2W + 2H - 6, so the fence takes
+ *     2W + 2H + B - 5 steps (P >= 2),
+ * the sum of the paper's timeline (Appendix: 1 + (H-1) + (W-2) + 1 + (B-3) + 1 + (W-2) + (H-1)
+ * + 1). Middle bottom-row nodes use six links per step when the pipeline is full.
+ */
+static struct pipe_node fence_node(int width, int height, int x, int y)
+{
+    struct pipe_node n = {.parent = -1, .nchildren = 0};
+    if (y > 0)
+        n.parent = mesh_rank(width, x, y - 1);
+    else if (x > 0)
+        n.parent = mesh_rank(width, x - 1, 0);
+    if (y + 1 < height)
+        n.children[n.nchildren++] = mesh_rank(width, x, y + 1);
+    if (y == 0 && x + 1 < width)
+        n.children[n.nchildren++] = mesh_rank(width, x + 1, 0);
+    n.send_offset = (width - 1 - x) + (height - 1 - y);
+    n.final_offset = width + height - 3 + x + y;
+    return n;
+}
+
+/* Global steps of the algorithm: see the schedules above. */
+static int algorithm_steps(const struct options *opt, int blocks)
+{
+    int nodes = opt->width * opt->height;
+    if (nodes == 1)
+        return 0;
+    switch (opt->algorithm) {
+    case ALGORITHM_TREE:
+        return 2 * (ceil_log2(opt->width) + ceil_log2(opt->height));
+    case ALGORITHM_SNAKE:
+        return 2 * nodes + blocks - 3;
+    default:
+        return 2 * opt->width + 2 * opt->height + blocks - 5;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Combining.
+ */
+
+/* v[0..e-1] += inputs[0][..] (+ inputs[1][..]) with the modelled cost of k+1 vectors. */
+static void combine(double *v, double *const *inputs, int k, int e, const struct options *opt)
+{
+    if (k == 1) {
+        const double *a = inputs[0];
+        for (int j = 0; j < e; j++)
+            v[j] += a[j];
+        tl_model_compute(opt->c2 * e);
+    } else if (k == 2) {
+        const double *a = inputs[0], *b = inputs[1];
+        for (int j = 0; j < e; j++)
+            v[j] = v[j] + a[j] + b[j];
+        tl_model_compute(opt->c3 * e);
+    }
+}
+
+/* Tree: binomial reduction (rows, then column 0) and the reverse broadcast. */
+static void run_tree(double *v, double *scratch, int x, int y, const struct options *opt)
+{
+    int w = opt->width, h = opt->height, n = opt->elements;
+    int kx = ceil_log2(w), ky = ceil_log2(h);
+    /* Reduction along x in row y: step k, x = 2^k mod 2^(k+1) sends to x - 2^k. */
+    for (int k = 0; k < kx; k++) {
+        int d = 1 << k;
+        if (x % (2 * d) == d) {
+            MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, x - d, y), TAG_PARTIAL, MPI_COMM_WORLD);
+        } else if (x % (2 * d) == 0 && x + d < w) {
+            MPI_Recv(scratch, n, MPI_DOUBLE, mesh_rank(w, x + d, y), TAG_PARTIAL, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            combine(v, &scratch, 1, n, opt);
+        }
+    }
+    if (x == 0) {
+        for (int k = 0; k < ky; k++) { /* along y in column 0 */
+            int d = 1 << k;
+            if (y % (2 * d) == d) {
+                MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, 0, y - d), TAG_PARTIAL, MPI_COMM_WORLD);
+            } else if (y % (2 * d) == 0 && y + d < h) {
+                MPI_Recv(scratch, n, MPI_DOUBLE, mesh_rank(w, 0, y + d), TAG_PARTIAL,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                combine(v, &scratch, 1, n, opt);
+            }
+        }
+        for (int k = ky - 1; k >= 0; k--) { /* broadcast back: column 0 */
+            int d = 1 << k;
+            if (y % (2 * d) == 0 && y + d < h)
+                MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, 0, y + d), TAG_FINAL, MPI_COMM_WORLD);
+            else if (y % (2 * d) == d)
+                MPI_Recv(v, n, MPI_DOUBLE, mesh_rank(w, 0, y - d), TAG_FINAL, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        }
+    }
+    for (int k = kx - 1; k >= 0; k--) { /* then the rows */
+        int d = 1 << k;
+        if (x % (2 * d) == 0 && x + d < w)
+            MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, x + d, y), TAG_FINAL, MPI_COMM_WORLD);
+        else if (x % (2 * d) == d)
+            MPI_Recv(v, n, MPI_DOUBLE, mesh_rank(w, x - d, y), TAG_FINAL, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+}
+
+/* Number of elements of block b. */
+static int block_length(const struct options *opt, int b)
+{
+    int64_t rest = (int64_t)opt->elements - (int64_t)b * opt->block;
+    return rest < opt->block ? (int)rest : opt->block;
+}
+
+/* Snake and fence: this node's part of every global step (see struct pipe_node). */
+static void run_pipeline(double *v, double *const *scratch, const struct pipe_node *node,
+                         int blocks, int steps, const struct options *opt)
+{
+    MPI_Request requests[2 * MAX_CHILDREN + 2];
+    /* A real status array rather than MPI_STATUSES_IGNORE: with MPICH that constant is
+     * (MPI_Status *)1, which GCC 12 flags (-Wstringop-overflow). */
+    MPI_Status statuses[2 * MAX_CHILDREN + 2];
+    for (int t = 0; t < steps; t++) {
+        int nreq = 0;
+        int in = t - (node->send_offset - 1); /* partial block arriving from the children */
+        int has_input = node->nchildren > 0 && in >= 0 && in < blocks;
+        if (has_input)
+            for (int c = 0; c < node->nchildren; c++)
+                MPI_Irecv(scratch[c], block_length(opt, in), MPI_DOUBLE, node->children[c],
+                          TAG_PARTIAL, MPI_COMM_WORLD, &requests[nreq++]);
+        if (node->parent >= 0) {
+            int out = t - node->send_offset; /* partial block to the parent */
+            if (out >= 0 && out < blocks)
+                MPI_Isend(v + (size_t)out * (size_t)opt->block, block_length(opt, out),
+                          MPI_DOUBLE, node->parent, TAG_PARTIAL, MPI_COMM_WORLD,
+                          &requests[nreq++]);
+            int final_in = t - node->final_offset; /* final block from the parent */
+            if (final_in >= 0 && final_in < blocks)
+                MPI_Irecv(v + (size_t)final_in * (size_t)opt->block, block_length(opt, final_in),
+                          MPI_DOUBLE, node->parent, TAG_FINAL, MPI_COMM_WORLD,
+                          &requests[nreq++]);
+        }
+        int final_out = t - node->final_offset - 1; /* final block to the children */
+        if (final_out >= 0 && final_out < blocks)
+            for (int c = 0; c < node->nchildren; c++)
+                MPI_Isend(v + (size_t)final_out * (size_t)opt->block,
+                          block_length(opt, final_out), MPI_DOUBLE, node->children[c],
+                          TAG_FINAL, MPI_COMM_WORLD, &requests[nreq++]);
+        if (nreq > 0)
+            MPI_Waitall(nreq, requests, statuses);
+        if (has_input)
+            combine(v + (size_t)in * (size_t)opt->block, scratch, node->nchildren,
+                    block_length(opt, in), opt);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Verification data.
+ */
+
+/* Element e of rank r's vector: a small integer >= 1, so sums are exact and a rank that never
+ * received the result (P >= 2) holds less than the sum. */
+static double element(int rank, int e)
+{
+    return 1.0 + (double)((7 * (rank % PATTERN) + 3 * (e % PATTERN)) % PATTERN);
+}
+
+static void fill(double *v, int rank, int n)
+{
+    for (int e = 0; e < n; e++)
+        v[e] = element(rank, e);
+}
+
+/* MPI_Reduce of doubles to rank 0; a copy on one rank (SimGrid 3.32's ompi binary reduce
+ * aborts on a one-rank communicator, "Actor pid=-1 is gone"). */
+static void reduce_to_zero(const double *in, double *out, int count, MPI_Op op, int nranks)
+{
+    if (nranks == 1)
+        memcpy(out, in, (size_t)count * sizeof *out);
+    else
+        MPI_Reduce(in, out, count, MPI_DOUBLE, op, 0, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+    struct options opt;
+    int code = parse_args(argc, argv, nranks, &opt);
+    if (code != TL_ARGS_OK) {
+        MPI_Finalize();
+        return code;
+    }
+
+    int x = rank % opt.width, y = rank / opt.width;
+    int n = opt.elements;
+    int blocks = opt.algorithm == ALGORITHM_TREE ? 1 : (n - 1) / opt.block + 1;
+    int steps = algorithm_steps(&opt, blocks);
+    struct pipe_node node = opt.algorithm == ALGORITHM_SNAKE
+                                ? snake_node(opt.width, opt.height, x, y)
+                                : fence_node(opt.width, opt.height, x, y);
+
+    double *v = tl_alloc_or_abort(APP_NAME, (size_t)n * sizeof *v);
+    /* Incoming data: a whole vector (tree) or one block per child (snake, fence). */
+    int chunk = opt.block < n ? opt.block : n;
+    double *scratch[MAX_CHILDREN];
+    for (int c = 0; c < MAX_CHILDREN; c++) {
+        size_t count = opt.algorithm == ALGORITHM_TREE ? (c == 0 ? (size_t)n : 0) : (size_t)chunk;
+        scratch[c] = tl_alloc_or_abort(APP_NAME, count * sizeof *scratch[c]);
+    }
+
+    /* The sum of element e over all ranks depends on e % PATTERN only. */
+    double expected[PATTERN];
+    for (int k = 0; k < PATTERN; k++) {
+        expected[k] = 0.0;
+        for (int r = 0; r < nranks; r++)
+            expected[k] += element(r, k);
+    }
+
+    tl_stats times;
+    tl_stats_init(&times);
+    long long errors = 0;
+    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
+        fill(v, rank, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        if (nranks > 1) {
+            if (opt.algorithm == ALGORITHM_TREE)
+                run_tree(v, scratch[0], x, y, &opt);
+            else
+                run_pipeline(v, scratch, &node, blocks, steps, &opt);
+        }
+        double elapsed = MPI_Wtime() - start;
+        if (it >= opt.warmup)
+            tl_stats_add(&times, elapsed);
+        if (opt.verify)
+            for (int e = 0; e < n; e++)
+                errors += v[e] != expected[e % PATTERN];
+    }
+
+    double mine = tl_stats_avg(&times);
+    double t_min = 0.0, t_sum = 0.0, t_max = 0.0;
+    long long total_errors = 0;
+    reduce_to_zero(&mine, &t_min, 1, MPI_MIN, nranks);
+    reduce_to_zero(&mine, &t_sum, 1, MPI_SUM, nranks);
+    reduce_to_zero(&mine, &t_max, 1, MPI_MAX, nranks);
+    MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        tl_json json;
+        tl_json_begin(&json, stdout);
+        tl_json_str(&json, "app", APP_NAME);
+        tl_json_i64(&json, "version", OUTPUT_VERSION);
+        tl_json_str(&json, "algorithm", algorithm_names[opt.algorithm]);
+        tl_json_i64(&json, "width", opt.width);
+        tl_json_i64(&json, "height", opt.height);
+        tl_json_i64(&json, "ranks", nranks);
+        tl_json_i64(&json, "elements", n);
+        tl_json_i64(&json, "block", opt.block);
+        tl_json_i64(&json, "blocks", blocks);
+        tl_json_i64(&json, "steps", steps);
+        tl_json_f64(&json, "c2", opt.c2);
+        tl_json_f64(&json, "c3", opt.c3);
+        tl_json_i64(&json, "warmup", opt.warmup);
+        tl_json_i64(&json, "iterations", opt.iterations);
+        tl_json_f64(&json, "time_s_min", t_min);
+        tl_json_f64(&json, "time_s_avg", t_sum / nranks);
+        tl_json_f64(&json, "time_s_max", t_max);
+        if (opt.verify)
+            tl_json_bool(&json, "verified", total_errors == 0);
+        else
+            tl_json_null(&json, "verified");
+        tl_json_end(&json);
+        if (opt.verify && total_errors != 0)
+            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong elements\n",
+                    total_errors);
+    }
+
+    for (int c = 0; c < MAX_CHILDREN; c++)
+        free(scratch[c]);
+    free(v);
+    MPI_Finalize();
+    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+}

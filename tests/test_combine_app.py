@@ -1,0 +1,251 @@
+"""The combine app (Littlefield's Tree, Snake and Fence vector combining) and the nbl_testjig under smpirun and MPICH.
+
+Every smpirun here uses topolab's standard options on a W x H mesh (generators.mesh: rank r on host-r, node
+(r % W, r / W)) of 1 GBps / 1 us links, optionally with node-bandwidth limiters (nbl, in link bandwidths).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generators import mesh, place_ranks, write_hostfile, write_platform
+from study_runner.execute import parse_records
+from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+
+LINK_BW = 1e9
+LINK_LAT = 1e-6
+KEYS = [
+    "app", "version", "algorithm", "width", "height", "ranks", "elements", "block", "blocks", "steps", "c2", "c3",
+    "warmup", "iterations", "time_s_min", "time_s_avg", "time_s_max", "verified",
+]  # fmt: skip
+JIG_KEYS = ["app", "version", "links", "doubles", "iterations", "time_s"]
+
+Shape = tuple[int, int]
+Platforms = Callable[[Shape, float | None], tuple[Path, Path]]
+Run = Callable[..., list[dict[str, Any]]]
+
+
+@pytest.fixture(scope="module")
+def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
+    """Mesh platform and hostfile for a shape (and NBL cap), written on first use."""
+    cache: dict[tuple[Shape, float | None], tuple[Path, Path]] = {}
+
+    def get(shape: Shape, nbl: float | None = None) -> tuple[Path, Path]:
+        if (shape, nbl) not in cache:
+            width, height = shape
+            directory = tmp_path_factory.mktemp(f"mesh{width}x{height}")
+            model = mesh(width, height, link_bw=LINK_BW, link_lat=LINK_LAT, nbl=nbl)
+            write_platform(model, directory / "p.xml")
+            write_hostfile(place_ranks(model, width * height), directory / "hosts")
+            cache[shape, nbl] = (directory / "p.xml", directory / "hosts")
+        return cache[shape, nbl]
+
+    return get
+
+
+def app_command(
+    platforms: Platforms, bin_dir: Path, app: str, shape: Shape, args: list[str], nbl: float | None = None
+) -> list[str]:
+    xml, hosts = platforms(shape, nbl)
+    return smpirun_command(bin_dir / app, args, xml, hosts, shape[0] * shape[1])
+
+
+@pytest.fixture
+def run(platforms: Platforms, bin_dir: Path, tmp_path: Path) -> Run:
+    """Run an app on a mesh under smpirun; return the JSON records it printed."""
+
+    def go(app: str, shape: Shape, *args: str, nbl: float | None = None) -> list[dict[str, Any]]:
+        command = app_command(platforms, bin_dir, app, shape, list(args), nbl)
+        return parse_records(run_smpirun(command, tmp_path, timeout=120, label=app), app)
+
+    return go
+
+
+def combine_args(algorithm: str, shape: Shape, elements: int, block: int, *extra: str) -> list[str]:
+    return ["-a", algorithm, "-W", str(shape[0]), "-H", str(shape[1]), "-n", str(elements), "-S", str(block), *extra]
+
+
+def expected_steps(algorithm: str, shape: Shape, blocks: int) -> int:
+    """Global steps: the Appendix's timelines of Snake and Fence summed, tree's 2 (ceil log2 W + ceil log2 H)."""
+    width, height = shape
+    nodes = width * height
+    if nodes == 1:
+        return 0
+    if algorithm == "tree":
+        return 2 * (math.ceil(math.log2(width)) + math.ceil(math.log2(height)))
+    if algorithm == "snake":  # 1 + (P-2) + 1 + (B-3) + 1 + (P-2) + 1
+        return 2 * nodes + blocks - 3
+    # 1 + (H-1) + (W-2) + 1 + (B-3) + 1 + (W-2) + (H-1) + 1
+    return 2 * width + 2 * height + blocks - 5
+
+
+def message_time(doubles: int) -> float:
+    """One message of `doubles` between mesh neighbours, alone on its link."""
+    return LINK_LAT + (8 * doubles + SMPI_ENVELOPE_BYTES) / LINK_BW
+
+
+SHAPES = [(1, 1), (2, 1), (3, 3), (4, 4), (4, 2), (5, 3)]
+SIZES = [(1000, 125), (1000, 64), (1000, 7), (1, 5), (5, 100)]  # (N, S): S divides N, does not, N < S (1 block)
+
+
+class TestVerify:
+    @pytest.mark.parametrize(("elements", "block"), SIZES, ids=[f"N{n}-S{s}" for n, s in SIZES])
+    @pytest.mark.parametrize("shape", SHAPES, ids=[f"{w}x{h}" for w, h in SHAPES])
+    @pytest.mark.parametrize("algorithm", ["tree", "snake", "fence"])
+    def test_every_rank_holds_the_sum(self, run: Run, algorithm: str, shape: Shape, elements: int, block: int) -> None:
+        args = combine_args(algorithm, shape, elements, block, "-w", "1", "-i", "2", "--verify")
+        (record,) = run("combine", shape, *args)
+        assert list(record) == KEYS and record["verified"] is True
+        blocks = 1 if algorithm == "tree" else math.ceil(elements / block)
+        expected = {"app": "combine", "version": 1, "algorithm": algorithm, "width": shape[0], "height": shape[1]}
+        expected |= {"ranks": shape[0] * shape[1], "elements": elements, "block": block, "blocks": blocks}
+        expected |= {"steps": expected_steps(algorithm, shape, blocks), "c2": 0.25e-6, "c3": 0.37e-6}
+        expected |= {"warmup": 1, "iterations": 2}
+        assert {k: record[k] for k in expected} == expected
+
+    def test_one_rank_does_nothing(self, run: Run) -> None:
+        (record,) = run("combine", (1, 1), "-W", "1", "-H", "1", "-n", "100", "--verify")
+        assert record["steps"] == 0 and record["time_s_max"] == 0 and record["verified"] is True
+
+
+class TestTiming:
+    N = 100_000  # 800 kB messages: far above SMPI's eager limit
+
+    def test_tree_on_two_nodes_is_two_messages(self, run: Run) -> None:
+        # Rank 1 sends its vector to rank 0, which combines and sends the sum back.
+        (record,) = run("combine", (2, 1), *combine_args("tree", (2, 1), self.N, 1, "--c2", "0", "--c3", "0"))
+        assert record["time_s_min"] == pytest.approx(2 * message_time(self.N), rel=1e-9)
+        assert record["time_s_max"] == pytest.approx(2 * message_time(self.N), rel=1e-9)
+
+    @pytest.mark.parametrize(
+        ("algorithm", "shape", "costs", "combines"),
+        [
+            ("tree", (2, 1), (1e-9, 0), 1),  # rank 0 combines once
+            ("tree", (2, 2), (1e-9, 0), 2),  # row, then column: two combines on the way to (0,0)
+            ("tree", (2, 2), (0, 1e-9), 0),  # tree never combines three vectors
+            ("fence", (2, 2), (1e-9, 0), 1),  # (1,0) combines two vectors, then (0,0) three ...
+            ("fence", (2, 2), (0, 1e-9), 1),  # ... once, with c3 (not twice c2)
+        ],
+    )
+    def test_combining_cost_on_the_critical_path(
+        self, run: Run, algorithm: str, shape: Shape, costs: tuple[float, float], combines: int
+    ) -> None:
+        # One block (S = N): the critical path holds exactly `combines` combinations of N elements.
+        c2, c3 = costs
+        (free,) = run("combine", shape, *combine_args(algorithm, shape, self.N, self.N, "--c2", "0", "--c3", "0"))
+        (costly,) = run(
+            "combine", shape, *combine_args(algorithm, shape, self.N, self.N, "--c2", str(c2), "--c3", str(c3))
+        )
+        added = combines * max(c2, c3) * self.N
+        for key in ("time_s_min", "time_s_max"):
+            assert costly[key] - free[key] == pytest.approx(added, rel=1e-9, abs=1e-15)
+        if algorithm == "tree":  # one message per step, all between neighbours here
+            assert free["time_s_min"] == pytest.approx(free["steps"] * message_time(self.N), rel=1e-9)
+
+    @pytest.mark.parametrize("nbl", [None, 1.0], ids=["no-nbl", "nbl1"])
+    @pytest.mark.parametrize("shape", [(4, 4), (5, 3)], ids=["4x4", "5x3"])
+    @pytest.mark.parametrize("algorithm", ["snake", "fence"])
+    def test_pipeline_follows_the_papers_timeline(
+        self, run: Run, algorithm: str, shape: Shape, nbl: float | None
+    ) -> None:
+        # The Appendix's step tables, (number of steps, active links of the busiest node). The steps are loosely
+        # synchronous: each costs one latency plus, behind a limiter of one link bandwidth, L transfers of S doubles.
+        width, height = shape
+        nodes, blocks, block = width * height, 10, self.N // 10
+        if algorithm == "snake":
+            timeline = [(1, 1), (nodes - 2, 2), (1, 3), (blocks - 3, 4), (1, 3), (nodes - 2, 2), (1, 1)]
+        else:
+            timeline = [(1, 1), (height - 1, 2), (width - 2, 3), (1, 4), (blocks - 3, 6), (1, 4), (width - 2, 3)]
+            timeline += [(height - 1, 2), (1, 1)]
+        args = combine_args(algorithm, shape, self.N, block, "--c2", "0", "--c3", "0", "-w", "0", "-i", "1")
+        (record,) = run("combine", shape, *args, nbl=nbl)
+        assert record["blocks"] == blocks
+        assert record["steps"] == sum(n for n, _ in timeline) == expected_steps(algorithm, shape, blocks)
+        transfer = message_time(block) - LINK_LAT
+        expected = sum(n * (LINK_LAT + (links if nbl else 1) * transfer) for n, links in timeline)
+        # ompi's barrier releases the ranks of a non-power-of-two count up to a few barrier messages apart.
+        skew = 0 if nodes & (nodes - 1) == 0 else 3 * LINK_LAT
+        assert expected * (1 - 1e-9) <= record["time_s_max"] <= expected * (1 + 1e-9) + skew
+
+    def test_runs_are_deterministic(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
+        command = app_command(platforms, bin_dir, "combine", (4, 4), combine_args("fence", (4, 4), 10_000, 300))
+        first, second = (run_smpirun(command, tmp_path, timeout=120, label="combine") for _ in range(2))
+        assert first == second and first.count("\n") == 1
+
+
+class TestTestjig:
+    def test_one_line_per_case_links_outer(self, run: Run) -> None:
+        records = run("nbl_testjig", (3, 3), "-L", "1", "-L", "2,4", "-s", "60,120", "-s", "300", "-i", "2")
+        assert [list(r) for r in records] == [JIG_KEYS] * 9
+        assert [(r["links"], r["doubles"]) for r in records] == [(L, s) for L in (1, 2, 4) for s in (60, 120, 300)]
+        assert all(r["app"] == "nbl_testjig" and r["version"] == 1 and r["iterations"] == 2 for r in records)
+        assert all(r["time_s"] > 0 for r in records)
+
+    @pytest.mark.parametrize("nbl", [1.0, None], ids=["nbl1", "no-nbl"])
+    def test_the_limiter_shows_in_the_jig(self, run: Run, nbl: float | None) -> None:
+        # f(L) = T(L) / T(1) at a large S: L with a limiter of one link bandwidth (the paper's nominal NBL
+        # model), 1 without (every flow has its own link).
+        size = 100_000
+        records = run("nbl_testjig", (3, 3), "-s", str(size), "-i", "2", "-w", "1", nbl=nbl)
+        time = {r["links"]: r["time_s"] for r in records}
+        assert list(time) == [1, 2, 4, 6]
+        assert time[1] == pytest.approx(message_time(size), rel=1e-6)
+        for links in (2, 4, 6):
+            assert time[links] / time[1] == pytest.approx(links if nbl else 1, rel=0.05)
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        ("app", "shape", "args", "message"),
+        [
+            ("combine", (3, 3), ["-W", "3", "-H", "2"], "a 3 x 2 mesh has W*H = 6 nodes but there are 9 MPI ranks"),
+            ("combine", (3, 3), ["-W", "3"], "the mesh shape is required: -W/--width W and -H/--height H"),
+            ("combine", (3, 3), ["-W", "3", "-H", "3", "-n", "0"], "invalid -n value '0': value out of range"),
+            ("combine", (3, 3), ["-W", "3", "-H", "3", "-S", "0"], "invalid -S value '0': value out of range"),
+            ("combine", (3, 3), ["-W", "3", "-H", "3", "-a", "ring"], "invalid -a value 'ring': unknown name"),
+            ("nbl_testjig", (4, 2), [], "needs exactly 9 MPI ranks (a 3 x 3 mesh with the centre at rank 4), got 8"),
+            ("nbl_testjig", (3, 3), ["-L", "1,3"], "invalid --links value 3: L must be 1, 2, 4 or 6"),
+            ("nbl_testjig", (3, 3), ["-s", "0"], "invalid -s value '0': value out of range"),
+        ],
+    )
+    def test_bad_arguments(
+        self, platforms: Platforms, bin_dir: Path, tmp_path: Path, app: str, shape: Shape, args: list[str], message: str
+    ) -> None:
+        # smpirun itself prints its command line and "Execution failed" on stdout; the app must print no JSON.
+        command = app_command(platforms, bin_dir, app, shape, args)
+        done = subprocess.run(
+            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+        assert done.returncode == 2, done.stderr
+        assert not any(line.startswith("{") for line in done.stdout.splitlines())
+        errors = [line for line in done.stderr.splitlines() if line.startswith(f"{app}:")]
+        assert len(errors) == 1 and errors[0].startswith(f"{app}: error: {message}"), done.stderr
+
+
+class TestUnderRealMpi:
+    @pytest.mark.parametrize("algorithm", ["fence", "snake", "tree"])
+    def test_verifies_with_mpiexec(self, real_mpi_bin: Path, algorithm: str) -> None:
+        args = combine_args(algorithm, (3, 2), 100, 7, "--verify")
+        done = subprocess.run(
+            ["mpiexec", "-n", "6", str(real_mpi_bin / "combine"), *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert list(record) == KEYS and record["verified"] is True and record["ranks"] == 6
+        assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
+
+    def test_testjig_with_mpiexec(self, real_mpi_bin: Path) -> None:
+        done = subprocess.run(
+            ["mpiexec", "-n", "9", str(real_mpi_bin / "nbl_testjig"), "-s", "60", "-i", "2", "-w", "0"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        records = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [r["links"] for r in records] == [1, 2, 4, 6] and all(r["time_s"] > 0 for r in records)

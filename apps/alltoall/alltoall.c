@@ -325,16 +325,6 @@ static void print_schedule(const struct schedule *s)
     free(send_to);
 }
 
-/* MPI_Reduce of doubles to rank 0; a copy on one rank (SimGrid 3.32's ompi binary reduce
- * aborts on a one-rank communicator, "Actor pid=-1 is gone"). */
-static void reduce_to_zero(const double *in, double *out, int count, MPI_Op op, int nranks)
-{
-    if (nranks == 1)
-        memcpy(out, in, (size_t)count * sizeof *out);
-    else
-        MPI_Reduce(in, out, count, MPI_DOUBLE, op, 0, MPI_COMM_WORLD);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -399,14 +389,12 @@ int main(int argc, char **argv)
 
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
     double mine = tl_stats_avg(&times);
-    double t_min = 0.0, t_sum = 0.0, t_max = 0.0;
+    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
     long long total_errors = 0;
     double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *latest)
                                : NULL;
-    reduce_to_zero(&mine, &t_min, 1, MPI_MIN, nranks);
-    reduce_to_zero(&mine, &t_sum, 1, MPI_SUM, nranks);
-    reduce_to_zero(&mine, &t_max, 1, MPI_MAX, nranks);
-    reduce_to_zero(phase_end, latest, nranks, MPI_MAX, nranks);
+    tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
+    tl_reduce_to_root(phase_end, latest, nranks, TL_REDUCE_MAX);
     MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 
     if (rank == 0) {
@@ -427,7 +415,7 @@ int main(int argc, char **argv)
         tl_json_i64(&json, "warmup", opt.warmup);
         tl_json_i64(&json, "iterations", opt.iterations);
         tl_json_f64(&json, "time_s_min", t_min);
-        tl_json_f64(&json, "time_s_avg", t_sum / nranks);
+        tl_json_f64(&json, "time_s_avg", t_avg);
         tl_json_f64(&json, "time_s_max", t_max);
         tl_json_f64(&json, "throughput_mibs", throughput);
         tl_json_f64_array(&json, "phase_end_s", latest, (size_t)nranks);

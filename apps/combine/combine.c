@@ -410,16 +410,6 @@ static void fill(double *v, int rank, int n)
         v[e] = element(rank, e);
 }
 
-/* MPI_Reduce of doubles to rank 0; a copy on one rank (SimGrid 3.32's ompi binary reduce
- * aborts on a one-rank communicator, "Actor pid=-1 is gone"). */
-static void reduce_to_zero(const double *in, double *out, int count, MPI_Op op, int nranks)
-{
-    if (nranks == 1)
-        memcpy(out, in, (size_t)count * sizeof *out);
-    else
-        MPI_Reduce(in, out, count, MPI_DOUBLE, op, 0, MPI_COMM_WORLD);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -481,11 +471,9 @@ int main(int argc, char **argv)
     }
 
     double mine = tl_stats_avg(&times);
-    double t_min = 0.0, t_sum = 0.0, t_max = 0.0;
+    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
     long long total_errors = 0;
-    reduce_to_zero(&mine, &t_min, 1, MPI_MIN, nranks);
-    reduce_to_zero(&mine, &t_sum, 1, MPI_SUM, nranks);
-    reduce_to_zero(&mine, &t_max, 1, MPI_MAX, nranks);
+    tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
     MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 
     if (rank == 0) {
@@ -506,7 +494,7 @@ int main(int argc, char **argv)
         tl_json_i64(&json, "warmup", opt.warmup);
         tl_json_i64(&json, "iterations", opt.iterations);
         tl_json_f64(&json, "time_s_min", t_min);
-        tl_json_f64(&json, "time_s_avg", t_sum / nranks);
+        tl_json_f64(&json, "time_s_avg", t_avg);
         tl_json_f64(&json, "time_s_max", t_max);
         if (opt.verify)
             tl_json_bool(&json, "verified", total_errors == 0);

@@ -727,3 +727,26 @@ void *tl_alloc_or_abort(const char *app, size_t n)
     }
     return p;
 }
+
+void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op)
+{
+    int nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (nranks == 1) {
+        memcpy(out, in, (size_t)count * sizeof *out);
+        return;
+    }
+    MPI_Op mpi_op = op == TL_REDUCE_MIN ? MPI_MIN : op == TL_REDUCE_MAX ? MPI_MAX : MPI_SUM;
+    MPI_Reduce(in, out, count, MPI_DOUBLE, mpi_op, 0, MPI_COMM_WORLD);
+}
+
+void tl_spread_to_root(double value, double *min, double *avg, double *max)
+{
+    int nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    double sum = 0.0;
+    tl_reduce_to_root(&value, min, 1, TL_REDUCE_MIN);
+    tl_reduce_to_root(&value, &sum, 1, TL_REDUCE_SUM);
+    tl_reduce_to_root(&value, max, 1, TL_REDUCE_MAX);
+    *avg = sum / nranks;
+}

@@ -240,6 +240,18 @@ void tl_stats_init(tl_stats *stats);
 void tl_stats_add(tl_stats *stats, double value);
 double tl_stats_avg(const tl_stats *stats);
 
+typedef enum { TL_REDUCE_MIN, TL_REDUCE_MAX, TL_REDUCE_SUM } tl_reduce_op;
+
+/*
+ * Reduces `count` doubles (minimum, maximum or sum) over MPI_COMM_WORLD into `out` on rank 0;
+ * a plain copy on a one-rank communicator, where SimGrid 3.32's ompi reduce aborts ("Actor pid=-1
+ * is gone"). Collective: every rank calls it.
+ */
+void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op);
+
+/* Minimum, mean and maximum over the ranks of each rank's `value`, on rank 0. Collective. */
+void tl_spread_to_root(double value, double *min, double *avg, double *max);
+
 /*
  * JSON-line writer: tl_json_begin, then any number of fields, then
  * tl_json_end, which closes the object, writes a newline and flushes.

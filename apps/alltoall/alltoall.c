@@ -419,14 +419,7 @@ int main(int argc, char **argv)
         tl_json_f64(&json, "time_s_max", t_max);
         tl_json_f64(&json, "throughput_mibs", throughput);
         tl_json_f64_array(&json, "phase_end_s", latest, (size_t)nranks);
-        if (opt.verify)
-            tl_json_bool(&json, "verified", total_errors == 0);
-        else
-            tl_json_null(&json, "verified");
-        tl_json_end(&json);
-        if (opt.verify && total_errors != 0)
-            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong bytes\n",
-                    total_errors);
+        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "bytes");
     }
 
     free(latest);

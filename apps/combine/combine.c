@@ -496,14 +496,7 @@ int main(int argc, char **argv)
         tl_json_f64(&json, "time_s_min", t_min);
         tl_json_f64(&json, "time_s_avg", t_avg);
         tl_json_f64(&json, "time_s_max", t_max);
-        if (opt.verify)
-            tl_json_bool(&json, "verified", total_errors == 0);
-        else
-            tl_json_null(&json, "verified");
-        tl_json_end(&json);
-        if (opt.verify && total_errors != 0)
-            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong elements\n",
-                    total_errors);
+        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "elements");
     }
 
     for (int c = 0; c < MAX_CHILDREN; c++)

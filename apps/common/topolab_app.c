@@ -750,3 +750,15 @@ void tl_spread_to_root(double value, double *min, double *avg, double *max)
     tl_reduce_to_root(&value, max, 1, TL_REDUCE_MAX);
     *avg = sum / nranks;
 }
+
+void tl_json_end_verified(tl_json *json, const char *app, int verify, long long errors,
+                          const char *unit)
+{
+    if (verify)
+        tl_json_bool(json, "verified", errors == 0);
+    else
+        tl_json_null(json, "verified");
+    tl_json_end(json);
+    if (verify && errors != 0)
+        fprintf(stderr, "%s: error: verification failed: %lld wrong %s\n", app, errors, unit);
+}

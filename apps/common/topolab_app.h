@@ -270,6 +270,13 @@ void tl_json_i64(tl_json *json, const char *key, int64_t value);
 void tl_json_f64(tl_json *json, const char *key, double value);
 void tl_json_bool(tl_json *json, const char *key, int value);
 void tl_json_null(tl_json *json, const char *key);
+
+/*
+ * Ends a summary line with "verified": true/false (null without --verify) and, when the check
+ * failed, prints "<app>: error: verification failed: <errors> wrong <unit>" on stderr.
+ */
+void tl_json_end_verified(tl_json *json, const char *app, int verify, long long errors,
+                          const char *unit);
 /* Arrays of numbers, "key":[v0,v1,...] (doubles formatted as by tl_json_f64). */
 void tl_json_int_array(tl_json *json, const char *key, const int *values, size_t count);
 void tl_json_f64_array(tl_json *json, const char *key, const double *values, size_t count);

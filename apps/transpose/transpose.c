@@ -488,14 +488,7 @@ int main(int argc, char **argv)
         tl_json json;
         json_start(&json, &opt, &g, 1);
         tl_json_f64(&json, "elapsed_s", elapsed);
-        if (opt.verify)
-            tl_json_bool(&json, "verified", total_errors == 0);
-        else
-            tl_json_null(&json, "verified");
-        tl_json_end(&json);
-        if (opt.verify && total_errors != 0)
-            fprintf(stderr, APP_NAME ": error: verification failed: %lld wrong elements\n",
-                    total_errors);
+        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "elements");
         free(all_i);
         free(all_t);
     }

@@ -17,7 +17,13 @@ import pytest
 
 from generators import mesh, place_ranks, write_hostfile, write_platform
 from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.smpi import (
+    EAGER_LIMIT_BYTES,
+    SMPI_ENVELOPE_BYTES,
+    message_overhead_options,
+    run_smpirun,
+    smpirun_command,
+)
 
 LINK_BW = 1e9
 LINK_LAT = 1e-6
@@ -51,18 +57,26 @@ def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
 
 
 def app_command(
-    platforms: Platforms, bin_dir: Path, app: str, shape: Shape, args: list[str], nbl: float | None = None
+    platforms: Platforms,
+    bin_dir: Path,
+    app: str,
+    shape: Shape,
+    args: list[str],
+    nbl: float | None = None,
+    options: tuple[str, ...] = (),
 ) -> list[str]:
     xml, hosts = platforms(shape, nbl)
-    return smpirun_command(bin_dir / app, args, xml, hosts, shape[0] * shape[1])
+    return smpirun_command(bin_dir / app, args, xml, hosts, shape[0] * shape[1], options)
 
 
 @pytest.fixture
 def run(platforms: Platforms, bin_dir: Path, tmp_path: Path) -> Run:
     """Run an app on a mesh under smpirun; return the JSON records it printed."""
 
-    def go(app: str, shape: Shape, *args: str, nbl: float | None = None) -> list[dict[str, Any]]:
-        command = app_command(platforms, bin_dir, app, shape, list(args), nbl)
+    def go(
+        app: str, shape: Shape, *args: str, nbl: float | None = None, options: tuple[str, ...] = ()
+    ) -> list[dict[str, Any]]:
+        command = app_command(platforms, bin_dir, app, shape, list(args), nbl, options)
         return parse_records(run_smpirun(command, tmp_path, timeout=120, label=app), app)
 
     return go
@@ -188,17 +202,68 @@ class TestTestjig:
         assert all(r["app"] == "nbl_testjig" and r["version"] == 1 and r["iterations"] == 2 for r in records)
         assert all(r["time_s"] > 0 for r in records)
 
-    @pytest.mark.parametrize("nbl", [1.0, None], ids=["nbl1", "no-nbl"])
+    @pytest.mark.parametrize("nbl", [1.0, 2.0, 3.0, None], ids=["nbl1", "nbl2", "nbl3", "no-nbl"])
     def test_the_limiter_shows_in_the_jig(self, run: Run, nbl: float | None) -> None:
-        # f(L) = T(L) / T(1) at a large S: L with a limiter of one link bandwidth (the paper's nominal NBL
-        # model), 1 without (every flow has its own link).
+        # f(L) = T(L) / T(1) at a large S: max(1, L/k) with a limiter of k link bandwidths (k = 1: the paper's
+        # nominal NBL model, f(L) = L), 1 without (every flow has its own link).
         size = 100_000
         records = run("nbl_testjig", (3, 3), "-s", str(size), "-i", "2", "-w", "1", nbl=nbl)
         time = {r["links"]: r["time_s"] for r in records}
         assert list(time) == [1, 2, 4, 6]
         assert time[1] == pytest.approx(message_time(size), rel=1e-6)
         for links in (2, 4, 6):
-            assert time[links] / time[1] == pytest.approx(links if nbl else 1, rel=0.05)
+            assert time[links] / time[1] == pytest.approx(max(1.0, links / nbl) if nbl else 1.0, rel=0.05)
+
+    def test_transit_traffic_spares_the_limiter(self) -> None:
+        # The jig's neighbours 3 and 5 (and 1 and 7) talk through the centre's router, not through its limiter:
+        # routers forward without the node processor. SimGrid's own TORUS limiter would be on those routes
+        # (test_torus.py, test_simgrid_torus_limiter_charges_transit_nodes).
+        model = mesh(3, 3, link_bw=LINK_BW, link_lat=LINK_LAT, nbl=1.0)
+        assert model.route("host-3", "host-5") == ["host-3_nbl", "host-3_to_host-4", "host-4_to_host-5", "host-5_nbl"]
+        assert "host-4_nbl" not in model.route("host-1", "host-7")
+
+
+DELTA_BW = 8 / 1.54e-6  # the DELTA's beta: 1.54 us per double
+ALPHA = 54e-6
+
+
+class TestMessageOverhead:
+    """alpha as SMPI software overhead (alpha/2 at each end): one message alpha + beta*S, not wire latency."""
+
+    @pytest.fixture
+    def delta_pair(self, tmp_path: Path) -> tuple[Path, Path]:
+        model = mesh(2, 1, link_bw=DELTA_BW, link_lat=0.0)
+        write_platform(model, tmp_path / "p.xml")
+        write_hostfile(place_ranks(model, 2), tmp_path / "hosts")
+        return tmp_path / "p.xml", tmp_path / "hosts"
+
+    def test_pingpong_costs_alpha_plus_beta_s(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path):
+        doubles = [1, 60, 600, EAGER_LIMIT_BYTES // 8 - 1, EAGER_LIMIT_BYTES // 8]
+        args = ["-s", ",".join(str(8 * d) for d in doubles), "-i", "2", "-x", "1"]
+        command = smpirun_command(bin_dir / "pingpong", args, *delta_pair, 2, message_overhead_options(ALPHA))
+        records = parse_records(run_smpirun(command, tmp_path, timeout=120, label="pingpong"), "pingpong")
+        for record, count in zip(records, doubles, strict=True):
+            transfer = (8 * count + SMPI_ENVELOPE_BYTES) / DELTA_BW
+            # SMPI charges overheads to eager messages only (below its 64 KiB detached-send threshold).
+            alpha = ALPHA if 8 * count < EAGER_LIMIT_BYTES else 0.0
+            assert record["oneway_s_avg"] == pytest.approx(alpha + transfer, rel=1e-9), count
+
+    def test_overhead_is_not_latency(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path) -> None:
+        # A latency would overlap across messages; an overhead adds up on the node that handles them: the centre of
+        # the nominal jig exchanging with one neighbour (L = 2) pays alpha/2 for its send and alpha/2 for its
+        # receive, in series with the transfers (2 x beta*S behind its limiter).
+        jig = mesh(3, 3, link_bw=DELTA_BW, link_lat=0.0, nbl=1.0)
+        write_platform(jig, tmp_path / "jig.xml")
+        write_hostfile(place_ranks(jig, 9), tmp_path / "jig.hosts")
+        args = ["-L", "1,2", "-s", "60,600", "-i", "2", "-w", "1"]
+        options = message_overhead_options(ALPHA)
+        command = smpirun_command(
+            bin_dir / "nbl_testjig", args, tmp_path / "jig.xml", tmp_path / "jig.hosts", 9, options
+        )
+        records = parse_records(run_smpirun(command, tmp_path, timeout=120, label="jig"), "jig")
+        for record in records:
+            transfer = (8 * record["doubles"] + SMPI_ENVELOPE_BYTES) / DELTA_BW
+            assert record["time_s"] == pytest.approx(ALPHA + record["links"] * transfer, rel=1e-6), record
 
 
 class TestBadInput:

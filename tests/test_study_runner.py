@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.checks import Check
+from study_runner.checks import Check, summary_json
 from study_runner.errors import StudyError
 from study_runner.report import write_report
 from study_runner.study import load_study, study_names
@@ -91,6 +91,13 @@ class TestStudyFiles:
             ),
             (lambda s: s.replace("[[runs]]", "[[runs]"), r"malformed TOML"),
             (lambda s: s.replace('name = "mini"', ""), r"missing 'name'"),
+            (
+                lambda s: (
+                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
+                    'source = ""\nmiss = ""\n'
+                ),
+                r"published.x.miss must be a non-empty explanation",
+            ),
         ],
     )
     def test_malformed_study_files(self, tmp_path: Path, edit: object, message: str) -> None:
@@ -134,6 +141,23 @@ class TestChecks:
     def test_kind_is_validated(self) -> None:
         with pytest.raises(ValueError, match="kind must be one of"):
             Check("x", "x", 1.0, 1.0, "s", 0.1, "guess")
+
+    def test_a_documented_miss_is_reported_not_hidden(self, tmp_path: Path) -> None:
+        missed = Check("a.miss", "m", 1.0, 0.25, "", 0.0, "prediction", relation="at_least", miss="because")
+        assert not missed.passed and missed.accepted and missed.verdict == "MISS"
+        assert missed.as_dict()["pass"] is False and missed.as_dict()["miss"] == "because"
+        fixed = Check("a.miss", "m", 1.0, 1.0, "", 0.0, "prediction", relation="at_least", miss="because")
+        assert fixed.passed and fixed.verdict == "pass"  # a miss that disappears shows as a pass
+        failed = Check("a.fail", "f", 1.0, 0.25, "", 0.0, "prediction", relation="at_least")
+        assert not failed.accepted and failed.verdict == "FAIL"
+        assert json.loads(summary_json("s", "t", False, [missed]))["passed"] is True
+        assert json.loads(summary_json("s", "t", False, [missed, failed]))["passed"] is False
+        study = tmp_path / "demo"
+        study.mkdir()
+        (study / "summary.json").write_text(summary_json("demo", "Demo", False, [missed, fixed]))
+        text = write_report(tmp_path).read_text()
+        assert "| demo | 1/2 | pass, 1 documented miss(es) |" in text
+        assert "MISS (documented)" in text and "- **Miss `a.miss`**: because" in text
 
     def test_report_lists_every_check(self, tmp_path: Path) -> None:
         study = tmp_path / "demo"
@@ -200,3 +224,22 @@ def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path)
     assert verdicts["nbl.two_exchanges"] is True
     assert not all(verdicts[k] for k in verdicts if k.startswith("alpha_beta."))
     assert "**FAIL**" in (tmp_path / "results" / "REPORT.md").read_text()
+
+
+def test_nbl_combine_generates_its_sweep() -> None:
+    # The study file declares only platforms; the analysis generates every run, pipelined ones at the model's
+    # integer optimal block size for the run's platform (f = 1 or f = L).
+    from study_runner.analyses import nbl_combine
+    from study_runner.models import vector_combining as vc
+
+    study = load_study("nbl-combine")
+    runs = {run.id: run for run in study.runs}
+    assert len(runs) == 2 + 4 * 2 * 5 * 3 + 2 * 2 * len(nbl_combine.FIG4_BLOCKS)
+    snake = runs["sweep.16x32.nominal.snake.N500000"]
+    assert snake.ranks == 512 and snake.platform == "mesh16x32.nominal" and not snake.quick
+    block = vc.integer_optimal_block("snake", 500_000, 16, 32, vc.DELTA, vc.NOMINAL)
+    assert snake.args[snake.args.index("-S") + 1] == str(block) == "178"
+    assert "--cfg=smpi/or:0:2.7e-05:0" in snake.options
+    quick = {run.id for run in study.selected_runs(quick=True)}
+    assert "sweep.4x4.standard.fence.N500000" in quick and "sweep.8x8.standard.fence.N500000" not in quick
+    assert not any(".16x" in run_id for run_id in quick)

@@ -6,6 +6,11 @@ must match). ``relation`` says what passing means: ``within`` (the relative erro
 tolerance), ``at_least`` (simulated >= published x (1 - tolerance), e.g. "at least 90% of the
 optimum") or ``above`` (simulated > published, e.g. "slower than"). ``summary.json`` lists every
 check in the format of DESIGN.md.
+
+A check may carry ``miss``: the explanation of a known, documented miss of the reproduction (the study
+file's ``miss`` key). It is evaluated like any other and reported as ``MISS`` when it fails; a study
+passes when each of its checks passes or fails with its miss documented (a documented miss beats a
+tuned fake).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ class Check:
     tolerance: float
     kind: str
     relation: str = "within"
+    miss: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -69,6 +75,16 @@ class Check:
             return self.simulated > self.published
         return self.rel_error <= self.tolerance
 
+    @property
+    def accepted(self) -> bool:
+        """Whether the check passes, or fails with its miss documented."""
+        return self.passed or bool(self.miss)
+
+    @property
+    def verdict(self) -> str:
+        """``pass``, ``MISS`` (a documented miss) or ``FAIL``."""
+        return "pass" if self.passed else "MISS" if self.miss else "FAIL"
+
     def as_dict(self) -> dict[str, Any]:
         """The check as a summary.json entry."""
         return {**asdict(self), "rel_error": self.rel_error, "pass": self.passed}
@@ -80,7 +96,7 @@ def summary_json(study: str, title: str, quick: bool, checks: list[Check], notes
         "study": study,
         "title": title,
         "quick": quick,
-        "passed": all(c.passed for c in checks),
+        "passed": all(c.accepted for c in checks),
         "checks": [c.as_dict() for c in checks],
         "notes": list(notes or []),
     }

@@ -97,14 +97,14 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         shutil.rmtree(staging, ignore_errors=True)
         raise
     for check in checks:
-        status = "pass" if check.passed else "FAIL"
         print(
-            f"  {status} {check.id}: simulated {check.simulated:.6g} {check.unit}, published {check.published:.6g}"
+            f"  {check.verdict} {check.id}: simulated {check.simulated:.6g} {check.unit},"
+            f" published {check.published:.6g}"
             f" (rel. error {check.rel_error:.2%}, passes when {criterion_text(check.relation, check.tolerance)},"
             f" {check.kind})",
             file=sys.stderr,
         )
-    return all(check.passed for check in checks)
+    return all(check.accepted for check in checks)
 
 
 def _parser() -> argparse.ArgumentParser:

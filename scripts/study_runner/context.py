@@ -8,7 +8,7 @@ An analysis module (``study_runner/analyses/<name>.py``) defines
   numbers reported without a tolerance).
 
 Published numbers live in the study file (``[published."<check id>"]``, with value, unit, tolerance,
-kind, what and source); ``ctx.check(id, simulated)`` pairs one with its simulated value.
+kind, what and source, optionally relation and miss); ``ctx.check(id, simulated)`` pairs one with its simulated value.
 """
 
 from __future__ import annotations
@@ -62,4 +62,5 @@ class StudyContext:
             tolerance=float(entry["tolerance"]),
             kind=str(entry["kind"]),
             relation=str(entry.get("relation", "within")),
+            miss=str(entry.get("miss", "")),
         )

@@ -139,9 +139,11 @@ def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], float] | StudyErr
         return err
 
 
-def _progress(done: int, total: int, started: float, message: str) -> None:
+def _progress(done: int, total: int, started: float, message: str, simulated: int = 0, to_simulate: int = 0) -> None:
+    """One progress line; the estimate of the time left extrapolates the simulations done so far (cached results
+    take no time)."""
     elapsed = time.monotonic() - started
-    eta = f", about {elapsed / done * (total - done):.0f} s left" if 0 < done < total else ""
+    eta = f", about {elapsed / simulated * (to_simulate - simulated):.0f} s left" if 0 < simulated < to_simulate else ""
     print(f"[{done}/{total}] {message} ({elapsed:.1f} s elapsed{eta})", file=sys.stderr, flush=True)
 
 
@@ -174,6 +176,7 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
     logging.getLogger("distributed").setLevel(logging.ERROR)
 
     threads = min(workers or default_workers(), len(pending))
+    simulating, simulated = time.monotonic(), 0
     with (
         LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
         Client(cluster) as client,
@@ -188,7 +191,9 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
                 records, wall = outcome
                 cache.put(run.key, records, run.inputs)
                 results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=False, wall_s=wall)
-                _progress(len(results), len(runs), started, f"{run.label}: simulated in {wall:.1f} s")
+                simulated += 1
+                message = f"{run.label}: simulated in {wall:.1f} s"
+                _progress(len(results), len(runs), simulating, message, simulated, len(pending))
         except BaseException:
             for future in futures:
                 future.cancel()

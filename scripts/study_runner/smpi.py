@@ -15,10 +15,20 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 
-__all__ = ["SMPI_ENVELOPE_BYTES", "STANDARD_OPTIONS", "run_smpirun", "smpirun_command"]
+__all__ = [
+    "EAGER_LIMIT_BYTES",
+    "SMPI_ENVELOPE_BYTES",
+    "STANDARD_OPTIONS",
+    "message_overhead_options",
+    "run_smpirun",
+    "smpirun_command",
+]
 
 SMPI_ENVELOPE_BYTES = 16
 """Bytes SMPI adds to every point-to-point message (measured, SIMGRID_NOTES.md)."""
+
+EAGER_LIMIT_BYTES = 65536
+"""SMPI's default ``smpi/send-is-detached-thresh``: messages below it are sent eagerly (detached)."""
 
 STANDARD_OPTIONS: tuple[str, ...] = (
     "--cfg=network/model:CM02",
@@ -29,6 +39,25 @@ STANDARD_OPTIONS: tuple[str, ...] = (
     "--cfg=smpi/coll-selector:ompi",
     "--log=root.thres:warning",
 )
+
+
+def message_overhead_options(alpha: float) -> tuple[str, ...]:
+    """SMPI options that cost every eager message ``alpha`` seconds of software overhead, half on each side.
+
+    The sender's processor is busy ``alpha/2`` before the message leaves (``smpi/os`` for MPI_Send,
+    ``smpi/ois`` for MPI_Isend), the receiver's ``alpha/2`` after it has arrived (``smpi/or``), so one
+    message between idle nodes takes ``alpha + S/bandwidth`` (a ping-pong's one-way time), and a node
+    that handles L messages spends ``L*alpha/2`` of its own time on them. Measured (SimGrid 3.32,
+    tests/test_combine_app.py): SMPI charges these overheads to eager messages only, those below
+    ``EAGER_LIMIT_BYTES``; a larger (rendezvous) message gets none.
+
+    >>> message_overhead_options(54e-6)
+    ('--cfg=smpi/os:0:2.7e-05:0', '--cfg=smpi/ois:0:2.7e-05:0', '--cfg=smpi/or:0:2.7e-05:0')
+    """
+    if not alpha >= 0:
+        raise ValueError(f"alpha must be >= 0 seconds, got {alpha!r}")
+    half = f"0:{alpha / 2!r}:0"
+    return (f"--cfg=smpi/os:{half}", f"--cfg=smpi/ois:{half}", f"--cfg=smpi/or:{half}")
 
 
 def smpirun_command(

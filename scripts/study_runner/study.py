@@ -26,10 +26,15 @@ Example::
     placement = []                # optional: host of each rank (default: platform order), or a named
                                   # placement of the family, e.g. "allocation:2,4,3" on an MLFM
     timeout = 600                 # optional: seconds
+
+A study with many similar runs (a sweep) may let its analysis module generate them: if the module
+defines ``generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict]``, each returned table is
+validated exactly like a ``[[runs]]`` table of the file and appended to the file's runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +98,8 @@ class Study:
         return tuple(run for run in self.runs if run.quick or not quick)
 
 
-_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}  # and optionally "relation"
+_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
+_OPTIONAL_PUBLISHED_KEYS = {"relation", "miss"}
 
 
 def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
@@ -101,10 +107,16 @@ def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
     if not isinstance(raw, dict):
         raise StudyError(f"{where}: published must be a table of check ids")
     for check_id, entry in raw.items():
-        if not isinstance(entry, dict) or not _PUBLISHED_KEYS <= set(entry) <= _PUBLISHED_KEYS | {"relation"}:
+        if (
+            not isinstance(entry, dict)
+            or not _PUBLISHED_KEYS <= set(entry) <= _PUBLISHED_KEYS | _OPTIONAL_PUBLISHED_KEYS
+        ):
             raise StudyError(
-                f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} (and optionally relation)"
+                f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} "
+                "(and optionally relation, miss)"
             )
+        if not isinstance(entry.get("miss", "x"), str) or entry.get("miss") == "":
+            raise StudyError(f"{where}: published.{check_id}.miss must be a non-empty explanation")
         if entry.get("relation", "within") not in RELATIONS:
             raise StudyError(f"{where}: published.{check_id}.relation must be one of {RELATIONS}")
         if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):
@@ -173,6 +185,16 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     )
 
 
+def _generated_runs(analysis: str, platforms: dict[str, PlatformSpec]) -> list[object]:
+    """The run tables the analysis module generates (``generated_runs``), if it defines the hook."""
+    try:
+        module = importlib.import_module(f"study_runner.analyses.{analysis}")
+    except ModuleNotFoundError:
+        return []  # reported when the study runs (cli._analysis)
+    hook = getattr(module, "generated_runs", None)
+    return list(hook(platforms)) if callable(hook) else []
+
+
 def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
     """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
     path = Path(name_or_path)
@@ -202,9 +224,13 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             raise StudyError(f"{where}: platform {pname!r} must be a table with a 'family'")
         params = {k: v for k, v in raw.items() if k != "family"}
         platforms[pname] = PlatformSpec(pname, str(raw["family"]), params)
-    if not isinstance(data["runs"], list) or not data["runs"]:
+    raw_runs = data["runs"]
+    if not isinstance(raw_runs, list):
+        raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")
+    raw_runs = [*raw_runs, *_generated_runs(str(data["analysis"]), platforms)]
+    if not raw_runs:
         raise StudyError(f"{where}: runs must be a non-empty array of tables ([[runs]])")
-    runs = tuple(_run(raw, i, platforms, where) for i, raw in enumerate(data["runs"]))
+    runs = tuple(_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs))
     ids = [run.id for run in runs]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:

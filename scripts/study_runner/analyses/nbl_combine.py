@@ -67,7 +67,9 @@ def model_block(algorithm: str, n: int, width: int, height: int, platform: str) 
     return vc.integer_optimal_block(algorithm, n, width, height, MACHINE, PLATFORMS[platform])
 
 
-def model_time(algorithm: str, n: int, s: int, width: int, height: int, f: vc.NBLFunction, machine=MACHINE) -> float:
+def model_time(
+    algorithm: str, n: int, s: int, width: int, height: int, f: vc.NBLFunction, machine: vc.MachineParams = MACHINE
+) -> float:
     """The model's time of one algorithm at block size ``s`` (ignored by Tree)."""
     if algorithm == "tree":
         return vc.tree_time(n, width, height, machine, f)

@@ -17,7 +17,7 @@ from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, gr
 from generators.placement import place_ranks, write_hostfile
 from generators.threequads import three_quads
 from generators.torus import mesh, torus
-from generators.writer import write_platform
+from generators.writer import platform_files, platform_suffix, write_platform
 
 __all__ = [
     "FAMILIES",
@@ -37,6 +37,8 @@ __all__ = [
     "mesh",
     "mlfm",
     "place_ranks",
+    "platform_files",
+    "platform_suffix",
     "three_quads",
     "torus",
     "write_hostfile",

@@ -30,7 +30,17 @@ from dataclasses import dataclass, field
 
 from generators.errors import TopologyError
 
-__all__ = ["FATPIPE", "SHARED", "Host", "Link", "Platform", "RoutingGraph", "duplex_link", "graph_routes"]
+__all__ = [
+    "FATPIPE",
+    "SHARED",
+    "CompiledZone",
+    "Host",
+    "Link",
+    "Platform",
+    "RoutingGraph",
+    "duplex_link",
+    "graph_routes",
+]
 
 SHARED = "SHARED"
 FATPIPE = "FATPIPE"
@@ -146,6 +156,18 @@ def graph_routes(graph: RoutingGraph, src: str, dst: str) -> set[tuple[str, ...]
     return lists(dst)
 
 
+@dataclass(frozen=True)
+class CompiledZone:
+    """A platform that SimGrid builds from a shared object (``generators/loader/<library>.cpp``).
+
+    ``parameters`` is the text of the parameter file the library reads; the library must create the
+    same hosts, links and routes as the model (tests compare them through the loader).
+    """
+
+    library: str
+    parameters: str
+
+
 @dataclass
 class Platform:
     """A platform: hosts, switches/routers, links and a routing rule.
@@ -170,6 +192,10 @@ class Platform:
     graph : RoutingGraph or None
         How SimGrid gets the routes: None for one explicit route per host pair, or a graph whose
         fewest-links paths are the rule's routes.
+    compiled : CompiledZone or None
+        Set when SimGrid gets the platform from a compiled zone instead of XML (hosts, links and
+        routes built by a shared object from a few parameters): the writer then emits the library
+        and its parameter file, and ``graph`` is unused.
     """
 
     name: str
@@ -180,6 +206,7 @@ class Platform:
     links: dict[str, Link]
     route_rule: RouteRule
     graph: RoutingGraph | None = None
+    compiled: CompiledZone | None = None
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -28,8 +28,10 @@ NBL limiter, or, without NBL, ``<host>_port``: a FATPIPE link at the link bandwi
 constrains (every flow already crosses at least one cable of that bandwidth), present only because
 SimGrid forbids link-less graph edges. Rings of even length >= 4 have ties (half-way round) that a
 graph cannot break by SimGrid's rule, so such tori are written with explicit routes (a Full zone),
-practical up to about 2000 nodes (``MAX_EXPLICIT_HOSTS``); larger ones need a compiled routing zone,
-not written yet.
+practical up to about 2000 nodes (``MAX_EXPLICIT_HOSTS``). Larger ones (or any, with
+``zone="compiled"``) are a compiled zone: ``generators/loader/torus_zone.cpp``, a shared object that
+SimGrid loads as the platform, builds the same hosts and links from a few parameters and computes each
+route on demand by the same rule (Mira's 49152 nodes load in 1.5 s, 0.4 GB).
 """
 
 from __future__ import annotations
@@ -37,8 +39,29 @@ from __future__ import annotations
 import math
 
 from generators.errors import TopologyError
-from generators.model import FATPIPE, Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link
-from generators.params import Family, Param, bandwidth, flag_tuple, int_tuple, latency, nbl_cap, positive_int, speed
+from generators.model import (
+    FATPIPE,
+    CompiledZone,
+    Host,
+    Link,
+    Platform,
+    RoutingGraph,
+    add_links,
+    duplex_link,
+    nbl_link,
+)
+from generators.params import (
+    Family,
+    Param,
+    bandwidth,
+    choice,
+    flag_tuple,
+    int_tuple,
+    latency,
+    nbl_cap,
+    positive_int,
+    speed,
+)
 
 __all__ = [
     "MAX_EXPLICIT_HOSTS",
@@ -107,6 +130,7 @@ def torus(
     link_lat: float = 1e-7,
     nbl: float | None = None,
     host_speed: float = 1e9,
+    zone: str = "auto",
 ) -> Platform:
     """Return the model of a torus / mesh of shape ``dims``.
 
@@ -122,6 +146,10 @@ def torus(
         Cap on a node's in + out traffic, in link bandwidths; None: no limiter.
     host_speed : float
         Host speed, flop/s.
+    zone : str
+        SimGrid representation: ``"auto"`` (the routing graph when it can route, else explicit routes
+        up to ``MAX_EXPLICIT_HOSTS`` nodes, else the compiled zone) or ``"compiled"`` (always the
+        compiled zone).
 
     Examples
     --------
@@ -139,14 +167,11 @@ def torus(
         wraps = wraps * len(dims)
     if len(wraps) != len(dims):
         raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
+    if zone not in ("auto", "compiled"):
+        raise TopologyError(f"zone must be 'auto' or 'compiled', got {zone!r}")
     hosts = math.prod(dims)
-    layered = graph_routable(dims, wraps)
-    if not layered and hosts > MAX_EXPLICIT_HOSTS:
-        raise TopologyError(
-            f"dims {'x'.join(map(str, dims))} give {hosts} nodes with a wrapped dimension of even length >= 4; "
-            f"such tori need explicit routes, limited to {MAX_EXPLICIT_HOSTS} nodes (the compiled routing zone "
-            "for larger machines is not written yet)"
-        )
+    compiled = zone == "compiled" or (not graph_routable(dims, wraps) and hosts > MAX_EXPLICIT_HOSTS)
+    layered = not compiled and graph_routable(dims, wraps)
     names = [f"host-{k}" for k in range(hosts)]
     links: dict[str, Link] = {}
 
@@ -212,8 +237,21 @@ def torus(
 
     shape = "x".join(map(str, dims))
     kind = "torus" if all(wraps) else "mesh" if not any(wraps) else "mixed"
+    name = f"{kind}-{shape}"
+    parameters = "".join(
+        f"{key} {value}\n"
+        for key, value in (
+            ("name", name),
+            ("dims", " ".join(map(str, dims))),
+            ("wrap", " ".join("1" if w else "0" for w in wraps)),
+            ("link_bw", repr(float(link_bw))),
+            ("link_lat", repr(float(link_lat))),
+            ("nbl", "none" if nbl is None else repr(float(nbl))),
+            ("host_speed", repr(float(host_speed))),
+        )
+    )
     return Platform(
-        name=f"{kind}-{shape}",
+        name=name,
         family="torus",
         params={
             "dims": list(dims),
@@ -222,12 +260,14 @@ def torus(
             "link_lat": link_lat,
             "nbl": nbl,
             "host_speed": host_speed,
+            **({"zone": "compiled"} if compiled else {}),
         },
         hosts=[Host(name, host_speed) for name in names],
         routers=[],
         links=links,
         route_rule=route,
         graph=graph,
+        compiled=CompiledZone("topolab_torus_zone", parameters) if compiled else None,
     )
 
 
@@ -260,6 +300,13 @@ TORUS_FAMILY = Family(
         Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
         Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
         *_COMMON,
+        Param(
+            "zone",
+            choice("auto", "compiled"),
+            "SimGrid representation: auto (graph or explicit routes; compiled zone above "
+            f"{MAX_EXPLICIT_HOSTS} nodes) or compiled (a shared object: the platform file must end in .so)",
+            "auto",
+        ),
     ),
     "N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL",
 )

@@ -7,20 +7,30 @@ DijkstraCache zone whose routes are the graph's edges (SimGrid computes each sou
 paths once, on first use). Elements follow the order SimGrid requires: hosts,
 routers, links, then routes. Every value carries its unit and is written exactly (shortest
 round-trip float text), so the same model always gives the same bytes.
+
+A compiled platform (``Platform.compiled``) is not XML: its file is a copy of the built shared object
+(``NAME.so``, which SimGrid loads with ``-platform ./NAME.so``) and beside it the parameter file the
+library reads (``NAME.params``). :func:`platform_suffix` tells which name a platform needs and
+:func:`platform_files` which files make up a written platform.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+from pathlib import Path
 
 from lxml import etree
 
-from generators.files import atomic_path
-from generators.model import Platform
+from generators.errors import TopologyError
+from generators.files import atomic_path, atomic_write_text
+from generators.model import CompiledZone, Platform
 from generators.units import format_bandwidth, format_speed, format_time
 
-__all__ = ["write_platform"]
+__all__ = ["compiled_library", "platform_files", "platform_suffix", "write_platform"]
+
+REPO = Path(__file__).resolve().parent.parent
 
 DOCTYPE = '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
 
@@ -30,8 +40,49 @@ def _provenance(platform: Platform) -> str:
     return f" topolab platform {platform.name}: family {platform.family}, parameters {params} "
 
 
+def platform_suffix(platform: Platform) -> str:
+    """The file name ending ``platform`` must be written under: ``.so`` if compiled, else ``.xml``."""
+    return ".so" if platform.compiled is not None else ".xml"
+
+
+def platform_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files of a written platform: the XML, or the shared object and its parameter file."""
+    path = Path(path)
+    return [path, path.with_suffix(".params")] if path.suffix == ".so" else [path]
+
+
+def compiled_library(library: str) -> Path:
+    """The built shared object ``<build>/lib/<library>.so`` (``$TOPOLAB_BUILD_DIR`` or ``build/``)."""
+    build = Path(os.environ.get("TOPOLAB_BUILD_DIR") or REPO / "build")
+    found = build / "lib" / f"{library}.so"
+    if not found.is_file():
+        raise TopologyError(f"the compiled platform library {found} is missing: run scripts/build")
+    return found
+
+
+def _write_compiled(platform: Platform, zone: CompiledZone, path: Path) -> None:
+    if path.suffix != ".so":
+        raise TopologyError(
+            f"platform {platform.name} is a compiled zone (a shared object that SimGrid loads): "
+            f"its file name must end in .so, got {str(path)!r}"
+        )
+    library = compiled_library(zone.library)
+    comment = f"#{_provenance(platform)}\n"
+    atomic_write_text(path.with_suffix(".params"), comment + zone.parameters)
+    with atomic_path(path) as tmp:
+        shutil.copyfile(library, tmp)
+    path.chmod(0o755)
+
+
 def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
-    """Write ``platform`` as SimGrid XML to ``path`` (atomically: no partial file on failure)."""
+    """Write ``platform`` to ``path`` (atomically: no partial file on failure).
+
+    XML, or, for a compiled platform, the shared object ``path`` (must end in ``.so``) and its
+    parameter file beside it.
+    """
+    if platform.compiled is not None:
+        _write_compiled(platform, platform.compiled, Path(path))
+        return
     with atomic_path(path) as tmp, etree.xmlfile(str(tmp), encoding="utf-8") as xf:
         xf.write_declaration()
         xf.write_doctype(DOCTYPE)

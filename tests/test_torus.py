@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
-from generators.torus import coordinates
+from generators.torus import MAX_EXPLICIT_HOSTS, coordinates
 
 SIMGRID_OWN_LINKS = 1
 
@@ -158,6 +159,85 @@ def test_loader_routes_equal_model(
         assert route["links"] == model.route(route["src"], route["dst"])
 
 
+class TestCompiledZone:
+    """The compiled zone (generators/loader/torus_zone.cpp) builds the model's hosts, links and routes in SimGrid."""
+
+    @pytest.mark.parametrize(
+        ("dims", "wrap", "nbl"),
+        [((4,), True, None), ((4, 3, 2), True, 1.0), ((2, 2), True, None), ((3, 3), False, 2.0),
+         ((4, 3), (True, False), None), ((6, 2, 2), True, 1.0), ((1, 4, 3), True, None), ((8, 2), True, 0.5)],
+    )  # fmt: skip
+    def test_loader_routes_equal_model(
+        self,
+        tmp_path: Path,
+        load_platform: Callable[..., dict[str, Any]],
+        dims: tuple[int, ...],
+        wrap: bool | tuple[bool, ...],
+        nbl: float | None,
+    ) -> None:
+        model = torus(dims, wrap, link_lat=3e-7, nbl=nbl, zone="compiled")
+        assert model.compiled is not None and model.graph is None
+        write_platform(model, tmp_path / "t.so")
+        loaded = load_platform(tmp_path / "t.so", "--all-routes")
+        assert loaded["hosts"] == math.prod(dims)
+        assert loaded["links"] == len(model.links) + SIMGRID_OWN_LINKS
+        assert len(loaded["routes"]) == math.prod(dims) * (math.prod(dims) - 1)
+        for route in loaded["routes"]:
+            assert route["links"] == model.route(route["src"], route["dst"])
+            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
+
+    def test_large_even_tori_are_compiled(self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]) -> None:
+        """Above MAX_EXPLICIT_HOSTS an even torus needs the compiled zone; auto picks it."""
+        model = torus((64, 64), nbl=1.0)
+        assert len(model.hosts) > MAX_EXPLICIT_HOSTS and model.compiled is not None
+        assert torus((32, 32)).compiled is None
+        write_platform(model, tmp_path / "big.so")
+        pairs = [(f"host-{a}", f"host-{(a * 2654435761) % 4096}") for a in range(0, 4096, 37)]
+        pairs = [(a, b) for a, b in pairs if a != b]
+        loaded = load_platform(tmp_path / "big.so", *[x for pair in pairs for x in ("--route", *pair)])
+        assert loaded["hosts"] == 4096
+        for route in loaded["routes"]:
+            assert route["links"] == model.route(route["src"], route["dst"])
+
+    def test_whole_of_mira_loads(self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]) -> None:
+        """Mira, 4x4x3x2 midplanes of 4x4x4x4x2 nodes: 49152 nodes; routes as the model's."""
+        model = torus((16, 16, 12, 8, 2), nbl=1.0)
+        write_platform(model, tmp_path / "mira.so")
+        pairs = [("host-0", "host-49151"), ("host-5", "host-40000"), ("host-24575", "host-3"), ("host-8", "host-0")]
+        loaded = load_platform(tmp_path / "mira.so", *[x for pair in pairs for x in ("--route", *pair)])
+        assert (loaded["hosts"], loaded["links"]) == (49152, len(model.links) + SIMGRID_OWN_LINKS)
+        assert [r["links"] for r in loaded["routes"]] == [model.route(*pair) for pair in pairs]
+
+    def test_platform_file_must_end_in_so(self, tmp_path: Path) -> None:
+        with pytest.raises(TopologyError, match=r"compiled zone .* must end in .so"):
+            write_platform(torus((4,), zone="compiled"), tmp_path / "t.xml")
+        assert not list(tmp_path.iterdir())
+
+    @pytest.mark.parametrize(
+        ("params", "message"),
+        [
+            (None, "cannot read the parameter file"),
+            ("dims 4 x\nwrap 1\nlink_bw 1\nlink_lat 0\nnbl none\nhost_speed 1\n", "must be a list of integers"),
+            ("dims 4 0\nwrap 1 1\nlink_bw 1\nlink_lat 0\nnbl none\nhost_speed 1\n", "every dimension must be >= 1"),
+            ("dims 4\nwrap 1\nlink_bw -1\nlink_lat 0\nnbl none\nhost_speed 1\n", "'link_bw' must be a positive"),
+            ("dims 4\nwrap 1\nlink_bw 1\nlink_lat 0\nhost_speed 1\n", "must give link_bw, link_lat, nbl"),
+            ("dims 4\nwrap 1 1\nlink_bw 1\nlink_lat 0\nnbl 1\nhost_speed 1\n", "one wrap flag per dimension"),
+            ("dims 4\ncolour red\n", "unknown parameter 'colour'"),
+        ],
+    )
+    def test_bad_parameter_file(self, tmp_path: Path, bin_dir: Path, params: str | None, message: str) -> None:
+        write_platform(torus((4,), zone="compiled"), tmp_path / "t.so")
+        (tmp_path / "t.params").unlink()
+        if params is not None:
+            (tmp_path / "t.params").write_text(params)
+        done = subprocess.run(
+            [str(bin_dir / "platform_check"), str(tmp_path / "t.so")], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 2 and done.stdout == ""
+        errors = [line for line in done.stderr.splitlines() if "error" in line]
+        assert len(errors) == 1 and errors[0].startswith("topolab torus zone: error: ") and message in errors[0]
+
+
 class TestLayeredGraph:
     """Meshes and odd rings are written as a graph whose only fewest-links paths are the dimension-ordered routes."""
 
@@ -202,7 +282,7 @@ class TestParameters:
             ("torus", {"dims": "4x0"}, r"dims must be an integer >= 1, got 0"),
             ("torus", {"dims": "4x4", "wrap": "1,0,1"}, r"wrap must have one flag per dimension \(2\), got 3"),
             ("torus", {"dims": "4x4", "wrap": "maybe"}, r"wrap must be flags such as"),
-            ("torus", {"dims": "64x64"}, r"4096 nodes with a wrapped dimension of even length >= 4; such tori need "),
+            ("torus", {"dims": "4x4", "zone": "xml"}, r"zone must be one of"),
             ("mesh", {"width": 4, "height": -1}, r"height must be an integer >= 1, got -1"),
             ("mesh", {"width": 4}, r"mesh: parameter height is required"),
         ],

@@ -19,7 +19,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from generators import TopologyError, build_platform, place_ranks, write_hostfile, write_platform
+from generators import (
+    TopologyError,
+    build_platform,
+    place_ranks,
+    platform_files,
+    platform_suffix,
+    write_hostfile,
+    write_platform,
+)
 from generators.model import Platform
 from study_runner.cache import Cache, file_digest, run_key
 from study_runner.errors import StudyError
@@ -94,9 +102,14 @@ def prepare_runs(
             platforms[name] = build_platform(pspec.family, pspec.params)
         except TopologyError as err:
             raise StudyError(f"{study.name}: platform {name}: {err}") from None
-        xml_paths[name] = workdir / f"{name}.xml"
-        write_platform(platforms[name], xml_paths[name])
-    xml_digests = {name: file_digest(path) for name, path in xml_paths.items()}
+        xml_paths[name] = workdir / f"{name}{platform_suffix(platforms[name])}"
+        try:
+            write_platform(platforms[name], xml_paths[name])
+        except TopologyError as err:
+            raise StudyError(f"{study.name}: platform {name}: {err}") from None
+    xml_digests = {
+        name: "+".join(file_digest(part) for part in platform_files(path)) for name, path in xml_paths.items()
+    }
     binary_digests: dict[str, str] = {}
     prepared = []
     for spec in study.selected_runs(quick):

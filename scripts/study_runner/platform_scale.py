@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generators import TopologyError, build_platform, write_platform
+from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
 from generators.files import atomic_write_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,6 +49,9 @@ CASES = (
     Case("fattree-36", "fattree", {"radix": 36}),
     Case("mesh-16x32", "mesh", {"width": 16, "height": 32, "nbl": "nominal"}),
     Case("mesh-64x64", "mesh", {"width": 64, "height": 64, "nbl": "nominal"}),
+    Case("torus-juqueen-12mp", "torus", {"dims": "12x8x8x4x2", "nbl": "nominal"}),
+    Case("torus-mira", "torus", {"dims": "16x16x12x8x2", "nbl": "nominal"}),
+    Case("torus-sequoia", "torus", {"dims": "16x16x16x12x2", "nbl": "nominal"}),
 )
 
 
@@ -69,7 +72,7 @@ def measure(case: Case, work: Path) -> dict[str, Any]:
     """Generate, load and sample one case; return its measurements."""
     start = time.perf_counter()
     platform = build_platform(case.family, case.params)
-    xml = work / f"{case.name}.xml"
+    xml = work / f"{case.name}{platform_suffix(platform)}"
     write_platform(platform, xml)
     generate_s = time.perf_counter() - start
     hosts = platform.host_names
@@ -84,8 +87,8 @@ def measure(case: Case, work: Path) -> dict[str, Any]:
         "params": case.params,
         "hosts": len(hosts),
         "links": len(platform.links),
-        "representation": "Full" if platform.graph is None else "DijkstraCache",
-        "xml_mb": xml.stat().st_size / 1e6,
+        "representation": "compiled" if platform.compiled else "Full" if platform.graph is None else "DijkstraCache",
+        "xml_mb": sum(part.stat().st_size for part in platform_files(xml)) / 1e6,
         "generate_s": generate_s,
         "load_s": load_s,
         "loader_peak_rss_mib": peak_mib,
@@ -99,7 +102,7 @@ def measure(case: Case, work: Path) -> dict[str, Any]:
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The results as a Markdown table."""
     lines = [
-        "| case | hosts | links | XML | XML size (MB) | generate (s) | SimGrid load (s) | loader peak RSS (MiB) "
+        "| case | hosts | links | zone | platform files (MB) | generate (s) | SimGrid load (s) | loader peak RSS (MiB) "
         "| route lookup (ms) | sampled routes = model |",
         "|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
     ]

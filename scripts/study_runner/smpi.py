@@ -74,7 +74,8 @@ def smpirun_command(
         "-np",
         str(ranks),
         "-platform",
-        str(platform_xml),
+        # SimGrid dlopens a compiled platform (.so), and dlopen needs a path with a '/'.
+        str(Path(platform_xml).absolute()) if Path(platform_xml).suffix == ".so" else str(platform_xml),
         "-hostfile",
         str(hostfile),
         *STANDARD_OPTIONS,

@@ -1,0 +1,264 @@
+/*
+ * torus_zone.cpp - the N-dimensional torus / mesh of generators/torus.py as a
+ * compiled SimGrid platform, for machines too large for explicit routes
+ * (Mira: 49152 nodes).
+ *
+ * SimGrid loads a platform that is a shared object by calling its
+ * load_platform() (smpirun -platform ./NAME.so; the path must contain a '/').
+ * The platform's parameters are read from a text file: $TOPOLAB_TORUS_PARAMS
+ * if set, else the file beside the shared object with ".so" replaced by
+ * ".params" (generators.writer writes both). Format, one key per line:
+ *
+ *   dims 16 12 8 4 2        length of each dimension (first varies fastest)
+ *   wrap 1 1 1 1 1          wrap-around per dimension (0: mesh)
+ *   link_bw 2e9             bytes/s per direction of each cable
+ *   link_lat 1e-07          seconds
+ *   nbl 1                   endpoint limiter in link bandwidths, or "none"
+ *   host_speed 1e9          flop/s
+ *   name torus-16x12x8x4x2  zone name
+ *
+ * Elements and routes are those of the Python model, name for name: hosts
+ * host-<k>; one full-duplex cable per neighbour pair as two SHARED directed
+ * links host-<a>_to_host-<b> (a length-2 dimension is one cable); the limiter
+ * host-<k>_nbl on the routes that start or end at host-<k> only. Routes are
+ * dimension-ordered (dimension 0 first), the shorter way round a ring, ties
+ * by SimGrid's TORUS rule (goes_up below = torus._goes_up), computed on
+ * demand in get_local_route(): memory is linear in the machine and nothing
+ * is precomputed per pair.
+ *
+ * Errors (missing or malformed parameters) print one line
+ * "topolab torus zone: error: ..." on stderr and exit with status 2.
+ */
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using simgrid::kernel::resource::StandardLinkImpl;
+using simgrid::kernel::routing::NetPoint;
+using simgrid::kernel::routing::NetZoneImpl;
+using simgrid::kernel::routing::Route;
+
+[[noreturn]] void fail(const std::string& message)
+{
+  std::cerr << "topolab torus zone: error: " << message << std::endl;
+  std::exit(2);
+}
+
+struct TorusParams {
+  std::string name = "torus";
+  std::vector<long> dims;
+  std::vector<bool> wraps;
+  double link_bw    = 0;
+  double link_lat   = 0;
+  double nbl        = 0; /* <= 0: no limiter */
+  double host_speed = 0;
+};
+
+double positive_number(const std::string& key, std::istringstream& values, bool zero_allowed)
+{
+  double value;
+  if (!(values >> value) || !std::isfinite(value) || value < 0 || (!zero_allowed && value == 0))
+    fail("parameter '" + key + "' must be a " + (zero_allowed ? "non-negative" : "positive") + " number");
+  return value;
+}
+
+TorusParams read_params(const std::string& path)
+{
+  std::ifstream in(path);
+  if (!in)
+    fail("cannot read the parameter file '" + path + "'");
+  TorusParams p;
+  bool have_bw = false;
+  bool have_lat = false;
+  bool have_nbl = false;
+  bool have_speed = false;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream values(line);
+    std::string key;
+    if (!(values >> key) || key[0] == '#')
+      continue;
+    if (key == "dims" || key == "wrap") {
+      long value;
+      std::vector<long> list;
+      while (values >> value)
+        list.push_back(value);
+      if (!values.eof())
+        fail("parameter '" + key + "' must be a list of integers: '" + line + "'");
+      if (key == "dims")
+        p.dims = list;
+      else
+        for (long flag : list)
+          p.wraps.push_back(flag != 0);
+    } else if (key == "link_bw") {
+      p.link_bw = positive_number(key, values, false);
+      have_bw = true;
+    } else if (key == "link_lat") {
+      p.link_lat = positive_number(key, values, true);
+      have_lat = true;
+    } else if (key == "host_speed") {
+      p.host_speed = positive_number(key, values, false);
+      have_speed = true;
+    } else if (key == "nbl") {
+      std::string text;
+      values >> text;
+      if (text != "none") {
+        std::istringstream number(text);
+        p.nbl = positive_number(key, number, false);
+      }
+      have_nbl = true;
+    } else if (key == "name") {
+      values >> p.name;
+    } else {
+      fail("unknown parameter '" + key + "' in '" + path + "'");
+    }
+  }
+  if (p.dims.empty())
+    fail("'" + path + "' gives no dims");
+  for (long d : p.dims)
+    if (d < 1)
+      fail("every dimension must be >= 1 (" + path + ")");
+  if (p.wraps.size() != p.dims.size())
+    fail("'" + path + "' must give one wrap flag per dimension");
+  if (!have_bw || !have_lat || !have_nbl || !have_speed)
+    fail("'" + path + "' must give link_bw, link_lat, nbl and host_speed");
+  return p;
+}
+
+/* SimGrid's TORUS rule for one hop along a ring of `size`: "+" when the target is at most half a ring
+ * ahead without wrapping, or when `here` is past the middle and the target is reached by wrapping. */
+bool goes_up(long here, long target, long size)
+{
+  long half = size / 2;
+  return (here < target && target <= here + half) || (here > half && (here + half) % size >= target);
+}
+
+class TorusZone : public NetZoneImpl {
+public:
+  explicit TorusZone(const TorusParams& p) : NetZoneImpl(p.name), p_(p)
+  {
+    ndims_  = p.dims.size();
+    stride_.assign(ndims_, 1);
+    nodes_ = 1;
+    for (size_t d = 0; d < ndims_; d++) {
+      stride_[d] = nodes_;
+      nodes_ *= p.dims[d];
+    }
+  }
+
+  void build()
+  {
+    simgrid::s4u::NetZone* zone = get_iface();
+    for (long k = 0; k < nodes_; k++)
+      zone->create_host("host-" + std::to_string(k), p_.host_speed)->seal();
+    up_.assign(nodes_ * ndims_, nullptr);
+    down_.assign(nodes_ * ndims_, nullptr);
+    for (long k = 0; k < nodes_; k++) {
+      for (size_t d = 0; d < ndims_; d++) {
+        long size = p_.dims[d];
+        long c    = coordinate(k, d);
+        long next = c + 1;
+        if (p_.wraps[d] && size > 2)
+          next %= size;
+        if (next >= size)
+          continue; /* the end of a mesh line, or the second half of a length-2 dimension */
+        long other          = k + (next - c) * stride_[d];
+        up_[k * ndims_ + d] = cable(k, other);
+        down_[other * ndims_ + d] = cable(other, k);
+      }
+      if (p_.nbl > 0)
+        nbl_.push_back(zone->create_link("host-" + std::to_string(k) + "_nbl", p_.nbl * p_.link_bw)
+                           ->set_latency(0)
+                           ->seal()
+                           ->get_impl());
+    }
+  }
+
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  {
+    long from = static_cast<long>(src->id());
+    long to   = static_cast<long>(dst->id());
+    if (from == to)
+      return;
+    if (p_.nbl > 0)
+      into->link_list_.push_back(nbl_[from]);
+    long here = from;
+    long hops = 0;
+    for (size_t d = 0; d < ndims_; d++) {
+      long size   = p_.dims[d];
+      long target = coordinate(to, d);
+      for (long c = coordinate(here, d); c != target; c = coordinate(here, d)) {
+        bool up = (p_.wraps[d] && size > 2) ? goes_up(c, target, size) : target > c;
+        into->link_list_.push_back(up ? up_[here * ndims_ + d] : down_[here * ndims_ + d]);
+        long next = up ? (c + 1) % size : (c + size - 1) % size;
+        here += (next - c) * stride_[d];
+        hops++;
+      }
+    }
+    if (p_.nbl > 0)
+      into->link_list_.push_back(nbl_[to]);
+    if (latency != nullptr)
+      *latency += static_cast<double>(hops) * p_.link_lat;
+  }
+
+private:
+  long coordinate(long k, size_t d) const { return (k / stride_[d]) % p_.dims[d]; }
+
+  StandardLinkImpl* cable(long a, long b)
+  {
+    return get_iface()
+        ->create_link("host-" + std::to_string(a) + "_to_host-" + std::to_string(b), p_.link_bw)
+        ->set_latency(p_.link_lat)
+        ->seal()
+        ->get_impl();
+  }
+
+  TorusParams p_;
+  size_t ndims_ = 0;
+  long nodes_   = 0;
+  std::vector<long> stride_;
+  std::vector<StandardLinkImpl*> up_;   /* [k * ndims + d]: the link from k one step "+" along d */
+  std::vector<StandardLinkImpl*> down_; /* [k * ndims + d]: the link from k one step "-" along d */
+  std::vector<StandardLinkImpl*> nbl_;  /* [k]: the limiter of host-k (empty without NBL) */
+};
+
+/* $TOPOLAB_TORUS_PARAMS, else this shared object's path with ".so" replaced by ".params". */
+std::string params_path()
+{
+  const char* given = std::getenv("TOPOLAB_TORUS_PARAMS");
+  if (given != nullptr && *given != '\0')
+    return given;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&goes_up), &info) == 0 || info.dli_fname == nullptr)
+    fail("cannot find the path of the platform library; set TOPOLAB_TORUS_PARAMS");
+  std::string path = info.dli_fname;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".so") == 0)
+    path.resize(path.size() - 3);
+  return path + ".params";
+}
+
+} // namespace
+
+extern "C" void load_platform(const simgrid::s4u::Engine& /*engine*/)
+{
+  TorusParams params = read_params(params_path());
+  /* The first zone created becomes the platform's root zone. */
+  auto* zone = new TorusZone(params);
+  zone->build();
+  zone->seal();
+}

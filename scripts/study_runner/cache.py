@@ -57,6 +57,20 @@ class Cache:
         records = entry.get("records") if isinstance(entry, dict) else None
         return records if isinstance(records, list) else None
 
-    def put(self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any]) -> None:
-        """Store the records with the inputs that produced them."""
-        atomic_write_text(self._path(key), json.dumps({"inputs": inputs, "records": records}))
+    def measured(self, key: str) -> dict[str, float]:
+        """What the simulation of ``key`` cost when it ran (``wall_s``, ``peak_private_mib``), if recorded."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        measured = entry.get("measured") if isinstance(entry, dict) else None
+        if not isinstance(measured, dict):
+            return {}
+        return {k: float(v) for k, v in measured.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+
+    def put(
+        self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any], measured: dict[str, float] | None = None
+    ) -> None:
+        """Store the records with the inputs that produced them (and what the simulation cost)."""
+        entry = {"inputs": inputs, "records": records, "measured": measured or {}}
+        atomic_write_text(self._path(key), json.dumps(entry))

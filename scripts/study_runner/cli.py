@@ -1,4 +1,4 @@
-"""``python -m study_runner [STUDY ...] [--quick]``: run studies, write ``results/``, check them.
+"""``python -m study_runner [STUDY ...] [--quick | --full]``: run studies, write ``results/``, check them.
 
 For each study: build its platforms, run its simulations (cached, in parallel on Dask), compute its
 checks and figures, then move ``runs.csv``, ``summary.json`` and the figures into
@@ -47,7 +47,7 @@ def _analysis(study: Study) -> ModuleType:
 
 
 def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], quick: bool) -> None:
-    fixed = ["run", "platform", "app", "ranks", "args"]
+    fixed = ["run", "platform", "app", "ranks", "args", "sim_wall_s", "sim_peak_private_mib"]
     keys: list[str] = []
     for spec in study.selected_runs(quick):
         for record in results[spec.id].records:
@@ -60,6 +60,9 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
             for record in result.records:
                 row = {"run": spec.id, "platform": spec.platform, "app": spec.app, "ranks": spec.ranks}
                 row["args"] = " ".join(spec.arguments(quick))
+                wall, memory = result.wall_s, result.peak_private_mib
+                row["sim_wall_s"] = "" if wall is None else f"{wall:.2f}"
+                row["sim_peak_private_mib"] = "" if memory is None else f"{memory:.0f}"
                 row.update({k: repr(v) if isinstance(v, float) else v for k, v in record.items()})
                 writer.writerow(row)
 
@@ -110,7 +113,13 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scripts/repro", description="Run topolab studies and write results/.")
     parser.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
-    parser.add_argument("--quick", action="store_true", help="the reduced version of each study (what CI runs)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="the reduced version of each study (what CI runs)")
+    size.add_argument(
+        "--full",
+        action="store_true",
+        help="the papers' whole benchmarks where the default runs a reduced one (runs with full_args; slow)",
+    )
     parser.add_argument("--list", action="store_true", help="list the studies and exit")
     parser.add_argument("--results", type=Path, default=REPO / "results", help="results directory")
     parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
@@ -130,9 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         studies = [load_study(name) for name in (args.studies or study_names())]
+        if args.full:
+            studies = [study.full_benchmark() for study in studies]
         verdicts = {}
         for study in studies:
-            print(f"{study.name}{' (quick)' if args.quick else ''}: {study.title}", file=sys.stderr)
+            mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
+            print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
             verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, args.workers)
     except StudyError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)

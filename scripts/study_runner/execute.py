@@ -31,7 +31,7 @@ from generators import (
 from generators.model import Platform
 from study_runner.cache import Cache, file_digest, run_key
 from study_runner.errors import StudyError
-from study_runner.smpi import STANDARD_OPTIONS, run_smpirun, smpirun_command
+from study_runner.smpi import STANDARD_OPTIONS, SmpirunOutcome, run_smpirun_measured, smpirun_command
 from study_runner.study import RunSpec, Study
 
 __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "prepare_runs", "simgrid_version"]
@@ -50,13 +50,15 @@ class PreparedRun:
 
 @dataclass(frozen=True)
 class RunResult:
-    """The JSON records a run's app printed, and whether they came from the cache."""
+    """The JSON records a run's app printed, whether they came from the cache, and what the simulation cost
+    (wall time and peak private memory of smpirun, as measured when it ran; None if not recorded)."""
 
     spec: RunSpec
     hosts: list[str]
     records: list[dict[str, Any]]
     cached: bool
-    wall_s: float
+    wall_s: float | None
+    peak_private_mib: float | None = None
 
 
 @cache
@@ -141,13 +143,12 @@ def prepare_runs(
     return platforms, prepared
 
 
-def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], float] | StudyError:
+def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
     """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback."""
-    start = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="topolab-run-") as scratch:
-            stdout = run_smpirun(run.command, Path(scratch), run.spec.timeout, run.label)
-        return parse_records(stdout, run.label), time.monotonic() - start
+            outcome = run_smpirun_measured(run.command, Path(scratch), run.spec.timeout, run.label)
+        return parse_records(outcome.stdout, run.label), outcome
     except StudyError as err:
         return err
 
@@ -178,7 +179,10 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
         if records is None:
             pending.append(run)
         else:
-            results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=True, wall_s=0.0)
+            cost = cache.measured(run.key)
+            results[run.spec.id] = RunResult(
+                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
+            )
             _progress(len(results), len(runs), started, f"{run.label}: from cache")
     if not pending:
         return results
@@ -201,11 +205,14 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
                 outcome = future.result()
                 if isinstance(outcome, StudyError):
                     raise outcome
-                records, wall = outcome
-                cache.put(run.key, records, run.inputs)
-                results[run.spec.id] = RunResult(run.spec, run.inputs["hosts"], records, cached=False, wall_s=wall)
+                records, cost = outcome
+                measured = {"wall_s": cost.wall_s, "peak_private_mib": cost.peak_private_mib}
+                cache.put(run.key, records, run.inputs, measured)
+                results[run.spec.id] = RunResult(
+                    run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
+                )
                 simulated += 1
-                message = f"{run.label}: simulated in {wall:.1f} s"
+                message = f"{run.label}: simulated in {cost.wall_s:.1f} s, {cost.peak_private_mib:.0f} MiB"
                 _progress(len(results), len(runs), simulating, message, simulated, len(pending))
         except BaseException:
             for future in futures:

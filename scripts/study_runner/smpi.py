@@ -9,8 +9,12 @@ A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVEL
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from study_runner.errors import StudyError
@@ -19,8 +23,10 @@ __all__ = [
     "EAGER_LIMIT_BYTES",
     "SMPI_ENVELOPE_BYTES",
     "STANDARD_OPTIONS",
+    "SmpirunOutcome",
     "message_overhead_options",
     "run_smpirun",
+    "run_smpirun_measured",
     "smpirun_command",
 ]
 
@@ -85,21 +91,72 @@ def smpirun_command(
     ]
 
 
-def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:
-    """Run ``command`` in ``workdir``; return its stdout, or raise ``StudyError`` naming ``label``."""
-    try:
-        done = subprocess.run(
-            list(command), cwd=workdir, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-        )
-    except FileNotFoundError:
-        raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
-    except subprocess.TimeoutExpired:
-        raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s") from None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.strip().splitlines() if "did not return 0" not in line]
+@dataclass(frozen=True)
+class SmpirunOutcome:
+    """What one smpirun printed, how long it took and how much private memory it used at most."""
+
+    stdout: str
+    wall_s: float
+    peak_private_mib: float
+    """Peak of the summed ``RssAnon`` of smpirun's process tree, sampled every ``MEMORY_SAMPLE_S``: the
+    simulator's own memory. SMPI's shared-malloc buffers are file mappings folded onto one block; the
+    kernel's max RSS counts every rank's view of them, hence not used."""
+
+
+MEMORY_SAMPLE_S = 0.2
+
+
+def _private_kib(pid: int) -> int:
+    """``RssAnon`` (KiB) of a process and its descendants; 0 for processes that have gone."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("RssAnon:"))
+        stack += [int(child) for child in children]
+    return total
+
+
+def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, label: str) -> SmpirunOutcome:
+    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure."""
+    start = time.monotonic()
+    peak = 0
+    with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
+        try:
+            process = subprocess.Popen(
+                list(command), cwd=workdir, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        except FileNotFoundError:
+            raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
+        try:
+            pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
+            while process.poll() is None:
+                peak = max(peak, _private_kib(process.pid))
+                if time.monotonic() - start > timeout:
+                    raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
+                time.sleep(pause)
+                pause = min(2 * pause, MEMORY_SAMPLE_S)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        lines = [line for line in stderr.strip().splitlines() if "did not return 0" not in line]
         errors = [line for line in lines if "error" in line.lower()]
         tail = "\n    ".join((errors or lines)[-8:])
         raise StudyError(
-            f"{label}: smpirun failed with exit status {done.returncode}; last lines of stderr:\n    {tail}"
+            f"{label}: smpirun failed with exit status {process.returncode}; last lines of stderr:\n    {tail}"
         )
-    return done.stdout
+    return SmpirunOutcome(stdout, time.monotonic() - start, peak / 1024)
+
+
+def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:
+    """Run ``command`` in ``workdir``; return its stdout, or raise ``StudyError`` naming ``label``."""
+    return run_smpirun_measured(command, workdir, timeout, label).stdout

@@ -22,6 +22,8 @@ Example::
     args = ["-s", "1,1K,1M"]
     quick_args = ["-s", "1,1K"]   # optional: arguments under --quick
     quick = true                  # optional: part of the --quick study (default true)
+    full_args = ["-s", "1,1K,1M,1G"]  # optional: arguments under --full (the paper's whole benchmark,
+    full_timeout = 86400          #   when the default runs a reduced one) and its timeout
     options = []                  # optional: extra --cfg flags for smpirun
     placement = []                # optional: host of each rank (default: platform order), or a named
                                   # placement of the family, e.g. "allocation:2,4,3" on an MLFM
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import importlib
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,20 @@ __all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "stu
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
 _STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "published"}
-_RUN_KEYS = {"id", "platform", "app", "ranks", "args", "quick_args", "quick", "options", "placement", "timeout"}
+_RUN_KEYS = {
+    "id",
+    "platform",
+    "app",
+    "ranks",
+    "args",
+    "quick_args",
+    "quick",
+    "full_args",
+    "full_timeout",
+    "options",
+    "placement",
+    "timeout",
+}
 
 
 @dataclass(frozen=True)
@@ -74,6 +89,8 @@ class RunSpec:
     options: tuple[str, ...]
     placement: tuple[str, ...] | str | None
     timeout: float
+    full_args: tuple[str, ...] = ()
+    full_timeout: float | None = None
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""
@@ -96,6 +113,14 @@ class Study:
     def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
         """The runs of the full study, or of its quick version."""
         return tuple(run for run in self.runs if run.quick or not quick)
+
+    def full_benchmark(self) -> Study:
+        """The study with every run that declares ``full_args`` running them (``--full``)."""
+        runs = tuple(
+            replace(run, args=run.full_args, timeout=run.full_timeout or run.timeout) if run.full_args else run
+            for run in self.runs
+        )
+        return replace(self, runs=runs)
 
 
 _PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
@@ -170,6 +195,11 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     timeout = raw.get("timeout", 600)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise StudyError(f"{where}: run {run_id}: timeout must be a number of seconds > 0, got {timeout!r}")
+    full_timeout = raw.get("full_timeout")
+    if full_timeout is not None and (
+        isinstance(full_timeout, bool) or not isinstance(full_timeout, int | float) or full_timeout <= 0
+    ):
+        raise StudyError(f"{where}: run {run_id}: full_timeout must be a number of seconds > 0, got {full_timeout!r}")
     placement = raw.get("placement")
     return RunSpec(
         id=run_id,
@@ -182,6 +212,8 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
         placement=_placement(placement, f"{where}: run {run_id}: placement"),
         timeout=float(timeout),
+        full_args=_strings(raw.get("full_args", []), f"{where}: run {run_id}: full_args"),
+        full_timeout=None if full_timeout is None else float(full_timeout),
     )
 
 

@@ -16,6 +16,7 @@ from generators.mlfm import mlfm
 from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, graph_routes
 from generators.placement import place_ranks, write_hostfile
 from generators.threequads import three_quads
+from generators.tofu import tofu
 from generators.torus import mesh, torus
 from generators.writer import platform_files, platform_suffix, write_platform
 
@@ -40,6 +41,7 @@ __all__ = [
     "platform_files",
     "platform_suffix",
     "three_quads",
+    "tofu",
     "torus",
     "write_hostfile",
     "write_platform",

@@ -12,12 +12,13 @@ from generators.mlfm import FAMILY as MLFM
 from generators.model import Platform
 from generators.params import Family, check_params
 from generators.threequads import FAMILY as THREEQUADS
+from generators.tofu import FAMILY as TOFU
 from generators.torus import MESH_FAMILY, TORUS_FAMILY
 
 __all__ = ["FAMILIES", "build_platform"]
 
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (CROSSBAR, ENTERPRISE, FATTREE, MESH_FAMILY, MLFM, THREEQUADS, TORUS_FAMILY)
+    family.name: family for family in (CROSSBAR, ENTERPRISE, FATTREE, MESH_FAMILY, MLFM, THREEQUADS, TOFU, TORUS_FAMILY)
 }
 
 

@@ -192,28 +192,33 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
     # Dask's own warnings (e.g. about tasks cancelled after a failure) would bury the one error message.
     logging.getLogger("distributed").setLevel(logging.ERROR)
 
-    threads = min(workers or default_workers(), len(pending))
+    # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
+    same_key: dict[str, list[PreparedRun]] = {}
+    for run in pending:
+        same_key.setdefault(run.key, []).append(run)
+    threads = min(workers or default_workers(), len(same_key))
     simulating, simulated = time.monotonic(), 0
     with (
         LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
         Client(cluster) as client,
     ):
-        futures = {client.submit(_simulate, run, pure=False): run for run in pending}
+        futures = {client.submit(_simulate, group[0], pure=False): group for group in same_key.values()}
         try:
             for future in as_completed(futures):
-                run = futures[future]
+                group = futures[future]
                 outcome = future.result()
                 if isinstance(outcome, StudyError):
                     raise outcome
                 records, cost = outcome
                 measured = {"wall_s": cost.wall_s, "peak_private_mib": cost.peak_private_mib}
-                cache.put(run.key, records, run.inputs, measured)
-                results[run.spec.id] = RunResult(
-                    run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
-                )
+                cache.put(group[0].key, records, group[0].inputs, measured)
                 simulated += 1
-                message = f"{run.label}: simulated in {cost.wall_s:.1f} s, {cost.peak_private_mib:.0f} MiB"
-                _progress(len(results), len(runs), simulating, message, simulated, len(pending))
+                for run in group:
+                    results[run.spec.id] = RunResult(
+                        run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
+                    )
+                    message = f"{run.label}: simulated in {cost.wall_s:.1f} s, {cost.peak_private_mib:.0f} MiB"
+                    _progress(len(results), len(runs), simulating, message, simulated, len(same_key))
         except BaseException:
             for future in futures:
                 future.cancel()

@@ -28,7 +28,7 @@ from study_runner.execute import RunResult, execute_runs, prepare_runs
 from study_runner.report import write_report
 from study_runner.study import Study, load_study, study_names
 
-__all__ = ["main", "run_study"]
+__all__ = ["main", "replace_dir", "run_study"]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,8 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
                 writer.writerow(row)
 
 
-def _replace_dir(staging: Path, final: Path) -> None:
+def replace_dir(staging: Path, final: Path) -> None:
+    """Put the complete directory ``staging`` in the place of ``final`` (renames: never half of either)."""
     old = final.with_name(f".{final.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     if final.exists():
@@ -95,7 +96,7 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         summary = summary_json(study.name, study.title, quick, checks, notes)
         (staging / "summary.json").write_text(summary, encoding="utf-8")
         staging.chmod(0o755)
-        _replace_dir(staging, results_dir / study.name)
+        replace_dir(staging, results_dir / study.name)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

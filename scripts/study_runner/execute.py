@@ -1,19 +1,16 @@
 """Prepare the runs of a study and execute them: cached results first, the rest on Dask.
 
-Independent simulations run in parallel on a Dask LocalCluster (threads: each one only waits for
-its smpirun process). Results already in the cache are served without starting the cluster.
-Progress, with the number done and an estimate of the time left, goes to stderr.
+Independent simulations run in parallel on Dask (``study_runner.engine``: by default a LocalCluster of
+threads, each one only waits for its smpirun process). Results already in the cache are served without
+starting the cluster. Progress, with the number done and an estimate of the time left, goes to stderr.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -30,7 +27,9 @@ from generators import (
 )
 from generators.model import Platform
 from study_runner.cache import Cache, file_digest, run_key
+from study_runner.engine import Engine
 from study_runner.errors import StudyError
+from study_runner.progress import LineProgress, Progress
 from study_runner.smpi import STANDARD_OPTIONS, SmpirunOutcome, run_smpirun_measured, smpirun_command
 from study_runner.study import RunSpec, Study
 
@@ -153,26 +152,26 @@ def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] |
         return err
 
 
-def _progress(done: int, total: int, started: float, message: str, simulated: int = 0, to_simulate: int = 0) -> None:
-    """One progress line; the estimate of the time left extrapolates the simulations done so far (cached results
-    take no time)."""
-    elapsed = time.monotonic() - started
-    eta = f", about {elapsed / simulated * (to_simulate - simulated):.0f} s left" if 0 < simulated < to_simulate else ""
-    print(f"[{done}/{total}] {message} ({elapsed:.1f} s elapsed{eta})", file=sys.stderr, flush=True)
-
-
 def default_workers() -> int:
     """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
     return max(1, int(os.environ.get("TOPOLAB_WORKERS", os.cpu_count() or 1)))
 
 
-def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = None) -> dict[str, RunResult]:
-    """Results of every run by run id: from the cache, or simulated on a Dask LocalCluster.
+def execute_runs(
+    runs: list[PreparedRun],
+    cache: Cache,
+    workers: int | None = None,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> dict[str, RunResult]:
+    """Results of every run by run id: from the cache, or simulated on Dask (``engine``: a local cluster of
+    ``workers`` threads by default). Each simulation's result enters the cache as soon as it is done, so an
+    interrupted batch loses only the simulations in flight.
 
     The first failing simulation raises ``StudyError``; nothing is cached for it.
     """
+    progress = progress or LineProgress()
     results: dict[str, RunResult] = {}
-    started = time.monotonic()
     pending = []
     for run in runs:
         records = cache.get(run.key)
@@ -183,25 +182,23 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
             results[run.spec.id] = RunResult(
                 run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
             )
-            _progress(len(results), len(runs), started, f"{run.label}: from cache")
+    progress.begin(len(runs), len(results))
+    for run in runs:
+        if run.spec.id in results:
+            result = results[run.spec.id]
+            progress.advance(run.label, True, result.wall_s, result.peak_private_mib)
     if not pending:
+        progress.end()
         return results
 
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    # Dask's own warnings (e.g. about tasks cancelled after a failure) would bury the one error message.
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    from dask.distributed import as_completed
 
     # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
     same_key: dict[str, list[PreparedRun]] = {}
     for run in pending:
         same_key.setdefault(run.key, []).append(run)
-    threads = min(workers or default_workers(), len(same_key))
-    simulating, simulated = time.monotonic(), 0
-    with (
-        LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
-        Client(cluster) as client,
-    ):
+    engine = engine or Engine(workers=workers or default_workers())
+    with engine.client(len(same_key)) as client:
         futures = {client.submit(_simulate, group[0], pure=False): group for group in same_key.values()}
         try:
             for future in as_completed(futures):
@@ -212,15 +209,15 @@ def execute_runs(runs: list[PreparedRun], cache: Cache, workers: int | None = No
                 records, cost = outcome
                 measured = {"wall_s": cost.wall_s, "peak_private_mib": cost.peak_private_mib}
                 cache.put(group[0].key, records, group[0].inputs, measured)
-                simulated += 1
                 for run in group:
                     results[run.spec.id] = RunResult(
                         run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
                     )
-                    message = f"{run.label}: simulated in {cost.wall_s:.1f} s, {cost.peak_private_mib:.0f} MiB"
-                    _progress(len(results), len(runs), simulating, message, simulated, len(same_key))
+                    progress.advance(run.label, False, cost.wall_s, cost.peak_private_mib)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
+        finally:
+            progress.end()
     return {run.spec.id: results[run.spec.id] for run in runs}

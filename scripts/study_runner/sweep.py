@@ -1,0 +1,435 @@
+"""Sweep files: a grid of simulations declared in TOML, expanded into points before anything runs.
+
+A sweep declares variables and how every point uses them::
+
+    name = "nbl-regime-mesh"                  # results go to results/sweeps/<name>/
+    title = "Which combining algorithm wins on an NBL mesh"
+
+    [grid]                                    # cartesian product: every variable is one axis
+    side = [4, 8]
+    nbl = ["none", "nominal"]
+
+    [[zip]]                                   # one more axis whose variables vary together
+    algorithm = ["tree", "snake", "fence"]    #   (lists of equal length)
+    blocks = [1, 16, 16]
+
+    [platform]                                # a topology family and its parameters
+    family = "mesh"
+    width = "{side}"
+    height = "{side}"
+    nbl = "{nbl}"
+
+    [run]                                     # the app, its arguments, ranks, placement, smpirun options
+    app = "combine"                           # a topolab app (build/bin) or a path to your own binary
+    ranks = "{side * side}"
+    args = ["-a", "{algorithm}", "-n", "1000", "-S", "{max(1, 1000 // blocks)}"]
+    placement = ""                            # optional: a named placement of the family
+    options = []                              # optional: extra smpirun --cfg flags
+    timeout = 600                             # optional: seconds per point
+
+    [output]
+    metric = "time_s_max"                     # the field of the app's JSON records the plots show
+    better = "lower"                          # or "higher" (a bandwidth)
+    [[output.plots]]
+    kind = "lines"                            # metric against x, one line per series, one panel per facet
+    x = "side"
+    series = "algorithm"
+    facets = ["nbl"]
+    [[output.plots]]
+    kind = "regime"                           # the best value of `compare` in every (x, y) cell
+    x = "side"
+    y = "nbl"
+    compare = "algorithm"
+
+Templates. Any string may hold ``{expression}`` parts: arithmetic on the variables (``+ - * / // % **``,
+``min``, ``max``, ``int``, ``round``, ``str``). A string that is one expression alone keeps its type
+(``"{side * side}"`` is the integer 16); otherwise each part is formatted into the string. ``{{`` and
+``}}`` are literal braces. Every key of ``[platform]`` and ``[run]`` may be a template, the family too.
+
+Variables a plot does not show (neither x, y, series, compare nor a facet) are reduced to their best
+value, so a regime map over algorithms can let each algorithm use its best block size.
+
+Every mistake in the file — malformed TOML, an unknown key, an empty grid, zipped lists of different
+lengths, a template naming an unknown variable, an unknown family or parameter at any point, a plot
+naming an unknown variable — is one ``StudyError`` before anything runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+import operator
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generators.errors import TopologyError
+from generators.families import FAMILIES
+from generators.params import check_params
+from study_runner.errors import StudyError
+
+__all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
+
+PLOT_KINDS = ("lines", "regime")
+
+_TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
+_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout"}
+_OUTPUT_KEYS = {"metric", "better", "plots"}
+_PLOT_KEYS = {
+    "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
+    "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
+}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "round": round, "str": str}
+
+
+def evaluate(expression: str, variables: Mapping[str, Any]) -> Any:
+    """Value of a template expression: arithmetic on ``variables`` and a few functions, nothing else.
+
+    >>> evaluate("side * side", {"side": 4}), evaluate("max(1, n // 64)", {"n": 100})
+    (16, 1)
+    """
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        raise StudyError(f"malformed expression {{{expression}}}") from None
+
+    def value(node: ast.AST) -> Any:
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in variables:
+                known = ", ".join(sorted(variables)) or "none"
+                raise StudyError(f"{{{expression}}} names unknown variable {node.id!r} (variables: {known})")
+            return variables[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return _BINARY[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            return _UNARY[type(node.op)](value(node.operand))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _FUNCTIONS
+            and not node.keywords
+        ):
+            return _FUNCTIONS[node.func.id](*(value(arg) for arg in node.args))
+        raise StudyError(
+            f"{{{expression}}}: only arithmetic on variables and {', '.join(_FUNCTIONS)} are allowed in a template"
+        )
+
+    try:
+        return value(tree)
+    except StudyError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as err:
+        raise StudyError(f"{{{expression}}} cannot be evaluated with {dict(variables)}: {err}") from None
+
+
+def render(template: Any, variables: Mapping[str, Any]) -> Any:
+    """``template`` with its ``{expression}`` parts evaluated (lists element by element).
+
+    >>> render("{w}x{w}", {"w": 4}), render("{w * 2}", {"w": 4}), render(["-n", "{w}"], {"w": 4})
+    ('4x4', 8, ['-n', '4'])
+    """
+    if isinstance(template, list):
+        return [_as_argument(render(item, variables)) for item in template]
+    if not isinstance(template, str):
+        return template
+    whole = _TEMPLATE.fullmatch(template)
+    if whole and whole.group(1) is not None:
+        return evaluate(whole.group(1), variables)
+
+    def part(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return match.group(0)[0]
+        return str(evaluate(match.group(1), variables))
+
+    return _TEMPLATE.sub(part, template)
+
+
+def _as_argument(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A declared figure: ``lines`` (metric vs x per series) or ``regime`` (best ``compare`` per (x, y) cell)."""
+
+    kind: str
+    x: str
+    y: str | None = None
+    series: str | None = None
+    compare: str | None = None
+    facets: tuple[str, ...] = ()
+    logx: bool = False
+    logy: bool = False
+    title: str | None = None
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The variables on the plot's axes, legend and panels (the others are reduced to their best value)."""
+        named = (self.x, self.y, self.series, self.compare, *self.facets)
+        return tuple(dict.fromkeys(v for v in named if v is not None))
+
+    @property
+    def file_name(self) -> str:
+        by = self.compare if self.kind == "regime" else self.series
+        parts = [self.kind, self.x] + ([self.y] if self.y else []) + ([f"by-{by}"] if by else [])
+        return "-".join(parts) + ".png"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of the sweep: its variables and the platform and run they give."""
+
+    index: int
+    variables: dict[str, Any]
+    family: str
+    params: dict[str, Any]
+    app: str
+    ranks: int
+    args: tuple[str, ...]
+    placement: str | None
+    options: tuple[str, ...]
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep file, validated and expanded."""
+
+    name: str
+    title: str
+    description: str
+    variables: tuple[str, ...]
+    points: tuple[Point, ...]
+    metric: str | None
+    better: str
+    plots: tuple[Plot, ...]
+    path: Path
+
+
+def _axes(data: dict[str, Any], where: str) -> list[list[dict[str, Any]]]:
+    """The grid's axes, each a list of variable assignments (one per value)."""
+    axes: list[list[dict[str, Any]]] = []
+    seen: set[str] = set()
+
+    def check_values(name: str, values: object, table: str) -> list[Any]:
+        if not _NAME.match(name):
+            raise StudyError(f"{where}: {table} variable {name!r} is not a valid name (letters, digits, _)")
+        if name in seen:
+            raise StudyError(f"{where}: variable {name!r} is declared twice")
+        seen.add(name)
+        if not isinstance(values, list):
+            raise StudyError(f"{where}: {table}.{name} must be a list of values, got {values!r}")
+        if not values:
+            raise StudyError(f"{where}: {table}.{name} is empty: the grid has no point")
+        for item in values:
+            if isinstance(item, dict | list) or (isinstance(item, float) and not math.isfinite(item)):
+                raise StudyError(f"{where}: {table}.{name} must hold numbers, strings or booleans, got {item!r}")
+        return values
+
+    grid = data.get("grid", {})
+    if not isinstance(grid, dict):
+        raise StudyError(f"{where}: grid must be a table of variables ([grid])")
+    for name, values in grid.items():
+        axes.append([{name: value} for value in check_values(name, values, "grid")])
+    zips = data.get("zip", [])
+    if not isinstance(zips, list) or not all(isinstance(z, dict) for z in zips):
+        raise StudyError(f"{where}: zip must be an array of tables ([[zip]])")
+    for number, table in enumerate(zips, 1):
+        if not table:
+            raise StudyError(f"{where}: zip table {number} is empty: the grid has no point")
+        columns = {name: check_values(name, values, f"zip[{number}]") for name, values in table.items()}
+        lengths = {name: len(values) for name, values in columns.items()}
+        if len(set(lengths.values())) > 1:
+            sizes = ", ".join(f"{name}: {n}" for name, n in lengths.items())
+            raise StudyError(f"{where}: the lists of zip table {number} must have one length, got {sizes}")
+        size = next(iter(lengths.values()))
+        axes.append([{name: columns[name][i] for name in columns} for i in range(size)])
+    if not axes:
+        raise StudyError(f"{where}: the grid is empty: declare variables in [grid] or [[zip]]")
+    return axes
+
+
+def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
+    raw_plots = output.get("plots", [])
+    if not isinstance(raw_plots, list) or not all(isinstance(p, dict) for p in raw_plots):
+        raise StudyError(f"{where}: output.plots must be an array of tables ([[output.plots]])")
+    plots = []
+    for number, raw in enumerate(raw_plots, 1):
+        kind = raw.get("kind")
+        if kind not in PLOT_KINDS:
+            raise StudyError(f"{where}: plot {number}: kind must be one of {', '.join(PLOT_KINDS)}, got {kind!r}")
+        required, optional = _PLOT_KEYS[kind]
+        missing = sorted(required - set(raw))
+        if missing:
+            raise StudyError(f"{where}: plot {number} ({kind}) is missing {missing[0]!r}")
+        unknown = sorted(set(raw) - required - optional)
+        if unknown:
+            known = ", ".join(sorted(required | optional))
+            raise StudyError(f"{where}: plot {number} ({kind}) has unknown key {unknown[0]!r}; known: {known}")
+        facets = raw.get("facets", [])
+        if isinstance(facets, str):
+            facets = [facets]
+        named = [raw[k] for k in ("x", "y", "series", "compare") if k in raw] + list(facets)
+        for name in named:
+            if name not in variables:
+                known = ", ".join(variables)
+                raise StudyError(f"{where}: plot {number} ({kind}) names unknown variable {name!r} (known: {known})")
+        if len(set(named)) != len(named):
+            raise StudyError(f"{where}: plot {number} ({kind}) uses a variable twice")
+        for flag in ("logx", "logy"):
+            if not isinstance(raw.get(flag, False), bool):
+                raise StudyError(f"{where}: plot {number}: {flag} must be true or false")
+        plots.append(
+            Plot(
+                kind=kind,
+                x=raw["x"],
+                y=raw.get("y"),
+                series=raw.get("series"),
+                compare=raw.get("compare"),
+                facets=tuple(facets),
+                logx=raw.get("logx", False),
+                logy=raw.get("logy", False),
+                title=raw.get("title"),
+            )
+        )
+    names = [plot.file_name for plot in plots]
+    if len(set(names)) != len(names):
+        raise StudyError(f"{where}: two plots would be the same file; give them different axes")
+    return tuple(plots)
+
+
+def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run: dict[str, Any], where: str) -> Point:
+    label = f"{where}: point {index} ({', '.join(f'{k}={v!r}' for k, v in variables.items())})"
+    try:
+        family = render(platform["family"], variables)
+        params = {key: render(value, variables) for key, value in platform.items() if key != "family"}
+        if family not in FAMILIES:
+            known = ", ".join(sorted(FAMILIES))
+            raise StudyError(f"unknown topology family {family!r}; known families: {known}")
+        try:
+            check_params(family, FAMILIES[family].params, params)
+        except TopologyError as err:
+            raise StudyError(str(err)) from None
+        ranks = render(run["ranks"], variables)
+        if isinstance(ranks, str) and ranks.strip().isdigit():
+            ranks = int(ranks)
+        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+            raise StudyError(f"ranks must be an integer >= 1, got {ranks!r}")
+        args = render(run.get("args", []), variables)
+        options = render(run.get("options", []), variables)
+        if not isinstance(args, list) or not isinstance(options, list):
+            raise StudyError("run.args and run.options must be lists")
+        placement = render(run.get("placement", ""), variables)
+        if not isinstance(placement, str):
+            raise StudyError(f"placement must be a string, got {placement!r}")
+        app = render(run["app"], variables)
+        if not isinstance(app, str) or not app:
+            raise StudyError(f"app must be a non-empty string, got {app!r}")
+    except StudyError as err:
+        raise StudyError(f"{label}: {err}") from None
+    return Point(
+        index=index,
+        variables=variables,
+        family=family,
+        params=params,
+        app=app,
+        ranks=ranks,
+        args=tuple(args),
+        placement=placement or None,
+        options=tuple(options),
+        timeout=float(run.get("timeout", 600)),
+    )
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read, validate and expand a sweep file; ``StudyError`` names the first problem."""
+    path = Path(path)
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise StudyError(f"cannot read sweep file {where}: {err.strerror or err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise StudyError(f"{where}: malformed TOML: {err}") from None
+    except UnicodeDecodeError:
+        raise StudyError(f"{where}: not a text file (UTF-8)") from None
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "platform", "run"):
+        if key not in data:
+            raise StudyError(f"{where}: missing {key!r}")
+    name = data["name"]
+    if not isinstance(name, str) or not _SWEEP_NAME.match(name):
+        raise StudyError(f"{where}: name must be a file-name-safe string (letters, digits, . _ -), got {name!r}")
+    platform, run = data["platform"], data["run"]
+    if not isinstance(platform, dict) or "family" not in platform:
+        raise StudyError(f"{where}: [platform] must be a table with a 'family'")
+    if not isinstance(run, dict):
+        raise StudyError(f"{where}: [run] must be a table")
+    unknown = sorted(set(run) - _RUN_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: run has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}")
+    for key in ("app", "ranks"):
+        if key not in run:
+            raise StudyError(f"{where}: run is missing {key!r}")
+    timeout = run.get("timeout", 600)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise StudyError(f"{where}: run.timeout must be a number of seconds > 0, got {timeout!r}")
+    output = data.get("output", {})
+    if not isinstance(output, dict):
+        raise StudyError(f"{where}: output must be a table ([output])")
+    unknown = sorted(set(output) - _OUTPUT_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: output has unknown key {unknown[0]!r}; known: {', '.join(sorted(_OUTPUT_KEYS))}")
+    better = output.get("better", "lower")
+    if better not in ("lower", "higher"):
+        raise StudyError(f"{where}: output.better must be 'lower' or 'higher', got {better!r}")
+    metric = output.get("metric")
+    if metric is not None and (not isinstance(metric, str) or not metric):
+        raise StudyError(f"{where}: output.metric must be the name of a field of the app's records")
+
+    axes = _axes(data, where)
+    variables = tuple(name for axis in axes for name in axis[0])
+    plots = _plots(output, variables, where)
+    if plots and metric is None:
+        raise StudyError(f"{where}: plots need output.metric (the record field they show)")
+    points = []
+    for index, combination in enumerate(itertools.product(*axes)):
+        assignment: dict[str, Any] = {}
+        for part in combination:
+            assignment.update(part)
+        points.append(_point(index, assignment, platform, run, where))
+    return Sweep(
+        name=name,
+        title=str(data.get("title", name)),
+        description=str(data.get("description", "")),
+        variables=variables,
+        points=tuple(points),
+        metric=metric,
+        better=better,
+        plots=plots,
+        path=path,
+    )

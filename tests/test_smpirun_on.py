@@ -1,0 +1,281 @@
+"""``scripts/smpirun-on``: the real command, its platform cache, placements, options, errors and exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generators import build_platform, crossbar, write_platform
+from generators.mlfm import allocation_hosts
+from study_runner.smpi import SMPI_ENVELOPE_BYTES, STANDARD_OPTIONS
+from tests.conftest import BIN, REPO
+
+COMMAND = REPO / "scripts" / "smpirun-on"
+PINGPONG = "build/bin/pingpong"  # relative to the repository, where most runs start
+
+
+def run(
+    tmp_path: Path, *args: str, cwd: Path = REPO, path_first: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run scripts/smpirun-on with its cache in ``tmp_path/cache`` (and ``path_first`` first on PATH)."""
+    env = {**os.environ, "TOPOLAB_CACHE": str(tmp_path / "cache")}
+    if path_first is not None:
+        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
+    return subprocess.run(
+        [str(COMMAND), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120, check=False
+    )
+
+
+def records(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def printed_command(stderr: str) -> list[str]:
+    """The smpirun command line printed on stderr."""
+    (line,) = [line for line in stderr.splitlines() if line.startswith("smpirun ")]
+    return shlex.split(line)
+
+
+def option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
+
+
+def snapshot(directory: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(directory.iterdir())}
+
+
+def oneway(latency: float, bandwidth: float, size: int) -> float:
+    return latency + (size + SMPI_ENVELOPE_BYTES) / bandwidth
+
+
+@pytest.fixture
+def fake_smpirun(tmp_path: Path) -> Path:
+    """A directory with an ``smpirun`` that records its arguments (one JSON list) in ``smpirun.calls``."""
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir()
+    script = bin_dir / "smpirun"
+    calls = tmp_path / "smpirun.calls"
+    script.write_text(
+        f"#!/usr/bin/env python3\nimport json, sys\nopen({str(calls)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
+    )
+    script.chmod(0o755)
+    return bin_dir
+
+
+def fake_calls(tmp_path: Path) -> list[list[str]]:
+    calls = tmp_path / "smpirun.calls"
+    return [json.loads(line) for line in calls.read_text().splitlines()] if calls.exists() else []
+
+
+@pytest.mark.simgrid
+class TestRuns:
+    def test_pingpong_on_a_mesh(self, tmp_path: Path, bin_dir: Path) -> None:
+        done = run(tmp_path, "mesh", "--width", "2", "--height", "2", "--", PINGPONG, "-s", "1,1M", "-i", "2")
+        assert done.returncode == 0, done.stderr
+        out = records(done.stdout)
+        assert [r["bytes"] for r in out] == [1, 1 << 20]
+        assert all(r["app"] == "pingpong" and r["ranks"] == 4 for r in out)  # default: one rank per host
+        for r in out:  # host-0 -> host-1: one 100 ns, 2 GB/s link
+            assert r["oneway_s_min"] == pytest.approx(oneway(100e-9, 2e9, r["bytes"]), rel=1e-9)
+        assert "smpirun-on: wrote platform " in done.stderr
+        command = printed_command(done.stderr)
+        assert command[:3] == ["smpirun", "-np", "4"]
+        assert Path(option(command, "-hostfile")).read_text() == "host-0\nhost-1\nhost-2\nhost-3\n"
+        assert command[-5:] == [str(bin_dir / "pingpong"), "-s", "1,1M", "-i", "2"]
+
+    def test_second_call_reuses_the_platform(self, tmp_path: Path) -> None:
+        first = run(tmp_path, "mesh", "--width", "2", "--height", "2", "--", PINGPONG, "-s", "1", "-i", "1")
+        assert first.returncode == 0, first.stderr
+        platform = Path(option(printed_command(first.stderr), "-platform"))
+        assert platform.parent.parent == tmp_path / "cache" / "platforms"
+        before = snapshot(platform.parent)
+        # the same platform, its defaults spelled out (one in other units): the same directory, untouched
+        again = run(tmp_path, "mesh", "--height", "2", "--width", "2", "--link-bw", "2000MBps", "--link-lat", "100ns",
+                    "--", PINGPONG, "-s", "1", "-i", "1")  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert f"smpirun-on: reusing platform {platform}\n" in again.stderr
+        assert "wrote platform" not in again.stderr
+        assert option(printed_command(again.stderr), "-platform") == str(platform)
+        assert snapshot(platform.parent) == before
+        assert records(again.stdout) == records(first.stdout)
+        other = run(tmp_path, "mesh", "--width", "2", "--height", "2", "--link-lat", "1us", "--", PINGPONG, "-s", "1")
+        assert other.returncode == 0, other.stderr
+        assert "wrote platform" in other.stderr
+        assert Path(option(printed_command(other.stderr), "-platform")).parent != platform.parent
+
+    def test_named_placement(self, tmp_path: Path) -> None:
+        done = run(tmp_path, "mlfm", "--d", "2", "--placement", "allocation:1,2,2", "--", PINGPONG, "-s", "1,64K")
+        assert done.returncode == 0, done.stderr
+        model = build_platform("mlfm", {"d": 2})
+        hosts = allocation_hosts(model, 1, 2, 2)
+        command = printed_command(done.stderr)
+        assert option(command, "-np") == "4"
+        assert Path(option(command, "-hostfile")).read_text().split() == hosts
+        latency, bandwidth = model.route_latency(hosts[0], hosts[1]), model.route_bandwidth(hosts[0], hosts[1])
+        for r in records(done.stdout):
+            assert r["oneway_s_min"] == pytest.approx(oneway(latency, bandwidth, r["bytes"]), rel=1e-9)
+
+    @pytest.mark.parametrize(
+        ("placement", "hops"),
+        [
+            (["--np", "2"], 1),
+            (["--placement", "host-0,host-15"], 6),
+            (["--placement", "host-5,host-6,host-7", "--np", "2"], 1),
+        ],
+    )
+    def test_host_list_placement_and_np(self, tmp_path: Path, placement: list[str], hops: int) -> None:
+        done = run(tmp_path, "mesh", "--width", "4", "--height", "4", *placement, "--", PINGPONG, "-s", "1", "-i", "1")
+        assert done.returncode == 0, done.stderr
+        assert option(printed_command(done.stderr), "-np") == "2"
+        (record,) = records(done.stdout)
+        assert record["ranks"] == 2
+        assert record["oneway_s_min"] == pytest.approx(oneway(hops * 100e-9, 2e9, 1), rel=1e-9)
+
+    def test_cfg_options_come_last_and_win(self, tmp_path: Path) -> None:
+        # LV08 instead of the standard CM02: latency x 13.01, bandwidth x 0.97
+        done = run(tmp_path, "crossbar", "--hosts", "2", "--cfg=network/model:LV08", "--cfg", "smpi/or:0:1e-6:0",
+                   "--", PINGPONG, "-s", "1,1M", "-i", "1")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        command = printed_command(done.stderr)
+        start = command.index(STANDARD_OPTIONS[0])
+        assert command[start : start + len(STANDARD_OPTIONS) + 2] == [
+            *STANDARD_OPTIONS, "--cfg=network/model:LV08", "--cfg=smpi/or:0:1e-6:0",
+        ]  # fmt: skip
+        small, large = records(done.stdout)
+        assert small["oneway_s_min"] == pytest.approx(1e-6 + oneway(13.01 * 2e-6, 0.97e9, 1), rel=1e-9)
+        assert large["oneway_s_min"] == pytest.approx(oneway(13.01 * 2e-6, 0.97e9, 1 << 20), rel=1e-9)  # rendezvous
+
+    def test_an_existing_xml_platform(self, tmp_path: Path, bin_dir: Path) -> None:
+        write_platform(crossbar(4, link_lat=5e-6), tmp_path / "x.xml")
+        (tmp_path / "hosts").write_text("host-3\nhost-0\nhost-1\n")
+        app = os.path.relpath(bin_dir / "pingpong", tmp_path)  # relative to the current directory
+        done = run(tmp_path, "x.xml", "--np", "2", "--", app, "-s", "1", "-i", "1", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        command = printed_command(done.stderr)
+        assert option(command, "-platform") == str(tmp_path / "x.xml")
+        assert Path(option(command, "-hostfile")).read_text() == "host-0\nhost-1\n"
+        (record,) = records(done.stdout)
+        assert record["oneway_s_min"] == pytest.approx(oneway(10e-6, 1e9, 1), rel=1e-9)
+        given = run(tmp_path, "./x.xml", "--hostfile", "hosts", "--", app, "-s", "1", "-i", "1", cwd=tmp_path)
+        assert given.returncode == 0, given.stderr
+        assert option(printed_command(given.stderr), "-hostfile") == str(tmp_path / "hosts")
+        assert option(printed_command(given.stderr), "-np") == "3"
+        assert records(given.stdout)[0]["ranks"] == 3
+
+    def test_a_compiled_platform_file(self, tmp_path: Path) -> None:
+        built = run(tmp_path, "tofu", "--xyz", "1x1x1", "--placement", "shape:2x1x1", "--", PINGPONG, "-s", "1")
+        assert built.returncode == 0, built.stderr
+        library = Path(option(printed_command(built.stderr), "-platform"))
+        assert library.suffix == ".so" and library.with_suffix(".params").is_file()
+        for suffix in (".so", ".params"):
+            (tmp_path / f"t{suffix}").write_bytes(library.with_suffix(suffix).read_bytes())
+        (tmp_path / "t.so").chmod(0o755)
+        done = run(tmp_path, "t.so", "--np", "2", "--", str(BIN / "pingpong"), "-s", "1", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        command = printed_command(done.stderr)
+        assert option(command, "-platform") == str(tmp_path / "t.so")  # absolute: SimGrid dlopens it
+        model = build_platform("tofu", {"xyz": "1x1x1"})
+        assert Path(option(command, "-hostfile")).read_text().split() == model.host_names[:2]
+        assert records(done.stdout)[0]["ranks"] == 2
+
+    def test_the_app_exit_status_propagates(self, tmp_path: Path) -> None:
+        source = tmp_path / "fail.c"
+        source.write_text(
+            "#include <mpi.h>\nint main(int argc, char **argv) {\n  int rank;\n  MPI_Init(&argc, &argv);\n"
+            "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n  MPI_Finalize();\n  return rank == 0 ? 3 : 0;\n}\n"
+        )
+        compiled = subprocess.run(["smpicc", str(source), "-o", str(tmp_path / "fail")], capture_output=True, text=True)
+        assert compiled.returncode == 0, compiled.stderr
+        done = run(tmp_path, "crossbar", "--hosts", "2", "--", "./fail", cwd=tmp_path)
+        assert done.returncode == 3
+        assert "smpirun-on: error" not in done.stderr
+
+
+class TestCommandLine:
+    def test_printed_command_is_the_one_run(self, tmp_path: Path, fake_smpirun: Path) -> None:
+        done = run(tmp_path, "crossbar", "--hosts", "3", "--cfg=smpi/or:0:1e-6:0", "--", PINGPONG, "-s", "1",
+                   path_first=fake_smpirun)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        command = printed_command(done.stderr)
+        assert fake_calls(tmp_path) == [command[1:]]
+        assert command == [
+            "smpirun", "-np", "3", "-platform", option(command, "-platform"), "-hostfile", option(command, "-hostfile"),
+            *STANDARD_OPTIONS, "--cfg=smpi/or:0:1e-6:0", str(REPO / PINGPONG), "-s", "1",
+        ]  # fmt: skip
+
+    def test_keep_writes_the_run_files(self, tmp_path: Path, fake_smpirun: Path) -> None:
+        keep = tmp_path / "kept"
+        done = run(tmp_path, "mesh", "--width", "2", "--height", "3", "--np", "2", "--keep", str(keep), "--", PINGPONG,
+                   path_first=fake_smpirun)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        command = printed_command(done.stderr)
+        assert sorted(p.name for p in keep.iterdir()) == ["hostfile", "mesh-2x3.xml", "smpirun.sh"]
+        assert option(command, "-platform") == str(keep / "mesh-2x3.xml")
+        assert option(command, "-hostfile") == str(keep / "hostfile")
+        assert (keep / "hostfile").read_text() == "host-0\nhost-1\n"
+        script = (keep / "smpirun.sh").read_text()
+        assert f"exec {shlex.join(command)} " in script
+
+    def test_help(self, tmp_path: Path) -> None:
+        top = run(tmp_path, "--help")
+        assert top.returncode == 0
+        assert "usage: smpirun-on FAMILY" in top.stdout and "threequads" in top.stdout
+        family = run(tmp_path, "mesh", "--help")
+        assert family.returncode == 0
+        for name in ("--width", "--link-lat", "--placement", "--np", "--cfg", "--keep"):
+            assert name in family.stdout
+
+
+MESH = ["mesh", "--width", "2", "--height", "2"]
+BAD_INPUTS = {  # "{tmp}" is the test's directory, with app (a program), plain (a text file), x.xml (4 hosts)
+    "unknown family": (["hypercube", "--", "{tmp}/app"], "unknown family 'hypercube'"),
+    "bad parameter": ([*MESH[:3], "--height", "0", "--", "{tmp}/app"], "height must be an integer >= 1, got 0"),
+    "bad unit": ([*MESH, "--link-bw", "fast", "--", "{tmp}/app"], "link_bw must be"),
+    "missing parameter": ([*MESH[:3], "--", "{tmp}/app"], "the following arguments are required: --height"),
+    "unknown option": ([*MESH, "--frob", "1", "--", "{tmp}/app"], "unrecognized arguments: --frob 1"),
+    "more ranks than hosts": ([*MESH, "--np", "5", "--", "{tmp}/app"], "5 ranks do not fit on 4 hosts"),
+    "unknown host": ([*MESH, "--placement", "host-0,host-7", "--", "{tmp}/app"], "has no host 'host-7'"),
+    "unknown placement": (
+        [*MESH, "--placement", "allocation:1,1,1", "--", "{tmp}/app"],
+        "mesh has no named placement 'allocation'",
+    ),
+    "missing --": ([*MESH, "{tmp}/app"], "missing '--' before the program"),
+    "no program": ([*MESH, "--"], "no program after '--'"),
+    "program not found": ([*MESH, "--", "{tmp}/missing"], "program {tmp}/missing not found"),
+    "program not executable": ([*MESH, "--", "{tmp}/plain"], "program {tmp}/plain is not executable"),
+    "program is a directory": ([*MESH, "--", "{tmp}"], "program {tmp} is a directory"),
+    "program not on PATH": ([*MESH, "--", "no-such-program-xyz"], "program 'no-such-program-xyz' not found on PATH"),
+    "platform file missing": (["{tmp}/missing.xml", "--", "{tmp}/app"], "platform file {tmp}/missing.xml not found"),
+    "compiled platform without .params": (["{tmp}/lonely.so", "--", "{tmp}/app"], "its parameter file"),
+    "more ranks than file hosts": (
+        ["{tmp}/x.xml", "--np", "5", "--", "{tmp}/app"],
+        "5 ranks do not fit on the 4 hosts",
+    ),
+    "hostfile missing": (
+        ["{tmp}/x.xml", "--hostfile", "{tmp}/nohosts", "--", "{tmp}/app"],
+        "hostfile {tmp}/nohosts not found",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpirun: Path, case: str) -> None:
+    (tmp_path / "app").write_text("#!/bin/sh\n")
+    (tmp_path / "app").chmod(0o755)
+    (tmp_path / "plain").write_text("not a program\n")
+    (tmp_path / "lonely.so").write_bytes(b"")
+    write_platform(crossbar(4), tmp_path / "x.xml")
+    args, message = BAD_INPUTS[case]
+    done = run(tmp_path, *(arg.format(tmp=tmp_path) for arg in args), path_first=fake_smpirun)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("smpirun-on: error: ")
+    assert message.format(tmp=tmp_path) in done.stderr
+    assert fake_calls(tmp_path) == []  # smpirun never started
+    assert not (tmp_path / "cache" / "platforms").exists()  # and no platform written

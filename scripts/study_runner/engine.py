@@ -64,7 +64,7 @@ class BatchJobs:
 
     def cluster_options(self) -> dict[str, object]:
         """Keyword arguments of the dask-jobqueue cluster class."""
-        scheduler: dict[str, object] = {"dashboard_address": None}
+        scheduler: dict[str, object] = {"dashboard_address": ":0"}  # any free port: never a clash
         if self.scheduler_host:
             scheduler["host"] = self.scheduler_host
         options: dict[str, object] = {

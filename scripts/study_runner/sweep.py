@@ -42,9 +42,10 @@ A sweep declares variables and how every point uses them::
     compare = "algorithm"
 
 Templates. Any string may hold ``{expression}`` parts: arithmetic on the variables (``+ - * / // % **``,
-``min``, ``max``, ``int``, ``round``, ``str``). A string that is one expression alone keeps its type
-(``"{side * side}"`` is the integer 16); otherwise each part is formatted into the string. ``{{`` and
-``}}`` are literal braces. Every key of ``[platform]`` and ``[run]`` may be a template, the family too.
+``min``, ``max``, ``int``, ``round``, ``str``, and ``replace(text, old, new)``). A string that is one
+expression alone keeps its type (``"{side * side}"`` is the integer 16); otherwise each part is formatted
+into the string. ``{{`` and ``}}`` are literal braces. Every key of ``[platform]`` and ``[run]`` may be
+a template, the family too.
 
 Variables a plot does not show (neither x, y, series, compare nor a facet) are reduced to their best
 value, so a regime map over algorithms can let each algorithm use its best block size.
@@ -97,7 +98,14 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow,
 }
 _UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "round": round, "str": str}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "int": int,
+    "round": round,
+    "str": str,
+    "replace": lambda text, old, new: str(text).replace(old, new),
+}
 
 
 def evaluate(expression: str, variables: Mapping[str, Any]) -> Any:

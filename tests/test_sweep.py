@@ -1,0 +1,416 @@
+"""Sweeps: the file format and its errors, the table, the plots, the engines and the resume after SIGKILL."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from generators import build_platform
+from study_runner.engine import BatchJobs, Engine, job_script
+from study_runner.errors import StudyError
+from study_runner.progress import BarProgress
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.sweep import evaluate, load_sweep, render
+from study_runner.sweep_cli import main
+from study_runner.sweep_table import best_rows, rows
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((REPO / "scripts" / "sweeps").glob("*.toml"))
+
+PINGPONG = """
+name = "pp"
+title = "ping-pong on crossbars"
+[grid]
+bw = ["1GBps", "2GBps"]
+size = [1000, 100000]
+[[zip]]
+hosts = [2, 3]
+lat = ["1us", "5us"]
+[platform]
+family = "crossbar"
+hosts = "{hosts}"
+link_bw = "{bw}"
+link_lat = "{lat}"
+[run]
+app = "pingpong"
+ranks = 2
+args = ["-s", "{size}", "-i", "2"]
+[output]
+metric = "oneway_s_max"
+[[output.plots]]
+kind = "lines"
+x = "size"
+series = "bw"
+facets = ["hosts"]
+logx = true
+[[output.plots]]
+kind = "regime"
+x = "size"
+y = "hosts"
+compare = "bw"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def run_cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "study_runner.sweep_cli", *args, "--results", str(tmp_path / "results"),
+         "--cache", str(tmp_path / "cache")],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+
+
+def read_table(path: Path) -> list[dict]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pylist()
+
+
+class TestTemplates:
+    def test_expression_keeps_its_type(self) -> None:
+        assert render("{side * side}", {"side": 4}) == 16
+        assert render("{n / 4}", {"n": 10}) == 2.5
+        assert render("{name}", {"name": "fence"}) == "fence"
+
+    def test_parts_are_formatted_into_the_string(self) -> None:
+        assert render("{w}x{h}", {"w": 4, "h": 2}) == "4x2"
+        assert render("{{literal}} {w}", {"w": 1}) == "{literal} 1"
+        assert render(["-d", "{replace(d, 'x', ',')}"], {"d": "4x4x2"}) == ["-d", "4,4,2"]
+        assert render(["-r", "{r}"], {"r": 0.5}) == ["-r", "0.5"]
+
+    def test_functions(self) -> None:
+        assert evaluate("max(1, n // 128)", {"n": 100}) == 1
+        assert evaluate("min(a, b) + 2 ** 3 % 5", {"a": 7, "b": 9}) == 10
+
+    @pytest.mark.parametrize(
+        ("expression", "message"),
+        [
+            ("__import__('os')", "only arithmetic"),
+            ("n.real", "only arithmetic"),
+            ("[n]", "only arithmetic"),
+            ("max(n, key=abs)", "only arithmetic"),
+            ("m + 1", "unknown variable 'm'"),
+            ("n +", "malformed expression"),
+            ("n // 0", "cannot be evaluated"),
+            ("n + 'x'", "cannot be evaluated"),
+        ],
+    )
+    def test_only_arithmetic_on_known_variables(self, expression: str, message: str) -> None:
+        with pytest.raises(StudyError, match=message):
+            evaluate(expression, {"n": 4})
+
+
+class TestSweepFiles:
+    def test_cartesian_times_zipped(self, tmp_path: Path) -> None:
+        sweep = load_sweep(write(tmp_path, PINGPONG))
+        assert sweep.variables == ("bw", "size", "hosts", "lat")
+        assert len(sweep.points) == 2 * 2 * 2  # two grid axes of 2, one zipped axis of 2
+        combos = {(p.variables["bw"], p.variables["size"], p.variables["hosts"]) for p in sweep.points}
+        assert len(combos) == 8
+        for point in sweep.points:  # zipped variables move together
+            assert (point.variables["hosts"], point.variables["lat"]) in {(2, "1us"), (3, "5us")}
+            assert point.params == {
+                "hosts": point.variables["hosts"],
+                "link_bw": point.variables["bw"],
+                "link_lat": point.variables["lat"],
+            }
+            assert point.args == ("-s", str(point.variables["size"]), "-i", "2")
+        assert [p.index for p in sweep.points] == list(range(8))
+        assert sweep.points[0].variables == {"bw": "1GBps", "size": 1000, "hosts": 2, "lat": "1us"}
+        assert sweep.points[1].variables["hosts"] == 3  # the last axis varies fastest
+
+    @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+    def test_shipped_sweeps_load(self, path: Path) -> None:
+        sweep = load_sweep(path)
+        assert sweep.points and sweep.plots and sweep.metric
+        assert len({json.dumps([p.family, p.params, p.args, p.options], sort_keys=True) for p in sweep.points}) == len(
+            sweep.points
+        ), "two points of a shipped sweep are the same simulation"
+
+    def test_nbl_regime_sweep_has_at_least_200_points(self) -> None:
+        sweep = load_sweep(REPO / "scripts" / "sweeps" / "nbl-regime-mesh.toml")
+        assert len(sweep.points) >= 200
+        assert {p.family for p in sweep.points} == {"mesh"}
+        assert {p.variables["nbl"] for p in sweep.points} == {"none", "2", "nominal"}
+
+    @pytest.mark.parametrize(
+        ("edit", "message"),
+        [
+            (lambda t: t.replace('family = "crossbar"', 'family = "hypercube"'), "unknown topology family 'hypercube'"),
+            (lambda t: t.replace('family = "crossbar"', 'family = "{bw}"'), "unknown topology family '1GBps'"),
+            (lambda t: t.replace('size = [1000, 100000]', "size = []"), r"grid.size is empty"),
+            (lambda t: t.replace('hosts = [2, 3]\nlat = ["1us", "5us"]', ""), "zip table 1 is empty"),
+            (lambda t: t.split("[grid]")[0] + "[platform]" + t.split("[platform]")[1].replace('"{hosts}"', "2")
+             .replace('"{bw}"', '"1GBps"').replace('"{lat}"', '"1us"').replace('"{size}"', '"1"').split("[output]")[0],
+             "the grid is empty"),
+            (lambda t: t.replace("size = [1000, 100000]", "size = [1000, 100000"), "malformed TOML"),
+            (lambda t: t.replace('lat = ["1us", "5us"]', 'lat = ["1us"]'), "must have one length"),
+            (lambda t: t.replace('"{size}"', '"{sise}"'), "unknown variable 'sise'"),
+            (lambda t: t.replace('link_lat = "{lat}"', 'link_lat = "{lat}"\nradix = 4'), "unknown parameter"),
+            (lambda t: t.replace('link_bw = "{bw}"', 'link_bw = "fast"'), "link_bw"),
+            (lambda t: t.replace("ranks = 2", 'ranks = "{bw}"'), "ranks must be an integer"),
+            (lambda t: t.replace("ranks = 2\n", ""), "run is missing 'ranks'"),
+            (lambda t: t.replace('name = "pp"', 'name = "pp"\ncolour = 1'), "unknown key 'colour'"),
+            (lambda t: t.replace('name = "pp"', 'name = "../pp"'), "file-name-safe"),
+            (lambda t: t.replace('series = "bw"', 'series = "bandwidth"'), "unknown variable 'bandwidth'"),
+            (lambda t: t.replace('kind = "regime"', 'kind = "pie"'), "kind must be one of"),
+            (lambda t: t.replace('compare = "bw"', ""), "is missing 'compare'"),
+            (lambda t: t.replace('metric = "oneway_s_max"', ""), "plots need output.metric"),
+            (lambda t: t.replace('[grid]\nbw', '[grid]\nhosts = [1]\nbw'), "declared twice"),
+            (lambda t: t.replace("[[zip]]", "[[zip]]\nbad = [[1, 2]]"), "must hold numbers"),
+        ],
+    )  # fmt: skip
+    def test_bad_sweep_files_are_one_error(self, tmp_path: Path, edit, message: str) -> None:
+        with pytest.raises(StudyError, match=message):
+            load_sweep(write(tmp_path, edit(PINGPONG)))
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            (PINGPONG.replace('family = "crossbar"', 'family = "hypercube"'), "unknown topology family"),
+            (PINGPONG.replace("size = [1000, 100000]", "size = []"), "is empty"),
+            (PINGPONG.replace("[grid]", "[grid"), "malformed TOML"),
+        ],
+    )
+    def test_cli_rejects_bad_files_before_anything_runs(self, tmp_path: Path, text: str, message: str) -> None:
+        done = run_cli(str(write(tmp_path, text)), tmp_path=tmp_path)
+        assert done.returncode == 2
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("scripts/sweep: error: ") and message in lines[0]
+        assert not (tmp_path / "results").exists() and not (tmp_path / "cache").exists()
+
+    def test_missing_file(self, tmp_path: Path) -> None:
+        with pytest.raises(StudyError, match="cannot read sweep file"):
+            load_sweep(tmp_path / "none.toml")
+
+
+class TestTable:
+    def test_rows_carry_inputs_and_records(self, tmp_path: Path) -> None:
+        from study_runner.execute import RunResult
+        from study_runner.study import RunSpec
+
+        sweep = load_sweep(write(tmp_path, PINGPONG))
+        spec = RunSpec("x", "p", "pingpong", 2, (), (), True, (), None, 1.0)
+        results = [
+            RunResult(spec, [], [{"bytes": 1, "app": "pingpong", "t": p.index}, {"bytes": 2, "t": 0.5}], False, 1.0)
+            for p in sweep.points
+        ]
+        table = rows(sweep, results, [f"k{p.index}" for p in sweep.points])
+        assert len(table) == 2 * len(sweep.points)
+        first = table[0]
+        assert first["point"] == 0 and first["bw"] == "1GBps" and first["hosts"] == 2
+        assert first["app"] == "pingpong" and first["out_app"] == "pingpong"  # a record field named like a column
+        assert json.loads(first["params"]) == {"hosts": 2, "link_bw": "1GBps", "link_lat": "1us"}
+        assert first["key"] == "k0" and first["cached"] is False
+
+    def test_best_rows_reduce_hidden_variables(self) -> None:
+        table = [
+            {"alg": "a", "n": 1, "block": 1, "t": 5.0},
+            {"alg": "a", "n": 1, "block": 2, "t": 3.0},
+            {"alg": "b", "n": 1, "block": 1, "t": 4.0},
+        ]
+        assert {(r["alg"], r["t"]) for r in best_rows(table, ["alg", "n"], "t", "lower")} == {("a", 3.0), ("b", 4.0)}
+        assert {(r["alg"], r["t"]) for r in best_rows(table, ["alg", "n"], "t", "higher")} == {("a", 5.0), ("b", 4.0)}
+        with pytest.raises(StudyError, match="no numeric field 'x'"):
+            best_rows(table, ["alg"], "x", "lower")
+
+
+class TestProgress:
+    def test_bar_with_eta(self) -> None:
+        stream = io.StringIO()
+        bar = BarProgress("points", stream=stream, every=0.0)
+        bar.begin(10, 4)
+        assert "4/10 points (4 cached, 0 simulated)" in stream.getvalue() and "ETA" not in stream.getvalue()
+        bar.advance("p", False, 1.0, 1.0)
+        last = stream.getvalue().strip().splitlines()[-1]
+        assert last.startswith("[#####") and "5/10 points (4 cached, 1 simulated)" in last and "ETA" in last
+        bar.end()
+        assert stream.getvalue().endswith("\n")
+
+    def test_no_eta_before_a_simulation_finishes(self) -> None:
+        bar = BarProgress("points", stream=io.StringIO())
+        bar.begin(3, 0)
+        assert bar.eta() is None
+
+
+class TestBatchJobs:
+    def test_slurm_job_script(self) -> None:
+        jobs = BatchJobs(
+            "slurm", jobs=3, cores=8, memory="16GiB", walltime="02:30:00", queue="batch", account="net42",
+            directives=("--constraint=haswell",), prologue=("module load simgrid",), scheduler_host="127.0.0.1",
+        )  # fmt: skip
+        script = job_script(jobs)
+        lines = script.splitlines()
+        assert lines[0] == "#!/usr/bin/env bash"
+        for directive in ("-p batch", "-A net42", "--cpus-per-task=8", "-t 02:30:00", "--constraint=haswell"):
+            assert f"#SBATCH {directive}" in lines
+        assert any(line.startswith("#SBATCH --mem=") for line in lines)
+        assert "module load simgrid" in lines
+        worker = next(line for line in lines if "dask_worker" in line)
+        assert worker.startswith(f"{sys.executable} -m distributed.cli.dask_worker tcp://127.0.0.1:")
+        assert "--nthreads 8" in worker  # one thread per core: each thread waits on one smpirun
+        assert "--nworkers 1" in worker or "--nprocs" not in worker
+        assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+    def test_pbs_job_script(self) -> None:
+        jobs = BatchJobs("pbs", cores=4, walltime="00:45:00", queue="q", account="acc", scheduler_host="127.0.0.1")
+        script = job_script(jobs)
+        lines = script.splitlines()
+        assert "#PBS -q q" in lines and "#PBS -A acc" in lines and "#PBS -l walltime=00:45:00" in lines
+        assert any(line.startswith("#PBS -l select=1:ncpus=4") for line in lines)
+        assert "--nthreads 4" in next(line for line in lines if "dask_worker" in line)
+        assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+
+    @pytest.mark.parametrize(
+        ("change", "message"),
+        [
+            ({"walltime": "90 minutes"}, "walltime must be"),
+            ({"cores": 0}, "cores must be an integer >= 1"),
+            ({"jobs": -1}, "jobs must be an integer >= 1"),
+            ({"memory": "lots"}, "memory must be a size"),
+            ({"system": "lsf"}, "batch system must be one of"),
+            ({"directives": ("a\nb",)}, "one line"),
+        ],
+    )
+    def test_bad_batch_configuration(self, change: dict, message: str) -> None:
+        with pytest.raises(StudyError, match=message):
+            BatchJobs(**{"system": "slurm", **change})
+
+    def test_cli_prints_the_job_script(self, tmp_path: Path) -> None:
+        done = run_cli(
+            str(write(tmp_path, PINGPONG)), "--slurm", "--cores", "2", "--walltime", "00:10:00",
+            "--scheduler-host", "127.0.0.1", "--job-script", tmp_path=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "#SBATCH -t 00:10:00" in done.stdout and "dask_worker" in done.stdout
+        assert not (tmp_path / "results").exists()
+
+    def test_job_script_needs_a_batch_system(self, tmp_path: Path) -> None:
+        done = run_cli(str(write(tmp_path, PINGPONG)), "--job-script", tmp_path=tmp_path)
+        assert done.returncode == 2 and "--job-script needs --slurm or --pbs" in done.stderr
+
+    def test_engine_is_one_of_three(self) -> None:
+        with pytest.raises(StudyError, match="not both"):
+            Engine(scheduler="tcp://127.0.0.1:1", batch=BatchJobs("slurm"))
+
+
+def expected_oneway(point_variables: dict, size: int) -> float:
+    platform = build_platform(
+        "crossbar",
+        {"hosts": point_variables["hosts"], "link_bw": point_variables["bw"], "link_lat": point_variables["lat"]},
+    )
+    return platform.route_latency("host-0", "host-1") + (size + SMPI_ENVELOPE_BYTES) / platform.route_bandwidth(
+        "host-0", "host-1"
+    )
+
+
+@pytest.mark.simgrid
+class TestRunningSweeps:
+    def test_run_table_plots_and_rerun_from_cache(self, tmp_path: Path, bin_dir: Path) -> None:
+        path = write(tmp_path, PINGPONG)
+        done = run_cli(str(path), "--workers", "2", tmp_path=tmp_path)
+        assert done.returncode == 0, done.stderr
+        out = tmp_path / "results" / "pp"
+        table = read_table(out / "points.parquet")
+        assert len(table) == 8
+        for row in table:
+            assert row["oneway_s_max"] == pytest.approx(expected_oneway(row, row["size"]), rel=1e-9)
+            assert row["cached"] is False and row["sim_wall_s"] > 0
+        summary = json.loads((out / "sweep.json").read_text())
+        assert summary["points"] == 8 and summary["simulated"] == 8 and summary["cached"] == 0
+        for plot in ("lines-size-by-bw.png", "regime-size-hosts-by-bw.png"):
+            assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "8/8 points" in done.stderr
+
+        again = run_cli(str(path), tmp_path=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert json.loads((out / "sweep.json").read_text())["simulated"] == 0
+        rerun = read_table(out / "points.parquet")
+        assert all(row["cached"] for row in rerun)
+        strip = ("cached",)
+        assert [{k: v for k, v in r.items() if k not in strip} for r in rerun] == [
+            {k: v for k, v in r.items() if k not in strip} for r in table
+        ]  # bit-identical results, measured costs included
+
+    def test_own_binary_relative_to_the_sweep_file(self, tmp_path: Path, bin_dir: Path) -> None:
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "bench").write_bytes((bin_dir / "pingpong").read_bytes())
+        (tmp_path / "mine" / "bench").chmod(0o755)
+        text = PINGPONG.replace('app = "pingpong"', 'app = "mine/bench"').replace("size = [1000, 100000]", "size = [8]")
+        done = run_cli(str(write(tmp_path, text)), tmp_path=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert {row["app"] for row in read_table(tmp_path / "results" / "pp" / "points.parquet")} == {"mine/bench"}
+
+    def test_failing_point_is_one_error_and_no_results(self, tmp_path: Path, bin_dir: Path) -> None:
+        text = PINGPONG.replace('args = ["-s", "{size}", "-i", "2"]', 'args = ["-s", "{size}", "-i", "{hosts - 2}"]')
+        done = run_cli(str(write(tmp_path, text)), "--workers", "1", tmp_path=tmp_path)
+        assert done.returncode == 2
+        assert "smpirun failed" in done.stderr or "error" in done.stderr
+        assert not (tmp_path / "results" / "pp").exists()
+
+    def test_existing_scheduler(self, tmp_path: Path, bin_dir: Path) -> None:
+        from dask.distributed import LocalCluster
+
+        path = write(tmp_path, PINGPONG.replace("size = [1000, 100000]", "size = [64]"))
+        with LocalCluster(
+            n_workers=1,
+            threads_per_worker=2,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster:
+            status = main(
+                [str(path), "--scheduler", cluster.scheduler_address, "--results", str(tmp_path / "results"),
+                 "--cache", str(tmp_path / "cache")]
+            )  # fmt: skip
+        assert status == 0
+        summary = json.loads((tmp_path / "results" / "pp" / "sweep.json").read_text())
+        assert summary["simulated"] == 4 and summary["engine"].startswith("the Dask scheduler at tcp://127.0.0.1:")
+
+    def test_sigkill_then_resume_loses_nothing(self, tmp_path: Path, bin_dir: Path) -> None:
+        """Kill the sweep with SIGKILL while simulations run: every cache entry is whole, the results
+        directory is untouched, and the rerun simulates only the points that had not finished."""
+        text = PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 100000, 1000000]").replace(
+            '"-i", "2"', '"-i", "300"'
+        )
+        path = write(tmp_path, text)
+        command = [sys.executable, "-m", "study_runner.sweep_cli", str(path), "--workers", "1",
+                   "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        entries: list[Path] = []
+        deadline = time.monotonic() + 300
+        while len(entries) < 3 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.02)
+            entries = list((tmp_path / "cache").glob("*/*.json"))
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        finished = list((tmp_path / "cache").glob("*/*.json"))
+        assert 3 <= len(finished) < 16, "the sweep was not killed in the middle"
+        for entry in finished:
+            assert json.loads(entry.read_text())["records"]  # no torn entry
+        assert not (tmp_path / "results" / "pp").exists()
+        time.sleep(2)  # the simulation in flight when the sweep died ends on its own
+
+        done = run_cli(str(path), "--workers", "1", tmp_path=tmp_path)
+        assert done.returncode == 0, done.stderr
+        summary = json.loads((tmp_path / "results" / "pp" / "sweep.json").read_text())
+        assert summary["points"] == 16
+        assert summary["cached"] == len(finished) and summary["simulated"] == 16 - len(finished)
+        table = read_table(tmp_path / "results" / "pp" / "points.parquet")
+        assert sorted(row["point"] for row in table) == list(range(16))
+        for row in table:
+            assert row["oneway_s_max"] == pytest.approx(expected_oneway(row, row["size"]), rel=1e-9)

@@ -403,6 +403,7 @@ class TestRunningSweeps:
         for entry in finished:
             assert json.loads(entry.read_text())["records"]  # no torn entry
         assert not (tmp_path / "results" / "pp").exists()
+        assert len(list((tmp_path / "results").glob(".pp.work-*"))) == 1  # the killed run's work files
         time.sleep(2)  # the simulation in flight when the sweep died ends on its own
 
         done = run_cli(str(path), "--workers", "1", tmp_path=tmp_path)
@@ -412,5 +413,6 @@ class TestRunningSweeps:
         assert summary["cached"] == len(finished) and summary["simulated"] == 16 - len(finished)
         table = read_table(tmp_path / "results" / "pp" / "points.parquet")
         assert sorted(row["point"] for row in table) == list(range(16))
+        assert not list((tmp_path / "results").glob(".pp.*"))  # the abandoned work directory is gone
         for row in table:
             assert row["oneway_s_max"] == pytest.approx(expected_oneway(row, row["size"]), rel=1e-9)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -67,13 +68,25 @@ def as_study(sweep: Sweep) -> Study:
     return Study(sweep.name, sweep.title, sweep.description, "", platforms, tuple(runs), path=sweep.path)
 
 
+def _remove_abandoned_work(results_dir: Path, name: str) -> None:
+    """Remove the work directories of earlier runs of the sweep that were killed (their process is gone)."""
+    for work in results_dir.glob(f".{name}.work-*"):
+        try:
+            owner = int((work / "owner.pid").read_text())
+            os.kill(owner, 0)
+        except (OSError, ValueError):  # no owner file, or its process is dead
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> Path:
     """Run (or read from the cache) every point and write ``results_dir/<name>/``; return that directory."""
     started = time.monotonic()
     study = as_study(sweep)
     results_dir.mkdir(parents=True, exist_ok=True)
     # The files the simulations read live beside the results (not in /tmp): remote workers see them there.
+    _remove_abandoned_work(results_dir, sweep.name)
     with tempfile.TemporaryDirectory(prefix=f".{sweep.name}.work-", dir=results_dir) as scratch:
+        (Path(scratch) / "owner.pid").write_text(str(os.getpid()))
         _, runs = prepare_runs(study, False, bin_dir, Path(scratch))
         print(
             f"{sweep.name}: {len(runs)} points, {len(study.platforms)} platforms, on {engine.describe()}",

@@ -45,7 +45,7 @@ from typing import Any
 from study_runner.checks import KINDS, RELATIONS
 from study_runner.errors import StudyError
 
-__all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "study_names"]
+__all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "read_toml", "study_names"]
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
@@ -227,6 +227,18 @@ def _generated_runs(analysis: str, platforms: dict[str, PlatformSpec]) -> list[o
     return list(hook(platforms)) if callable(hook) else []
 
 
+def read_toml(path: Path, kind: str) -> dict[str, Any]:
+    """The TOML file ``path`` (a "study file", a "sweep file"); ``StudyError`` if unreadable or malformed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise StudyError(f"cannot read {kind} {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise StudyError(f"{path}: not a text file (UTF-8)") from None
+    except tomllib.TOMLDecodeError as err:
+        raise StudyError(f"{path}: malformed TOML: {err}") from None
+
+
 def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
     """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
     path = Path(name_or_path)
@@ -236,12 +248,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             known = ", ".join(study_names(directory)) or "none"
             raise StudyError(f"unknown study {str(name_or_path)!r}; known studies: {known}")
     where = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise StudyError(f"cannot read study file {where}: {err.strerror}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise StudyError(f"{where}: malformed TOML: {err}") from None
+    data = read_toml(path, "study file")
     unknown = sorted(set(data) - _STUDY_KEYS)
     if unknown:
         raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_STUDY_KEYS))}")

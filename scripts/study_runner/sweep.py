@@ -62,7 +62,6 @@ import itertools
 import math
 import operator
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +71,7 @@ from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.params import check_params
 from study_runner.errors import StudyError
+from study_runner.study import read_toml
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
 
@@ -375,14 +375,7 @@ def load_sweep(path: str | Path) -> Sweep:
     """Read, validate and expand a sweep file; ``StudyError`` names the first problem."""
     path = Path(path)
     where = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise StudyError(f"cannot read sweep file {where}: {err.strerror or err}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise StudyError(f"{where}: malformed TOML: {err}") from None
-    except UnicodeDecodeError:
-        raise StudyError(f"{where}: not a text file (UTF-8)") from None
+    data = read_toml(path, "sweep file")
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_TOP_KEYS))}")

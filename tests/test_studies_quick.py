@@ -1,14 +1,17 @@
-"""Every study's --quick reproduction passes, and a rerun is served from the cache bit for bit."""
+"""Every study's --quick reproduction passes, draws its link-load heatmaps and the family pictures, and a rerun is
+served from the cache bit for bit (runs and traced reruns alike)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from generators.families import FAMILIES
 from study_runner.study import load_study, study_names
 from tests.conftest import REPO
 
@@ -42,10 +45,24 @@ def test_quick_study_passes_and_reruns_from_cache(tmp_path: Path, bin_dir: Path,
     assert all(c["pass"] or c["miss"] for c in summary["checks"]), [c for c in summary["checks"] if not c["pass"]]
     assert list(study_dir.glob("*.png")), "every study draws at least one figure"
     assert (tmp_path / "results" / "REPORT.md").is_file()
+    # Link-load heatmaps: a static one at least, each captioned (traced ones: exact or a lower bound), all in
+    # the report; and a picture of every family in results/families, embedded in the report too.
+    heatmaps = sorted(p.name for p in study_dir.glob("heatmap_*.png"))
+    assert any(h.startswith("heatmap_static_") for h in heatmaps), "every study draws a static heatmap"
+    captions = json.loads((study_dir / "captions.json").read_text())
+    assert set(captions) == set(heatmaps)
+    traced = [h for h in heatmaps if h.startswith("heatmap_traced_")]
+    assert all(("Exact:" in captions[h]) != ("A lower bound" in captions[h]) for h in traced)
+    report = (tmp_path / "results" / "REPORT.md").read_text()
+    assert all(f"]({name}/{h})\n\n*{captions[h]}*" in report for h in heatmaps)
+    assert sorted(p.stem for p in (tmp_path / "results" / "families").glob("*.png")) == sorted(FAMILIES)
+    assert all(f"](families/{family}.png)" in report for family in FAMILIES)
 
     outputs = {p.name: p.read_bytes() for p in study_dir.iterdir() if p.suffix in (".json", ".csv")}
     second = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert second.returncode == 0, second.stderr
     runs = len(load_study(name).selected_runs(quick=True))
     assert second.stderr.count(": from cache") == runs
+    assert second.stderr.count(": link bytes cached") == len(traced)  # no traced rerun either
+    assert not re.search(r"^traced .*: [0-9.]+ s, trace", second.stderr, re.MULTILINE)
     assert {p.name: p.read_bytes() for p in study_dir.iterdir() if p.suffix in (".json", ".csv")} == outputs

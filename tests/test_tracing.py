@@ -229,19 +229,27 @@ class TestTracedRuns:
         assert model.route("host-0", "host-2")[0] == "host-0_nbl"
         assert 0.5 * sent < run.link_bytes["host-0_nbl"] < 0.9 * sent  # measured: 0.833
 
-    def test_compiled_zone_is_refused(self, tmp_path: Path, bin_dir: Path) -> None:
-        """SimGrid 3.32 aborts when tracing the compiled torus zone; traced_run says so before running."""
-        params = {"dims": "3x3", "wrap": "no", "zone": "compiled"}
-        _, platform = platform_files(tmp_path, "torus", params, ["host-0", "host-8"])
+    @pytest.mark.parametrize(
+        ("params", "hosts"),
+        [
+            ({"dims": "3x3", "wrap": "no", "zone": "compiled", "nbl": "nominal"}, ["host-0", "host-8"]),  # a mesh
+            ({"dims": "4x4", "zone": "compiled"}, ["host-1", "host-11"]),  # a torus: half-way ties, wrap-arounds
+        ],
+    )
+    def test_pingpong_on_a_compiled_zone(
+        self, tmp_path: Path, bin_dir: Path, params: dict[str, str], hosts: list[str]
+    ) -> None:
+        """The compiled torus zone (generators/loader/torus_zone.cpp) traces like XML: every link of both routes
+        carries the messages' bytes exactly. (SimGrid 3.32 creates a link's trace container at each seal of the
+        link; the zone leaves its links to NetZoneImpl::seal(), which seals each once.)"""
+        model, platform = platform_files(tmp_path, "torus", params, hosts)
         assert platform.suffix == ".so"
-        with pytest.raises(StudyError, match=r"cannot trace the compiled-zone platform .*p\.so: SimGrid 3\.32 aborts"):
-            traced_run(bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2, tmp_path / "run.trace")
-        assert not (tmp_path / "run.trace").exists()
-        # What SimGrid does: the zone seals its links, then NetZoneImpl::seal() seals them again, and tracing
-        # creates a link's container at each seal. When torus_zone.cpp stops sealing its links itself, this
-        # fails: lift the refusal in traced_run and check the bytes as on the XML mesh.
-        command = smpirun_command(
-            bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2, tracing_options(tmp_path / "x.trace")
-        )
-        with pytest.raises(StudyError, match=r"container host-0_to_host-1 already present in all_containers_"):
-            run_smpirun(command, tmp_path, 60, "compiled")
+        run = traced_run(bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2, tmp_path / "run.trace")
+        there, back = model.route(*hosts), model.route(*hosts[::-1])
+        assert len(there) >= 4 and not set(there) & set(back) - {f"{host}_nbl" for host in hosts}
+        expected = {name: 0.0 for name in model.links}
+        for name in there + back:
+            expected[name] += PINGPONG_BYTES
+        assert run.link_bytes == pytest.approx(expected, rel=REL)
+        plain = smpirun_command(bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2)
+        assert parse_records(run.stdout, "traced") == parse_records(run_smpirun(plain, tmp_path, 60, "plain"), "plain")

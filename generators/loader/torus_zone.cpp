@@ -184,7 +184,6 @@ public:
       if (p_.nbl > 0)
         nbl_.push_back(zone->create_link("host-" + std::to_string(k) + "_nbl", p_.nbl * p_.link_bw)
                            ->set_latency(0)
-                           ->seal()
                            ->get_impl());
     }
   }
@@ -219,12 +218,14 @@ public:
 private:
   long coordinate(long k, size_t d) const { return (k / stride_[d]) % p_.dims[d]; }
 
+  /* Links are left unsealed: the zone's seal() seals each of them once. (SimGrid 3.32 creates a link's trace
+   * container at every seal of the link, so sealing them here as well made tracing abort: "container ...
+   * already present in all_containers_".) */
   StandardLinkImpl* cable(long a, long b)
   {
     return get_iface()
         ->create_link("host-" + std::to_string(a) + "_to_host-" + std::to_string(b), p_.link_bw)
         ->set_latency(p_.link_lat)
-        ->seal()
         ->get_impl();
   }
 

@@ -2,7 +2,8 @@
 
 For each study: build its platforms, run its simulations (cached, in parallel on Dask), compute its
 checks and figures, then move ``runs.csv``, ``summary.json`` and the figures into
-``results/<study>/`` in one rename, and rewrite ``results/REPORT.md``. Exit status: 0 when every check
+``results/<study>/`` in one rename; then draw a picture of every topology family into ``results/families/``
+(skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0 when every check
 passes, 1 when a check fails, 2 for bad input (unknown study, malformed file, missing binary, failed
 smpirun), in which case nothing under ``results/`` is changed.
 """
@@ -22,10 +23,10 @@ from types import ModuleType
 
 from study_runner.cache import Cache, default_cache_dir
 from study_runner.checks import criterion_text, summary_json
-from study_runner.context import StudyContext
+from study_runner.context import RunTracer, StudyContext
 from study_runner.errors import StudyError
 from study_runner.execute import RunResult, execute_runs, prepare_runs
-from study_runner.report import write_report
+from study_runner.report import draw_families, write_report
 from study_runner.study import Study, load_study, study_names
 
 __all__ = ["main", "replace_dir", "run_study"]
@@ -80,26 +81,28 @@ def replace_dir(staging: Path, final: Path) -> None:
 def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, workers: int | None) -> bool:
     """Run one study and write ``results_dir/<study>/``; return whether every check passed."""
     analysis = _analysis(study)
+    # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
+    # reruns one of the runs (ctx.traced_link_bytes).
     with tempfile.TemporaryDirectory(prefix=f"topolab-{study.name}-") as scratch:
         platforms, runs = prepare_runs(study, quick, bin_dir, Path(scratch))
         results = execute_runs(runs, cache, workers)
-    ctx = StudyContext(study, quick, platforms, results)
-    checks = analysis.checks(ctx)
-    if not checks:
-        raise StudyError(f"{study.name}: the analysis produced no check")
-    results_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{study.name}.tmp-", dir=results_dir))
-    try:
-        _write_runs_csv(staging / "runs.csv", study, results, quick)
-        analysis.figures(ctx, staging)
-        notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
-        summary = summary_json(study.name, study.title, quick, checks, notes)
-        (staging / "summary.json").write_text(summary, encoding="utf-8")
-        staging.chmod(0o755)
-        replace_dir(staging, results_dir / study.name)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, Path(scratch)))
+        checks = analysis.checks(ctx)
+        if not checks:
+            raise StudyError(f"{study.name}: the analysis produced no check")
+        results_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{study.name}.tmp-", dir=results_dir))
+        try:
+            _write_runs_csv(staging / "runs.csv", study, results, quick)
+            analysis.figures(ctx, staging)
+            notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
+            summary = summary_json(study.name, study.title, quick, checks, notes)
+            (staging / "summary.json").write_text(summary, encoding="utf-8")
+            staging.chmod(0o755)
+            replace_dir(staging, results_dir / study.name)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     for check in checks:
         print(
             f"  {check.verdict} {check.id}: simulated {check.simulated:.6g} {check.unit},"
@@ -150,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StudyError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
+    draw_families(args.results)
     report = write_report(args.results)
     failed = [name for name, ok in verdicts.items() if not ok]
     elapsed = time.monotonic() - started

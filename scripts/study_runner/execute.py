@@ -45,6 +45,9 @@ class PreparedRun:
     command: tuple[str, ...]
     key: str
     inputs: dict[str, Any]
+    binary: Path
+    platform_file: Path
+    hostfile: Path
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,10 @@ def prepare_runs(
             "options": [*STANDARD_OPTIONS, *spec.options],
             "simgrid": simgrid_version(),
         }
-        prepared.append(PreparedRun(spec, label, tuple(command), run_key(**inputs), inputs))
+        key = run_key(**inputs)
+        prepared.append(
+            PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile)
+        )
     return platforms, prepared
 
 

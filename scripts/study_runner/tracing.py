@@ -27,10 +27,10 @@ flow. The latency phase of a message carries nothing. Hence:
 Only what is needed is traced: ``tracing/smpi`` (the MPI states of every rank) is not, as the link
 variables do not need it and it grows the trace with every MPI call. Times and values are written with
 ``TRACE_PRECISION`` decimals instead of SimGrid's default 6 (microseconds), which would round short
-transfers away. Compiled-zone platforms (``.so``) cannot be traced: SimGrid 3.32 aborts while loading
-them with tracing on ("container ... already present in all_containers_", because
-``generators/loader/torus_zone.cpp`` seals each link itself and the zone's seal() seals it again, and
-tracing creates a link's container at every seal); :func:`traced_run` refuses them up front.
+transfers away. Compiled-zone platforms (``.so``, ``generators/loader/torus_zone.cpp``) trace like XML
+ones: the zone leaves its links unsealed and its ``seal()`` seals each of them once (SimGrid 3.32 creates
+a link's trace container at every seal of the link, and aborts on a second one: "container ... already
+present in all_containers_").
 """
 
 from __future__ import annotations
@@ -265,16 +265,10 @@ def traced_run(
     """Run ``binary`` under smpirun (``study_runner.smpi``'s command and options, then ``options``, then the
     tracing flags) in the directory of ``trace_file``, and integrate its trace.
 
-    Raises ``StudyError`` for a compiled-zone platform (``.so``: SimGrid 3.32 cannot trace it, see the
-    module's description), if the simulation fails, or if its trace is unusable.
+    Raises ``StudyError`` if the simulation fails or if its trace is unusable.
     """
     trace_file = Path(trace_file).absolute()
     label = label or f"traced {Path(binary).name}"
-    if Path(platform).suffix == ".so":
-        raise StudyError(
-            f"{label}: cannot trace the compiled-zone platform {platform}: SimGrid 3.32 aborts when tracing it "
-            "(the zone seals its links twice: 'container ... already present'); trace an XML platform instead"
-        )
     trace_file.unlink(missing_ok=True)
     command = smpirun_command(binary, args, platform, hostfile, ranks, (*options, *tracing_options(trace_file)))
     outcome = run_smpirun_measured(command, trace_file.parent, timeout, label)

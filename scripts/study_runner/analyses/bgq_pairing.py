@@ -13,6 +13,10 @@ Two halves:
 Why the ratio is the bisection ratio, and what 1.50 is (Sect. 4.1 states a predicted 1.50 at 24
 midplanes, Table 1 gives 2048/1536 = 1.33): the static per-link load of the pairing under the
 platform's dimension-ordered routes (``pairing_link_loads``) answers it; see ``notes``.
+
+Heatmaps: that static load on Mira's current and proposed 4-midplane partitions (the busiest cables are on
+the longest ring). No traced heatmap: the smallest pairing run (2048 ranks) takes 17 s, 27 s traced, and its
+flows contend so much that SimGrid's trace records less than a millionth of the bytes on most links (measured).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from generators import bgq
 from generators.analysis import link_loads
 from generators.model import Platform
 from generators.torus import coordinates, index
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
@@ -303,8 +308,30 @@ def _figure_pairing(ctx: StudyContext, out_dir: Path, figure: str, labels: tuple
     plt.close(fig)
 
 
+HEATMAP_COMPARISON = "fig3.mira.4"
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """The pairing's flows per cable on Mira's current and proposed 4-midplane partitions (static)."""
+    for prefix, midplanes, slow, fast in _ran(ctx):
+        if prefix != HEATMAP_COMPARISON:
+            continue
+        for label, geometry in (("current", slow), ("proposed", fast)):
+            platform = ctx.platform_of(run_id(geometry))
+            loads = pairing_link_loads(platform)
+            dims = bgq.node_dims(geometry)
+            title = f"Mira, {midplanes} midplanes, {label} partition {_name(geometry)}: furthest-node pairing"
+            caption = (
+                f"every node sends to its antipode at once; under dimension-ordered routes the busiest cables, "
+                f"on the longest ring (length {max(dims)}), carry {max(loads.values())} flows each "
+                f"(internal bisection {bgq.partition_bisection(geometry)} links)."
+            )
+            heatmaps.draw_static(platform, out_dir, f"pairing_{label}_{_name(geometry)}", loads, title, caption)
+
+
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """Fig. 1 and 2 (bisections), Fig. 3 and 4 (simulated pairing times per round)."""
+    """Fig. 1 and 2 (bisections), Fig. 3 and 4 (simulated pairing times per round); heatmaps."""
+    _heatmaps(ctx, out_dir)
     _figure_1(out_dir)
     _figure_2(out_dir)
     _figure_pairing(

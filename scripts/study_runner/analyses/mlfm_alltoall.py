@@ -6,6 +6,9 @@ summary record with ``throughput_mibs`` = (N - 1) x block / slowest rank's time,
 
 The static model: in a phase, the most loaded directed cable carries L flows, so at best the phase
 takes L block times; a schedule then reaches the link rate x (N - 1) / (sum over phases of L).
+
+Heatmaps (24 servers, pattern B): the most flows a link carries in one phase of each schedule (static), and
+the bytes per link of the 16 MiB runs (traced).
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ import matplotlib.pyplot as plt
 
 from generators.model import Platform
 from generators.schedules import alltoall_steps
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
 MIB = 1 << 20
 CONFIGS = {"12": (2, 3, 2), "18": (3, 3, 2), "24A": (3, 4, 2), "24B": (2, 4, 3)}
@@ -164,3 +169,33 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     fig.tight_layout()
     fig.savefig(out_dir / "pairwise_phases_24B.png", dpi=110)
     plt.close(fig)
+    _heatmaps(ctx, out_dir)
+
+
+HEATMAP_CONFIG = "24B"
+HEATMAP_CAPTIONS = {
+    "mlfm": "every phase of the mlfm schedule puts at most {most} flow on each directed cable "
+    "(`static.24B.mlfm_max_load`).",
+    "pairwise": "pairwise (shift) phases put up to {most} flows on one directed cable, hence `ratio.24B`.",
+}
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """Both schedules on 24 servers (n, l, m = 2, 4, 3): static (most flows per link in one phase) and traced
+    (16 MiB runs: mlfm's flows are uncontended, so its trace is exact; pairwise's are not)."""
+    shape = CONFIGS[HEATMAP_CONFIG]
+    for algorithm in ("mlfm", "pairwise"):
+        run = f"a2a.{HEATMAP_CONFIG}.{algorithm}.16M"
+        platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
+        steps = alltoall_steps(algorithm, len(hosts), shape)
+        title = f"MLFM testbed, {len(hosts)} servers (n, l, m = {shape}): {algorithm} all-to-all"
+        loads = heatmaps.step_loads(platform, hosts, steps)
+        most = max(load for name, load in loads.items() if "_to_" in name)
+        caption = f"the most flows a link carries in one phase: {HEATMAP_CAPTIONS[algorithm].format(most=most)}"
+        heatmaps.draw_static(platform, out_dir, f"{algorithm}_{HEATMAP_CONFIG}", loads, title, caption)
+        (record,) = ctx.records(run)
+        repeats = int(record["warmup"]) + int(record["iterations"])
+        message = repeats * (int(record["block_bytes"]) + SMPI_ENVELOPE_BYTES)
+        scheduled = heatmaps.schedule_bytes(platform, hosts, [(step, message) for step in steps])
+        what = f"{algorithm}_{HEATMAP_CONFIG}"
+        heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, title, "bytes per link over the run.")

@@ -9,6 +9,10 @@ Runs (generated here, :func:`generated_runs`; every one with alpha as SMPI messa
   that platform (f = 1 or f = L);
 * ``fig4.<platform>.<algorithm>.S<S>``: the block-size scan of Fig. 4 (4x4, N = 1e4).
 
+Heatmaps (4x4, nominal NBL, N = 1e4): :func:`pipeline_steps` is the combine app's Snake and Fence schedule,
+message by message; statically, the most flows each link carries in one step (cables 1: both are free of link
+conflicts; limiters up to the Appendix's L, 4 for Snake and 6 for Fence), and the Fence run traced.
+
 The model is ``study_runner.models.vector_combining`` (DELTA parameters). Checks: the ping-pong is
 alpha + beta*S, the simulated f(L) of Table 1, Fig. 4's optimum shift and reversal, the three claims of
 Fig. 5 on the simulated regime map (the analogue of the paper's empirical Fig. 8), and Fig. 7's 33%.
@@ -28,8 +32,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.colors import ListedColormap
 
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
+from study_runner.errors import StudyError
 from study_runner.models import vector_combining as vc
 from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, message_overhead_options
 from study_runner.study import PlatformSpec
@@ -145,6 +151,42 @@ def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
                 name = _mesh_name(width, height, platform)
                 runs.append(_combine_run(run_id, name, width, height, algorithm, FIG4_LENGTH, s, True))
     return runs
+
+
+def _pipe_node(algorithm: str, width: int, height: int, rank: int) -> tuple[int, list[int], int, int]:
+    """(parent, children, send_offset, final_offset) of ``rank`` in ``apps/combine``'s snake_node / fence_node."""
+    x, y = rank % width, rank // width
+    if algorithm == "snake":
+        nodes = width * height
+
+        def along(i: int) -> int:  # rank of snake index i: even rows left to right, odd rows right to left
+            row, j = divmod(i, width)
+            return row * width + (j if row % 2 == 0 else width - 1 - j)
+
+        i = y * width + (x if y % 2 == 0 else width - 1 - x)
+        children = [along(i + 1)] if i + 1 < nodes else []
+        return (along(i - 1) if i > 0 else -1), children, nodes - 1 - i, nodes - 2 + i
+    parent = (rank - width) if y > 0 else (rank - 1) if x > 0 else -1
+    children = ([rank + width] if y + 1 < height else []) + ([rank + 1] if y == 0 and x + 1 < width else [])
+    return parent, children, (width - 1 - x) + (height - 1 - y), width + height - 3 + x + y
+
+
+def pipeline_steps(algorithm: str, width: int, height: int, blocks: int) -> list[list[tuple[int, int, int]]]:
+    """The messages ``(source rank, destination rank, block)`` of every global step of Snake or Fence on a
+    W x H mesh in ``blocks`` blocks, as ``apps/combine`` sends them: a node sends partial block b to its parent
+    in step b + send_offset, and forwards final block b to its children in step b + final_offset + 1 (the root
+    completes it in step b + final_offset). 2P + B - 3 steps (Snake) or 2W + 2H + B - 5 (Fence)."""
+    nodes = width * height
+    count = 2 * nodes + blocks - 3 if algorithm == "snake" else 2 * width + 2 * height + blocks - 5
+    steps: list[list[tuple[int, int, int]]] = [[] for _ in range(count)]
+    for rank in range(nodes):
+        parent, children, send_offset, final_offset = _pipe_node(algorithm, width, height, rank)
+        for block in range(blocks):
+            if parent >= 0:
+                steps[block + send_offset].append((rank, parent, block))
+            for child in children:
+                steps[block + final_offset + 1].append((rank, child, block))
+    return steps
 
 
 # --- results ------------------------------------------------------------------------------------------------------
@@ -623,8 +665,50 @@ def _plot_fig7(ctx: StudyContext, out_dir: Path) -> None:
     plt.close(fig)
 
 
+HEATMAP_MESH, HEATMAP_LENGTH = (4, 4), 10_000
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """Snake and Fence on the nominal 4x4 mesh (N = 1e4, the runs' block size): the most flows per link in one
+    step (static), and the Fence run's bytes per link (traced)."""
+    width, height = HEATMAP_MESH
+    for algorithm in vc.PIPELINED:
+        run = sweep_id(width, height, "nominal", algorithm, HEATMAP_LENGTH)
+        platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
+        (record,) = ctx.records(run)
+        n, s, blocks = int(record["elements"]), int(record["block"]), int(record["blocks"])
+        steps = pipeline_steps(algorithm, width, height, blocks)
+        if len(steps) != int(record["steps"]):
+            raise StudyError(f"nbl-combine: {run} ran {record['steps']} steps, pipeline_steps() has {len(steps)}")
+        loads = heatmaps.step_loads(platform, hosts, [[(a, b) for a, b, _ in step] for step in steps])
+        busiest = max(load for name, load in loads.items() if name.endswith("_nbl"))
+        title = f"{algorithm.capitalize()} on the nominal {width}x{height} mesh, N = {n}, S = {s} ({blocks} blocks)"
+        caption = (
+            f"the most flows a link carries in one of the {len(steps)} steps: every cable 1 (no link conflicts), "
+            f"a node's limiter (node colour) up to {busiest}, the L of the Appendix's busiest row, the links the "
+            "node uses at once."
+        )
+        heatmaps.draw_static(platform, out_dir, f"{algorithm}_{width}x{height}", loads, title, caption)
+        if algorithm != "fence":
+            continue
+        repeats = int(record["warmup"]) + int(record["iterations"])
+        messages = [
+            ([(a, b)], repeats * (8 * min(s, n - block * s) + SMPI_ENVELOPE_BYTES))
+            for step in steps
+            for a, b, block in step
+        ]
+        scheduled = heatmaps.schedule_bytes(platform, hosts, messages)
+        caption = (
+            "bytes per link over the run: each edge of the fence carries the vector once each way; cables off the "
+            "fence carry only the barrier and the collectives that gather the times (a few hundred bytes). Blocks "
+            "of successive steps overlap on the limiters and on the cables (eager sends return at once)."
+        )
+        heatmaps.draw_traced(ctx, out_dir, f"{algorithm}_{width}x{height}", run, scheduled, title, caption)
+
+
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """Table 1, Fig. 4, Fig. 5/8 maps, Fig. 7 and the model-vs-simulation plot, plus model_vs_sim.csv."""
+    """Table 1, Fig. 4, Fig. 5/8 maps, Fig. 7 and the model-vs-simulation plot, plus model_vs_sim.csv; heatmaps."""
+    _heatmaps(ctx, out_dir)
     _plot_table1(ctx, out_dir)
     _plot_fig4(ctx, out_dir)
     _plot_regimes(ctx, out_dir)

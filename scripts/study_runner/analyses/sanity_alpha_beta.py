@@ -4,6 +4,8 @@
   model's ``route latency + (S + envelope) / route bandwidth``, walked on the platform model.
 * ``nbl.two_exchanges`` (exact): on a crossbar with a 1x NBL limiter, a rank exchanging with two
   neighbours at once takes twice as long as with one (its limiter carries 4 flows instead of 2).
+
+Heatmaps: the ping-pong's route and the two exchanges' flows, from the model (static) and traced.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.smpi import SMPI_ENVELOPE_BYTES
@@ -86,3 +89,39 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     fig.tight_layout()
     fig.savefig(out_dir / "alpha_beta.png", dpi=110)
     plt.close(fig)
+    _heatmaps(ctx, out_dir)
+
+
+def _repeats(record: dict[str, object]) -> int:
+    return int(record["iterations"]) + int(record["warmup"])  # type: ignore[call-overload]
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """The ping-pong's route (static and traced: one message at a time, so the trace is exact) and the two
+    exchanges (static: rank 0's limiter carries 4 flows; their flows do not start together, so a trace of them
+    would be a lower bound)."""
+    platform, hosts = ctx.platform_of("pingpong"), ctx.results["pingpong"].hosts
+    title = "Ping-pong on a 2-host crossbar"
+    pingpong = [(0, 1), (1, 0)]
+    loads = heatmaps.step_loads(platform, hosts, [pingpong])
+    heatmaps.draw_static(platform, out_dir, "pingpong", loads, title, "one flow each way on the ping-pong's route.")
+    # Every size sends its message (warmup + iterations) times each way, after a barrier: on two ranks, one empty
+    # message each way (tests/test_tracing.py).
+    messages = [
+        (pingpong, _repeats(r) * (int(r["bytes"]) + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES)
+        for r in ctx.records("pingpong")
+    ]
+    scheduled = heatmaps.schedule_bytes(platform, hosts, messages)
+    heatmaps.draw_traced(ctx, out_dir, "pingpong", "pingpong", scheduled, title, "bytes per link over the run.")
+
+    platform, hosts = ctx.platform_of("exchange_two"), ctx.results["exchange_two"].hosts
+    loads = heatmaps.step_loads(platform, hosts, [[(0, 1), (1, 0), (0, 2), (2, 0)]])
+    heatmaps.draw_static(
+        platform,
+        out_dir,
+        "two_exchanges",
+        loads,
+        "Rank 0 exchanging with two peers at once, 1x NBL crossbar",
+        "rank 0's limiter (node colour) carries 4 flows at once, its peers' limiters 2, every cable 1: two "
+        "exchanges take twice as long as one (nbl.two_exchanges).",
+    )

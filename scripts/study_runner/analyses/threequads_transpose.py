@@ -3,6 +3,9 @@
 Each run prints one JSON line per rank (phase times and partners) and a summary line (elapsed time =
 slowest rank). Groups are read from what each rank actually did: the partners it reports for step 1
 and step 2 (-1: no exchange in that step).
+
+Heatmaps: the most flows a link carries in one step of each transpose (static: Three Quads' two steps put
+at most one flow on every cable), and the bytes per link of the full-duplex runs, traced.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ import matplotlib.pyplot as plt
 
 from generators import link_loads
 from generators.schedules import transpose_steps
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
 PHASES = ("init_s", "transpose_s", "step1_s", "wait_s", "step2_s")
 PHASE_LABELS = ("initialisation", "local transpose", "step 1", "wait", "step 2")
@@ -123,3 +128,29 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     fig.tight_layout()
     fig.savefig(out_dir / "fig3_fig4_per_node.png", dpi=110)
     plt.close(fig)
+    _heatmaps(ctx, out_dir)
+
+
+HEATMAPS = (
+    ("tq_fd", "two-step", "tq_two_step", "Three Quads, 64 nodes: two-step transpose",
+     "Three Quads' two steps put at most {most} flow on any cable (the congestion-free claim); a node's "
+     "limiter (node colour) carries its message out and its message in."),
+    ("es_fd", "direct", "es_direct", "4 x 16 chassis switch, 64 nodes: direct (pairwise swap) transpose",
+     "the one-step swap crosses the backplane: a module uplink carries up to {most} flows at once."),
+)  # fmt: skip
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """Static: the most flows per link in one step; traced: the full-duplex run's bytes (its flows start and
+    end together in every step, so the trace is exact)."""
+    for run, algorithm, what, title, caption in HEATMAPS:
+        platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
+        steps = transpose_steps(round(len(hosts) ** (1 / 3)), algorithm)
+        loads = heatmaps.step_loads(platform, hosts, steps)
+        most = max(load for name, load in loads.items() if "_to_" in name)
+        caption = f"the most flows a link carries in one step: {caption.format(most=most)}"
+        heatmaps.draw_static(platform, out_dir, what, loads, title, caption)
+        block = int(_ranks(ctx, run)[0]["block"])
+        message = block * block * 8 + SMPI_ENVELOPE_BYTES  # one block of doubles per message
+        scheduled = heatmaps.schedule_bytes(platform, hosts, [(step, message) for step in steps])
+        heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, f"{title} ({run})", "bytes per link over the run.")

@@ -6,6 +6,9 @@ memcpy cost (memory copies; computation is not simulated, so the allgather app c
 ``bytes / MEMCPY_RATE`` through topolab's one modelling shim and the model uses the same figure). Each
 prediction is then compared with the simulated allgather, without and with the collisions of each step
 routed on the platform with the run's placement.
+
+Heatmaps (shape 2x3x4): the most messages a link carries in one step of Ring and of Bruck (static: the
+collisions C of the model), and the Ring run's bytes per link (traced).
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from generators.model import Platform
+from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.models import collision_allgather as model
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.study import PlatformSpec
 
 __all__ = ["checks", "figures", "generated_runs", "notes", "predictions"]
@@ -187,8 +192,44 @@ def notes(ctx: StudyContext) -> list[str]:
     return out
 
 
+HEATMAP_SHAPE = "2x3x4"
+
+
+def _steps(algorithm: str, size: int) -> list[model.Step]:
+    return model.ring_steps(RANKS, size) if algorithm == "ring" else model.bruck_steps(RANKS, size)
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """Ring and Bruck on shape 2x3x4: the most messages per link in one step (static), Ring traced."""
+    for algorithm in model.ALGORITHMS:
+        rid = run_id(algorithm, HEATMAP_SHAPE)
+        platform, hosts = ctx.platform_of(rid), ctx.results[rid].hosts
+        loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in _steps(algorithm, 1)])
+        title = f"FX10 Tofu, {RANKS} ranks on shape {HEATMAP_SHAPE}: {algorithm.capitalize()} allgather"
+        counts = collisions(platform, hosts, algorithm)
+        per_step = f"C = {counts[0]} in each of the {len(counts)} steps" if len(set(counts)) == 1 else f"C = {counts}"
+        caption = (
+            f"the most messages a link carries in one step: the collisions of the model ({per_step}); a node's "
+            "limiter (node colour) carries its messages in and out."
+        )
+        heatmaps.draw_static(platform, out_dir, f"{algorithm}_{HEATMAP_SHAPE}", loads, title, caption, "messages")
+        if algorithm != "ring":
+            continue
+        args = ctx.results[rid].spec.arguments(ctx.quick)
+        warmup = int(args[args.index("-w") + 1])  # not in the app's records
+        sent = []
+        for record in ctx.records(rid):
+            repeats = warmup + int(record["iterations"])
+            for messages, size in _steps(algorithm, int(record["bytes"])):
+                sent.append((messages, repeats * (size + SMPI_ENVELOPE_BYTES)))
+        scheduled = heatmaps.schedule_bytes(platform, hosts, sent)
+        caption = "bytes per link over the run, every size."
+        heatmaps.draw_traced(ctx, out_dir, f"{algorithm}_{HEATMAP_SHAPE}", rid, scheduled, title, caption)
+
+
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """Fig. 4 / 5 (predicted / simulated against size) and Fig. 6 / 7 (times and the crossover)."""
+    """Fig. 4 / 5 (predicted / simulated against size) and Fig. 6 / 7 (times and the crossover); heatmaps."""
+    _heatmaps(ctx, out_dir)
     for figure, (algorithm, shape) in (("fig4", FIG4), ("fig5", FIG5)):
         p = predictions(ctx, algorithm, shape)
         fig, ax = plt.subplots(figsize=(7, 4))

@@ -384,8 +384,14 @@ class TestRunningSweeps:
     def test_sigkill_then_resume_loses_nothing(self, tmp_path: Path, bin_dir: Path) -> None:
         """Kill the sweep with SIGKILL while simulations run: every cache entry is whole, the results
         directory is untouched, and the rerun simulates only the points that had not finished."""
-        text = PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 100000, 1000000]").replace(
-            '"-i", "2"', '"-i", "300"'
+        (tmp_path / "bin").mkdir()
+        own = tmp_path / "bin" / "pingpong-under-test"  # a path no other simulation has
+        own.write_bytes((bin_dir / "pingpong").read_bytes())
+        own.chmod(0o755)
+        text = (
+            PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 100000, 1000000]")
+            .replace('"-i", "2"', '"-i", "300"')
+            .replace('app = "pingpong"', f'app = "{own}"')
         )
         path = write(tmp_path, text)
         command = [sys.executable, "-m", "study_runner.sweep_cli", str(path), "--workers", "1",
@@ -404,7 +410,10 @@ class TestRunningSweeps:
             assert json.loads(entry.read_text())["records"]  # no torn entry
         assert not (tmp_path / "results" / "pp").exists()
         assert len(list((tmp_path / "results").glob(".pp.work-*"))) == 1  # the killed run's work files
-        time.sleep(2)  # the simulation in flight when the sweep died ends on its own
+        deadline = time.monotonic() + 30  # the simulation in flight ends (test_no_orphan_after_sigkill)
+        while subprocess.run(["pgrep", "-f", str(own)], capture_output=True).returncode == 0:
+            assert time.monotonic() < deadline, "a simulation outlived the killed sweep"
+            time.sleep(0.1)
 
         done = run_cli(str(path), "--workers", "1", tmp_path=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -416,3 +425,61 @@ class TestRunningSweeps:
         assert not list((tmp_path / "results").glob(".pp.*"))  # the abandoned work directory is gone
         for row in table:
             assert row["oneway_s_max"] == pytest.approx(expected_oneway(row, row["size"]), rel=1e-9)
+
+    def test_no_orphan_after_sigkill(self, tmp_path: Path, bin_dir: Path) -> None:
+        """A simulation in flight dies with a SIGKILLed sweep (parent-death signal), not seconds later."""
+        (tmp_path / "bin").mkdir()
+        own = tmp_path / "bin" / "long-pingpong-under-test"  # a path no other simulation has
+        own.write_bytes((bin_dir / "pingpong").read_bytes())
+        own.chmod(0o755)
+        text = (
+            PINGPONG.replace("size = [1000, 100000]", "size = [1000]")
+            .replace('"-i", "2"', '"-i", "400000"')  # about 10 s of simulation
+            .replace('app = "pingpong"', f'app = "{own}"')
+        )
+        command = [sys.executable, "-m", "study_runner.sweep_cli", str(write(tmp_path, text)), "--workers", "1",
+                   "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while subprocess.run(["pgrep", "-f", str(own)], capture_output=True).returncode != 0:
+                assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"
+                time.sleep(0.05)
+            time.sleep(0.5)
+        finally:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+        deadline = time.monotonic() + 3
+        while subprocess.run(["pgrep", "-f", str(own)], capture_output=True).returncode == 0:
+            if time.monotonic() > deadline:
+                subprocess.run(["pkill", "-f", str(own)])
+                pytest.fail("the simulation outlived the SIGKILLed sweep")
+            time.sleep(0.05)
+        assert not list((tmp_path / "cache").glob("*/*.json"))
+
+
+def test_stop_simulations_kills_what_runs(tmp_path: Path) -> None:
+    """A failed or interrupted batch stops the simulations still running in this process."""
+    import threading
+
+    from study_runner.smpi import allow_simulations, run_smpirun_measured, stop_simulations
+
+    marker = tmp_path / "still-running"
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_smpirun_measured(["sh", "-c", f"sleep 60; touch {marker}"], tmp_path, 120, "long")
+        except StudyError as err:
+            outcome.append(err)
+
+    allow_simulations()
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)
+    stop_simulations()
+    thread.join(timeout=10)
+    allow_simulations()
+    assert not thread.is_alive()
+    assert outcome and "long: stopped" in str(outcome[0])
+    assert subprocess.run(["pgrep", "-f", f"touch {marker}"], capture_output=True).returncode == 1

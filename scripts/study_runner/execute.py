@@ -30,7 +30,14 @@ from study_runner.cache import Cache, file_digest, run_key
 from study_runner.engine import Engine
 from study_runner.errors import StudyError
 from study_runner.progress import LineProgress, Progress
-from study_runner.smpi import STANDARD_OPTIONS, SmpirunOutcome, run_smpirun_measured, smpirun_command
+from study_runner.smpi import (
+    STANDARD_OPTIONS,
+    SmpirunOutcome,
+    allow_simulations,
+    run_smpirun_measured,
+    smpirun_command,
+    stop_simulations,
+)
 from study_runner.study import RunSpec, Study
 
 __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "prepare_runs", "simgrid_version"]
@@ -204,6 +211,7 @@ def execute_runs(
     for run in pending:
         same_key.setdefault(run.key, []).append(run)
     engine = engine or Engine(workers=workers or default_workers())
+    allow_simulations()
     with engine.client(len(same_key)) as client:
         futures = {client.submit(_simulate, group[0], pure=False): group for group in same_key.values()}
         try:
@@ -223,6 +231,7 @@ def execute_runs(
         except BaseException:
             for future in futures:
                 future.cancel()
+            stop_simulations()  # the local ones in flight; nothing of theirs would be kept
             raise
         finally:
             progress.end()

@@ -10,8 +10,10 @@ A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVEL
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,10 +26,12 @@ __all__ = [
     "SMPI_ENVELOPE_BYTES",
     "STANDARD_OPTIONS",
     "SmpirunOutcome",
+    "allow_simulations",
     "message_overhead_options",
     "run_smpirun",
     "run_smpirun_measured",
     "smpirun_command",
+    "stop_simulations",
 ]
 
 SMPI_ENVELOPE_BYTES = 16
@@ -105,6 +109,23 @@ class SmpirunOutcome:
 
 MEMORY_SAMPLE_S = 0.2
 
+_STOP = threading.Event()
+"""Set by :func:`stop_simulations`: every smpirun this process is waiting for is killed."""
+
+_ORPHAN_GUARD = ("setpriv", "--pdeathsig", "TERM", "--") if shutil.which("setpriv") else ()
+"""smpirun gets SIGTERM if the thread that started it dies, even by SIGKILL of this process (util-linux's
+setpriv sets the parent-death signal, then execs smpirun; smpirun's own trap then ends the simulation)."""
+
+
+def stop_simulations() -> None:
+    """Kill every simulation this process is running now (a batch that failed, or was interrupted)."""
+    _STOP.set()
+
+
+def allow_simulations() -> None:
+    """Let simulations run again (a new batch starts)."""
+    _STOP.clear()
+
 
 def _private_kib(pid: int) -> int:
     """``RssAnon`` (KiB) of a process and its descendants; 0 for processes that have gone."""
@@ -128,7 +149,12 @@ def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, 
     with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
         try:
             process = subprocess.Popen(
-                list(command), cwd=workdir, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+                [*_ORPHAN_GUARD, *command],
+                cwd=workdir,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         except FileNotFoundError:
             raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
@@ -138,6 +164,8 @@ def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, 
                 peak = max(peak, _private_kib(process.pid))
                 if time.monotonic() - start > timeout:
                     raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
+                if _STOP.is_set():
+                    raise StudyError(f"{label}: stopped")
                 time.sleep(pause)
                 pause = min(2 * pause, MEMORY_SAMPLE_S)
         finally:

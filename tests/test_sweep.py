@@ -317,6 +317,22 @@ def expected_oneway(point_variables: dict, size: int) -> float:
     )
 
 
+def own_copy(tmp_path: Path, bin_dir: Path, name: str) -> Path:
+    """A copy of the pingpong app at a path of this test only (so pgrep finds its simulations alone)."""
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    own = tmp_path / "bin" / name
+    own.write_bytes((bin_dir / "pingpong").read_bytes())
+    own.chmod(0o755)
+    return own
+
+
+def start_sweep(path: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
+    """The sweep CLI on one worker, in the background."""
+    command = [sys.executable, "-m", "study_runner.sweep_cli", str(path), "--workers", "1",
+               "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
+    return subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 @pytest.mark.simgrid
 class TestRunningSweeps:
     def test_run_table_plots_and_rerun_from_cache(self, tmp_path: Path, bin_dir: Path) -> None:
@@ -384,19 +400,14 @@ class TestRunningSweeps:
     def test_sigkill_then_resume_loses_nothing(self, tmp_path: Path, bin_dir: Path) -> None:
         """Kill the sweep with SIGKILL while simulations run: every cache entry is whole, the results
         directory is untouched, and the rerun simulates only the points that had not finished."""
-        (tmp_path / "bin").mkdir()
-        own = tmp_path / "bin" / "pingpong-under-test"  # a path no other simulation has
-        own.write_bytes((bin_dir / "pingpong").read_bytes())
-        own.chmod(0o755)
+        own = own_copy(tmp_path, bin_dir, "pingpong-under-test")
         text = (
             PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 100000, 1000000]")
             .replace('"-i", "2"', '"-i", "300"')
             .replace('app = "pingpong"', f'app = "{own}"')
         )
         path = write(tmp_path, text)
-        command = [sys.executable, "-m", "study_runner.sweep_cli", str(path), "--workers", "1",
-                   "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = start_sweep(path, tmp_path)
         entries: list[Path] = []
         deadline = time.monotonic() + 300
         while len(entries) < 3 and time.monotonic() < deadline and process.poll() is None:
@@ -428,18 +439,13 @@ class TestRunningSweeps:
 
     def test_no_orphan_after_sigkill(self, tmp_path: Path, bin_dir: Path) -> None:
         """A simulation in flight dies with a SIGKILLed sweep (parent-death signal), not seconds later."""
-        (tmp_path / "bin").mkdir()
-        own = tmp_path / "bin" / "long-pingpong-under-test"  # a path no other simulation has
-        own.write_bytes((bin_dir / "pingpong").read_bytes())
-        own.chmod(0o755)
+        own = own_copy(tmp_path, bin_dir, "long-pingpong-under-test")
         text = (
             PINGPONG.replace("size = [1000, 100000]", "size = [1000]")
             .replace('"-i", "2"', '"-i", "400000"')  # about 10 s of simulation
             .replace('app = "pingpong"', f'app = "{own}"')
         )
-        command = [sys.executable, "-m", "study_runner.sweep_cli", str(write(tmp_path, text)), "--workers", "1",
-                   "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = start_sweep(write(tmp_path, text), tmp_path)
         try:
             deadline = time.monotonic() + 60
             while subprocess.run(["pgrep", "-f", str(own)], capture_output=True).returncode != 0:

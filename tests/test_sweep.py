@@ -387,7 +387,7 @@ class TestRunningSweeps:
             processes=False,
             protocol="tcp://",
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",
         ) as cluster:
             status = main(
                 [str(path), "--scheduler", cluster.scheduler_address, "--results", str(tmp_path / "results"),

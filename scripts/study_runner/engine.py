@@ -156,8 +156,14 @@ class Engine:
                 yield client
             return
         threads = max(1, min(self.workers, tasks))
-        with (
-            LocalCluster(n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None) as cluster,
-            Client(cluster) as client,
-        ):
+        # In this process, and whatever it listens on only on the loopback interface.
+        local = LocalCluster(
+            n_workers=1,
+            threads_per_worker=threads,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+        with local as cluster, Client(cluster) as client:
             yield client

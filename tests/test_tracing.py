@@ -212,9 +212,10 @@ class TestTracedRuns:
             for k in range(2)
         ]
         assert runs[0].link_bytes == runs[1].link_bytes
-        # The same trace but for its second line, the command line (which names the trace file).
+        # The same trace after its two header lines, the SimGrid version and the command line (which may name
+        # the trace file: SimGrid 3.32 listed the --cfg options there, 4.1 does not).
         traces = [run.trace_file.read_text().splitlines() for run in runs]
-        assert traces[0][1] != traces[1][1] and traces[0][2:] == traces[1][2:]
+        assert traces[0][2:] == traces[1][2:] and len(traces[0]) > 100
 
     def test_contended_flows_are_undercounted(self, tmp_path: Path, bin_dir: Path) -> None:
         """SimGrid 3.32's limitation (see study_runner.tracing): rank 0 exchanges with 3 peers at once through

@@ -22,14 +22,17 @@
  * Paper: ROUNDS = 30, WARMUP = 4, CHUNKS = 16, SIZE = 0.1342 GB (128 MiB),
  * 2 GB per pair and direction over the timed rounds.
  *
- * Buffers: one send and one receive buffer of SIZE bytes, allocated once and
- * never touched without --verify (under SMPI a study may fold big buffers
- * into shared memory with smpi/auto-shared-malloc-thresh: their contents are
- * garbage there). --verify fills the send buffer before every chunk with a
- * pattern of (sender rank, round, chunk) (the paper generates new random
- * messages for every round) and checks after the MPI_Sendrecv that the
- * receive buffer holds the partner's pattern for the same round and chunk;
- * with a real MPI the filling and checking is inside the timed rounds.
+ * Buffers: one send and one receive buffer of SIZE bytes, the two halves of
+ * one allocation made once, and never touched without --verify (under SMPI a
+ * study may fold big allocations into shared memory with
+ * smpi/auto-shared-malloc-thresh: their contents are garbage there, and each
+ * folded allocation is one memory map per rank: one, not two, lets all of
+ * Mira's 49152 ranks fit under Linux's default vm.max_map_count of 65530).
+ * --verify fills the send buffer before every chunk with a pattern of
+ * (sender rank, round, chunk) (the paper generates new random messages for
+ * every round) and checks after the MPI_Sendrecv that the receive buffer
+ * holds the partner's pattern for the same round and chunk; with a real MPI
+ * the filling and checking is inside the timed rounds.
  *
  * Rank 0 prints one JSON line:
  *   {"app":"bisection_pairing","version":1,"dims":[L0,..],"ranks":P,
@@ -280,8 +283,8 @@ int main(int argc, char **argv)
     int timed_rounds = opt.rounds - opt.warmup;
 
     /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
-    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, bytes);
-    unsigned char *recvbuf = tl_alloc_or_abort(APP_NAME, bytes);
+    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, 2 * bytes);
+    unsigned char *recvbuf = sendbuf + bytes;
 
     long long errors = 0;
     double start = 0.0;
@@ -326,7 +329,6 @@ int main(int argc, char **argv)
         tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "words");
     }
 
-    free(recvbuf);
     free(sendbuf);
     MPI_Finalize();
     return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;

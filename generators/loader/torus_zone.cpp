@@ -165,7 +165,7 @@ public:
   {
     simgrid::s4u::NetZone* zone = get_iface();
     for (long k = 0; k < nodes_; k++)
-      zone->create_host("host-" + std::to_string(k), p_.host_speed)->seal();
+      zone->add_host("host-" + std::to_string(k), p_.host_speed)->seal();
     up_.assign(nodes_ * ndims_, nullptr);
     down_.assign(nodes_ * ndims_, nullptr);
     for (long k = 0; k < nodes_; k++) {
@@ -182,7 +182,7 @@ public:
         down_[other * ndims_ + d] = cable(other, k);
       }
       if (p_.nbl > 0)
-        nbl_.push_back(zone->create_link("host-" + std::to_string(k) + "_nbl", p_.nbl * p_.link_bw)
+        nbl_.push_back(zone->add_link("host-" + std::to_string(k) + "_nbl", p_.nbl * p_.link_bw)
                            ->set_latency(0)
                            ->get_impl());
     }
@@ -218,13 +218,13 @@ public:
 private:
   long coordinate(long k, size_t d) const { return (k / stride_[d]) % p_.dims[d]; }
 
-  /* Links are left unsealed: the zone's seal() seals each of them once. (SimGrid 3.32 creates a link's trace
+  /* Links are left unsealed: the zone's seal() seals each of them once. (SimGrid creates a link's trace
    * container at every seal of the link, so sealing them here as well made tracing abort: "container ...
-   * already present in all_containers_".) */
+   * already present in all_containers_"; measured on 3.32.) */
   StandardLinkImpl* cable(long a, long b)
   {
     return get_iface()
-        ->create_link("host-" + std::to_string(a) + "_to_host-" + std::to_string(b), p_.link_bw)
+        ->add_link("host-" + std::to_string(a) + "_to_host-" + std::to_string(b), p_.link_bw)
         ->set_latency(p_.link_lat)
         ->get_impl();
   }
@@ -255,11 +255,14 @@ std::string params_path()
 
 } // namespace
 
-extern "C" void load_platform(const simgrid::s4u::Engine& /*engine*/)
+extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   TorusParams params = read_params(params_path());
-  /* The first zone created becomes the platform's root zone. */
+  /* Since SimGrid 4.0 the engine owns a root zone; ours is its only child and takes its models from it. The root
+   * is made first (get_netzone_root() creates it): tracing names a zone's container after its parent's. */
+  auto* root = engine.get_netzone_root()->get_impl();
   auto* zone = new TorusZone(params);
+  zone->set_parent(root);
   zone->build();
   zone->seal();
 }

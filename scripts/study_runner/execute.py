@@ -31,6 +31,7 @@ from study_runner.engine import Engine
 from study_runner.errors import StudyError
 from study_runner.progress import LineProgress, Progress
 from study_runner.smpi import (
+    SETUP_HINT,
     STANDARD_OPTIONS,
     SmpirunOutcome,
     allow_simulations,
@@ -76,7 +77,7 @@ def simgrid_version() -> str:
     try:
         done = subprocess.run(["smpirun", "-version"], capture_output=True, text=True, timeout=60)
     except FileNotFoundError:
-        raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
+        raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
     return (done.stdout + done.stderr).strip()
 
 

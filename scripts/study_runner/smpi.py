@@ -4,7 +4,10 @@ The options give the clean, deterministic alpha-beta network model measured in S
 CM02 without SMPI's piecewise bandwidth/latency factors, no cross-traffic, no TCP-gamma window
 limit, no cost injected by MPI_Wtime, and computation that costs nothing unless a study injects it.
 A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVELOPE_BYTES) / bandwidth``.
-(SimGrid 3.34+ renames ``maxmin/precision`` and ``surf/precision``; only this module changes then.)
+
+SimGrid is the one ``scripts/setup`` built for this clone (``.venv/simgrid``, a link to the machine's SimGrid 4.1
+prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there already (the shell commands in
+``scripts/`` put it first themselves), so ``smpirun`` means that SimGrid for every topolab command.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +27,7 @@ from study_runner.errors import StudyError
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
+    "SETUP_HINT",
     "SMPI_ENVELOPE_BYTES",
     "STANDARD_OPTIONS",
     "SmpirunOutcome",
@@ -33,6 +38,21 @@ __all__ = [
     "smpirun_command",
     "stop_simulations",
 ]
+
+TOPOLAB_SIMGRID = Path(sys.prefix) / "simgrid"
+"""The SimGrid that ``scripts/setup`` built for this clone (a link in the Python environment)."""
+SETUP_HINT = "run scripts/setup (it builds SimGrid 4.1 once per machine)"
+
+
+def _topolab_simgrid_on_path() -> None:
+    """Put ``TOPOLAB_SIMGRID/bin`` first on ``PATH`` unless it is on it already (then its place was chosen)."""
+    simgrid_bin = TOPOLAB_SIMGRID / "bin"
+    path = os.environ.get("PATH", "")
+    if simgrid_bin.is_dir() and str(simgrid_bin) not in path.split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([str(simgrid_bin), *filter(None, [path])])
+
+
+_topolab_simgrid_on_path()
 
 SMPI_ENVELOPE_BYTES = 16
 """Bytes SMPI adds to every point-to-point message (measured, SIMGRID_NOTES.md)."""
@@ -157,7 +177,7 @@ def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, 
                 start_new_session=True,
             )
         except FileNotFoundError:
-            raise StudyError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)") from None
+            raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
         try:
             pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
             while process.poll() is None:

@@ -49,7 +49,7 @@ from generators.params import check_params
 from generators.placement import place_ranks, write_hostfile
 from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
 from study_runner.cache import default_cache_dir, file_digest, run_key
-from study_runner.smpi import smpirun_command
+from study_runner.smpi import SETUP_HINT, smpirun_command
 
 __all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
 
@@ -405,7 +405,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
         raise UsageError(f"--np must be an integer >= 1, got {args.np}")
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
-        raise UsageError("smpirun not found: run scripts/setup (installs SimGrid 3.32, libsimgrid-dev)")
+        raise UsageError(f"smpirun not found: {SETUP_HINT}")
     cache_dir = default_cache_dir()
     if is_family:
         platform_path, hostfile, ranks = _on_family(first, args, cache_dir)

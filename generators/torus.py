@@ -24,14 +24,20 @@ in layer i a path may only move along dimension i, or turn into a later layer j 
 hop along j; it enters layer 0 and leaves any layer through the node's endpoint link. Going back to
 an earlier dimension would need to leave through a node and re-enter (two extra links), so the only
 fewest-links path between two nodes is the dimension-ordered route. The endpoint link is the node's
-NBL limiter, or, without NBL, ``<host>_port``: a FATPIPE link at the link bandwidth that never
-constrains (every flow already crosses at least one cable of that bandwidth), present only because
-SimGrid forbids link-less graph edges. Rings of even length >= 4 have ties (half-way round) that a
-graph cannot break by SimGrid's rule, so such tori are written with explicit routes (a Full zone),
-practical up to about 2000 nodes (``MAX_EXPLICIT_HOSTS``). Larger ones (or any, with
-``zone="compiled"``) are a compiled zone: ``generators/loader/torus_zone.cpp``, a shared object that
-SimGrid loads as the platform, builds the same hosts and links from a few parameters and computes each
-route on demand by the same rule (Mira's 49152 nodes load in 1.5 s, 0.4 GB).
+NBL limiter, or, without NBL, ``<host>_out`` on the way in from the node and ``<host>_in`` on the way
+out to it: FATPIPE links at the link bandwidth that never constrain (every flow already crosses at least
+one cable of that bandwidth), present only because SimGrid forbids link-less graph edges. They are two,
+not one per node, because SimGrid's max-min solver re-solves, at every event, every flow connected to
+the changed ones through shared links, never-binding ones included: with one port per node, a pipeline
+a -> b -> c made all its flows one system (b's port was on both routes); with two, the flows that share
+a link are those that share a sender or a receiver, as the network itself couples them.
+
+Rings of even length >= 4 have ties (half-way round) that a graph cannot break by SimGrid's rule, so
+such tori are written with explicit routes (a Full zone), practical up to about 2000 nodes
+(``MAX_EXPLICIT_HOSTS``). Larger ones (or any, with ``zone="compiled"``) are a compiled zone:
+``generators/loader/torus_zone.cpp``, a shared object that SimGrid loads as the platform, builds the same
+hosts and links from a few parameters and computes each route on demand by the same rule (Mira's 49152
+nodes load in 1.5 s, 0.4 GB).
 """
 
 from __future__ import annotations
@@ -197,12 +203,13 @@ def torus(
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
         elif layered:
-            add_links(links, Link(f"{name}_port", link_bw, 0.0, FATPIPE))
+            add_links(links, *(Link(f"{name}_{way}", link_bw, 0.0, FATPIPE) for way in ("out", "in")))
 
-    def endpoint(name: str) -> list[str]:
+    def endpoint(name: str, way: str) -> list[str]:
+        """The link of a route leaving (``way="out"``) or reaching (``"in"``) node ``name``."""
         if nbl is not None:
             return [f"{name}_nbl"]
-        return [f"{name}_port"] if layered else []
+        return [f"{name}_{way}"] if layered else []
 
     def route(src: str, dst: str) -> list[str]:
         here = list(coordinates(int(src.removeprefix("host-")), dims))
@@ -213,7 +220,7 @@ def torus(
                 before = names[index(tuple(here), dims)]
                 here[axis] = c
                 hops.append(f"{before}_to_{names[index(tuple(here), dims)]}")
-        return [*endpoint(src), *hops, *endpoint(dst)]
+        return [*endpoint(src, "out"), *hops, *endpoint(dst, "in")]
 
     graph = None
     if layered:
@@ -226,9 +233,9 @@ def torus(
         layers = [0, *(axis for axis in range(1, len(dims)) if dims[axis] > 1)]
         edges: list[tuple[str, str, tuple[str, ...]]] = []
         for k, name in enumerate(names):
-            edges.append((name, lane(k, 0), tuple(endpoint(name))))
+            edges.append((name, lane(k, 0), tuple(endpoint(name, "out"))))
             for axis in layers:
-                edges.append((lane(k, axis), name, tuple(endpoint(name))))
+                edges.append((lane(k, axis), name, tuple(endpoint(name, "in"))))
                 for later in (a for a in layers if a >= axis):
                     for other in neighbours(k, later):
                         edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))

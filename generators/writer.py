@@ -104,7 +104,7 @@ def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
                         sharing_policy=link.sharing,
                     )
                     xf.write(element, "\n")
-                # SimGrid 3.32's Dijkstra zone reports the links of each edge in reverse order: written
+                # SimGrid's Dijkstra zone (3.32 and 4.1) reports the links of each edge in reverse order: written
                 # reversed, SimGrid's routes list every link in travel order (the loader tests check it).
                 routes = platform.routes() if graph is None else ((a, b, links[::-1]) for a, b, links in graph.edges)
                 for src, dst, route in routes:

@@ -24,7 +24,7 @@ from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar
 LINK_BW = 1e9
 KEYS = [
-    "app", "version", "algorithm", "ranks", "shape", "block_bytes", "warmup", "iterations",
+    "app", "version", "algorithm", "ranks", "shape", "block_bytes", "phases", "warmup", "iterations",
     "time_s_min", "time_s_avg", "time_s_max", "throughput_mibs", "phase_end_s", "verified",
 ]  # fmt: skip
 
@@ -88,10 +88,27 @@ class TestVerify:
             ranks, "-a", algorithm, *shape_args(shape), "-s", str(size), "-w", "1", "-i", "2", "--verify"
         )
         expected = {"app": "alltoall", "version": 1, "algorithm": algorithm, "ranks": ranks}
-        expected |= {"shape": None if shape is None else list(shape), "block_bytes": size, "warmup": 1, "iterations": 2}
+        expected |= {"shape": None if shape is None else list(shape), "block_bytes": size, "phases": ranks}
+        expected |= {"warmup": 1, "iterations": 2}
         assert {k: record[k] for k in expected} == expected
         assert record["verified"] is True
         assert list(record) == KEYS
+
+    @pytest.mark.parametrize(("algorithm", "shape", "ranks", "phases"), [("pairwise", None, 12, 5), *(
+        (a, s, r, 4) for a, s, r in mlfm((2, 4, 3))), ("pairwise", None, 5, 1)])  # fmt: skip
+    def test_the_first_phases_alone(
+        self, alltoall: Run, algorithm: str, shape: Shape | None, ranks: int, phases: int
+    ) -> None:
+        """--phases K: only phases 0..K-1, every block of them verified, one phase end each; on the crossbar the
+        phases of a permutation schedule end when they end in the whole all-to-all."""
+        args = ["-a", algorithm, *shape_args(shape), "-s", "256K", "-i", "1"]
+        (partial,) = alltoall(ranks, *args, "--phases", str(phases), "--verify")
+        (whole,) = alltoall(ranks, *args)
+        assert partial["verified"] is True and partial["phases"] == phases and whole["phases"] == ranks
+        assert partial["phase_end_s"] == pytest.approx(whole["phase_end_s"][:phases], rel=1e-12)
+        assert partial["throughput_mibs"] == pytest.approx(
+            (phases - 1) * (256 << 10) / partial["time_s_max"] / 2**20 if phases > 1 else 0
+        )
 
     def test_pairwise_reports_a_given_shape(self, alltoall: Run) -> None:
         (record,) = alltoall(12, "--shape", "2,3,2", "-s", "1K", "--verify")
@@ -176,6 +193,8 @@ class TestBadInput:
             (12, ["-s", "0"], "invalid --size value 0: the block size must be >= 1 byte"),
             (12, ["--size=2G"], "invalid --size value '2G': value out of range"),
             (12, ["-i", "0"], "invalid -i value '0': value out of range"),
+            (12, ["--phases", "13"], "invalid --phases value 13: there are only 12 phases (one per rank)"),
+            (12, ["--phases", "0"], "invalid --phases value '0': value out of range"),
         ],
     )
     def test_bad_arguments(

@@ -248,6 +248,15 @@ class TestMessageOverhead:
             alpha = ALPHA if 8 * count < EAGER_LIMIT_BYTES else 0.0
             assert record["oneway_s_avg"] == pytest.approx(alpha + transfer, rel=1e-9), count
 
+    def test_a_zero_byte_message_costs_alpha(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path):
+        """Every message pays alpha, empty ones too: a barrier is made of them. (SimGrid 4.1 skips a piecewise
+        overhead 0:alpha/2:0 for size 0, which made barriers nearly free and moved the combine runs' start skew.)"""
+        args = ["-s", "0,8", "-i", "2", "-x", "1"]
+        command = smpirun_command(bin_dir / "pingpong", args, *delta_pair, 2, message_overhead_options(ALPHA))
+        zero, eight = parse_records(run_smpirun(command, tmp_path, timeout=120, label="pingpong"), "pingpong")
+        assert zero["oneway_s_avg"] == pytest.approx(ALPHA + SMPI_ENVELOPE_BYTES / DELTA_BW, rel=1e-9)
+        assert eight["oneway_s_avg"] == pytest.approx(ALPHA + (8 + SMPI_ENVELOPE_BYTES) / DELTA_BW, rel=1e-9)
+
     def test_overhead_is_not_latency(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path) -> None:
         # A latency would overlap across messages; an overhead adds up on the node that handles them: the centre of
         # the nominal jig exchanging with one neighbour (L = 2) pays alpha/2 for its send and alpha/2 for its

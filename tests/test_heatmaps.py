@@ -179,7 +179,7 @@ class TestTracedLinkBytes:
         heatmaps.draw_traced(ctx, out, "half", "pingpong", doubled, "Ping-pong", "bytes.")
         captions = heatmaps.captions(out)
         assert captions["heatmap_traced_exact.png"].startswith(
-            "Traced heatmap (SimGrid 3.32 link tracing of run `pingpong`): bytes. Exact: each of the 4 links"
+            "Traced heatmap (SimGrid link tracing of run `pingpong`): bytes. Exact: each of the 4 links"
         )
         assert (
             "A lower bound" in captions["heatmap_traced_half.png"]

@@ -118,7 +118,7 @@ def test_loader_routes_equal_model(
 
 
 def test_graph_nodes_nobody_enters_are_refused() -> None:
-    """SimGrid 3.32's Dijkstra never returns when a node has out-edges but no in-edge: the model refuses it."""
+    """SimGrid's Dijkstra (3.32, 4.1) never returns when a node has out-edges but no in-edge: the model refuses it."""
     p = mlfm(2)
     assert p.graph is not None
     bad = RoutingGraph(

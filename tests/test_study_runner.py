@@ -239,7 +239,7 @@ def test_nbl_combine_generates_its_sweep() -> None:
     assert snake.ranks == 512 and snake.platform == "mesh16x32.nominal" and not snake.quick
     block = vc.integer_optimal_block("snake", 500_000, 16, 32, vc.DELTA, vc.NOMINAL)
     assert snake.args[snake.args.index("-S") + 1] == str(block) == "178"
-    assert "--cfg=smpi/or:0:2.7e-05:0" in snake.options
+    assert "--cfg=smpi/or:2.7e-05" in snake.options
     quick = {run.id for run in study.selected_runs(quick=True)}
     assert "sweep.4x4.standard.fence.N500000" in quick and "sweep.8x8.standard.fence.N500000" not in quick
     assert not any(".16x" in run_id for run_id in quick)

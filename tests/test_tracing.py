@@ -168,11 +168,11 @@ PINGPONG_BYTES = pingpong_bytes([1000, 100000], 3, 1)
 @pytest.mark.simgrid
 class TestTracedRuns:
     def test_pingpong_on_a_mesh(self, tmp_path: Path, bin_dir: Path) -> None:
-        """Every link of both routes carries the messages' bytes; FATPIPE ports carry both directions."""
+        """Every link of both routes carries the messages' bytes, the FATPIPE endpoints included."""
         model, platform = platform_files(tmp_path, "mesh", {"width": "3", "height": "3"}, ["host-0", "host-8"])
         run = traced_run(bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2, tmp_path / "run.trace")
         there, back = model.route("host-0", "host-8"), model.route("host-8", "host-0")
-        assert there[0] == back[-1] == "host-0_port" and model.links["host-0_port"].sharing == "FATPIPE"
+        assert (there[0], back[-1]) == ("host-0_out", "host-0_in") and model.links["host-0_out"].sharing == "FATPIPE"
         expected = {name: 0.0 for name in model.links}
         for name in there + back:
             expected[name] += PINGPONG_BYTES
@@ -218,8 +218,8 @@ class TestTracedRuns:
         assert traces[0][2:] == traces[1][2:] and len(traces[0]) > 100
 
     def test_contended_flows_are_undercounted(self, tmp_path: Path, bin_dir: Path) -> None:
-        """SimGrid 3.32's limitation (see study_runner.tracing): rank 0 exchanges with 3 peers at once through
-        its limiter; flows whose sharing changes lose all but their last constant-rate stretch."""
+        """SimGrid's limitation (see study_runner.tracing; 3.32 and 4.1): rank 0 exchanges with 3 peers at once
+        through its limiter; flows whose sharing changes lose all but their last constant-rate stretch."""
         model, platform = platform_files(
             tmp_path, "mesh", {"width": "3", "height": "3", "nbl": "nominal"}, ["host-0", "host-1", "host-2", "host-3"]
         )
@@ -241,7 +241,7 @@ class TestTracedRuns:
         self, tmp_path: Path, bin_dir: Path, params: dict[str, str], hosts: list[str]
     ) -> None:
         """The compiled torus zone (generators/loader/torus_zone.cpp) traces like XML: every link of both routes
-        carries the messages' bytes exactly. (SimGrid 3.32 creates a link's trace container at each seal of the
+        carries the messages' bytes exactly. (SimGrid creates a link's trace container at each seal of the
         link; the zone leaves its links to NetZoneImpl::seal(), which seals each once.)"""
         model, platform = platform_files(tmp_path, "torus", params, hosts)
         assert platform.suffix == ".so"

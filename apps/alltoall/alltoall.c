@@ -5,10 +5,13 @@
  * schedules for the static analyses (alltoall_destinations).
  *
  * N ranks, N phases p = 0..N-1. Every rank holds one block of BYTES bytes for
- * every rank (sendbuf + d*BYTES for rank d) and receives one block from every
- * rank (recvbuf + s*BYTES from rank s). Phase 0 copies the rank's own block
- * locally (memcpy); in phase p >= 1 the rank sends to dest(r, p) and receives
- * from src(r, p) in one MPI_Sendrecv.
+ * every rank and receives one block from every rank, stored in phase order:
+ * sendbuf + p*BYTES is the block for dest(r, p), recvbuf + p*BYTES the one
+ * from src(r, p). Phase 0 copies the rank's own block locally (memcpy); in
+ * phase p >= 1 the rank sends to dest(r, p) and receives from src(r, p) in
+ * one MPI_Sendrecv. --phases K runs phases 0..K-1 only, with buffers of K
+ * blocks: a partial all-to-all, to time phases on machines where N blocks per
+ * rank would not fit in memory (6156 ranks on a d = 18 MLFM).
  *   pairwise: dest = (r + p) % N, src = (r - p) mod N.
  *   mlfm:     the allocation has n layers x l columns x m servers per leaf
  *             (--shape n,l,m, N = n*l*m, 1 <= m <= l - 1); rank r is server
@@ -23,12 +26,13 @@
  * the end of its last phase, and records when each phase of the last timed
  * iteration ended. Rank 0 prints one JSON line:
  *   {"app":"alltoall","version":1,"algorithm":..,"ranks":N,"shape":[n,l,m]|null,
- *    "block_bytes":B,"warmup":W,"iterations":R,"time_s_min":..,"time_s_avg":..,
- *    "time_s_max":..,"throughput_mibs":..,"phase_end_s":[N numbers],
- *    "verified":true|false|null}
+ *    "block_bytes":B,"phases":K,"warmup":W,"iterations":R,"time_s_min":..,
+ *    "time_s_avg":..,"time_s_max":..,"throughput_mibs":..,
+ *    "phase_end_s":[K numbers],"verified":true|false|null}
  * time_s_* are the min/avg/max over ranks of each rank's mean iteration time;
  * phase_end_s[p] the latest end of phase p (from each rank's own start);
- * throughput_mibs = (N-1)*B / time_s_max / 2^20 (0 for N = 1).
+ * throughput_mibs = (K-1)*B / time_s_max / 2^20 (0 for K = 1); K = N unless
+ * --phases.
  * --print-schedule prints one line {"app":"alltoall","phase":p,"send_to":[..]}
  * per phase instead and communicates nothing. Exit status 1 if --verify finds
  * a wrong byte.
@@ -67,6 +71,7 @@ struct options {
     int algorithm;
     const char *shape_text;
     int64_t bytes;
+    int phases; /* 0: all N */
     int warmup;
     int iterations;
     int verify;
@@ -194,6 +199,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .algorithm = ALGORITHM_PAIRWISE,
         .shape_text = NULL,
         .bytes = DEFAULT_BYTES,
+        .phases = 0,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
         .verify = 0,
@@ -207,7 +213,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                       "the allocation: n layers x l columns x m servers per leaf, n*l*m = N; "
                       "required by mlfm (1 <= m <= l - 1), only reported by pairwise"),
         tl_opt_size('s', "size", "BYTES", &opt->bytes, MAX_BYTES,
-                    "block size per destination, >= 1 (buffers are N*BYTES each)"),
+                    "block size per destination, >= 1 (buffers are K*BYTES each)"),
+        tl_opt_int('\0', "phases", "K", &opt->phases, 1, INT_MAX,
+                   "run phases 0..K-1 only (K <= N; default: all N phases)"),
         tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
                    "untimed iterations first"),
         tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
@@ -255,9 +263,16 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
             return TL_EXIT_USAGE;
         }
     }
-    if ((uint64_t)nranks > SIZE_MAX / (uint64_t)opt->bytes) {
+    if (opt->phases > nranks) {
+        tl_arg_error(APP_NAME, "invalid --phases value %d: there are only %d phases (one per rank)",
+                     opt->phases, nranks);
+        return TL_EXIT_USAGE;
+    }
+    if (opt->phases == 0)
+        opt->phases = nranks;
+    if ((uint64_t)opt->phases > SIZE_MAX / (uint64_t)opt->bytes) {
         tl_arg_error(APP_NAME, "buffers of %d x %lld bytes do not fit in the address space",
-                     nranks, (long long)opt->bytes);
+                     opt->phases, (long long)opt->bytes);
         return TL_EXIT_USAGE;
     }
     return TL_ARGS_OK;
@@ -278,30 +293,32 @@ static unsigned char pattern(int src, int dst, size_t offset)
     return (unsigned char)h;
 }
 
-/* Every block `rank` sends: block d for rank d. */
-static void fill_send(unsigned char *sendbuf, int rank, int nranks, size_t bytes)
+/* Every block `rank` sends: block p for send_to[p]. */
+static void fill_send(unsigned char *sendbuf, int rank, const int *send_to, int phases, size_t bytes)
 {
-    for (int d = 0; d < nranks; d++)
+    for (int p = 0; p < phases; p++)
         for (size_t b = 0; b < bytes; b++)
-            sendbuf[(size_t)d * bytes + b] = pattern(rank, d, b);
+            sendbuf[(size_t)p * bytes + b] = pattern(rank, send_to[p], b);
 }
 
 /* Sets every received byte to the complement of its expected value, so that a block
  * that is not received (or not entirely) never passes check_recv. */
-static void poison_recv(unsigned char *recvbuf, int rank, int nranks, size_t bytes)
+static void poison_recv(unsigned char *recvbuf, int rank, const int *recv_from, int phases,
+                        size_t bytes)
 {
-    for (int s = 0; s < nranks; s++)
+    for (int p = 0; p < phases; p++)
         for (size_t b = 0; b < bytes; b++)
-            recvbuf[(size_t)s * bytes + b] = (unsigned char)~pattern(s, rank, b);
+            recvbuf[(size_t)p * bytes + b] = (unsigned char)~pattern(recv_from[p], rank, b);
 }
 
 /* Number of received bytes that differ from what their sender sent. */
-static long long check_recv(const unsigned char *recvbuf, int rank, int nranks, size_t bytes)
+static long long check_recv(const unsigned char *recvbuf, int rank, const int *recv_from,
+                            int phases, size_t bytes)
 {
     long long errors = 0;
-    for (int s = 0; s < nranks; s++)
+    for (int p = 0; p < phases; p++)
         for (size_t b = 0; b < bytes; b++)
-            errors += recvbuf[(size_t)s * bytes + b] != pattern(s, rank, b);
+            errors += recvbuf[(size_t)p * bytes + b] != pattern(recv_from[p], rank, b);
     return errors;
 }
 
@@ -348,58 +365,57 @@ int main(int argc, char **argv)
 
     size_t bytes = (size_t)opt.bytes;
     int count = (int)opt.bytes; /* <= MAX_BYTES < INT_MAX */
-    size_t total = (size_t)nranks * bytes;
-    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
-    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, total);
-    unsigned char *recvbuf = tl_alloc_or_abort(APP_NAME, total);
-    double *phase_end = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *phase_end);
-    if (opt.verify)
-        fill_send(sendbuf, rank, nranks, bytes);
-
+    int phases = opt.phases;
+    size_t total = (size_t)phases * bytes;
     /* Partners of every phase, computed once. */
-    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *send_to);
-    int *recv_from = tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *recv_from);
-    for (int p = 0; p < nranks; p++) {
+    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *send_to);
+    int *recv_from = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *recv_from);
+    for (int p = 0; p < phases; p++) {
         send_to[p] = destination(&sched, rank, p);
         recv_from[p] = source(&sched, rank, p);
     }
+    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
+    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, total);
+    unsigned char *recvbuf = tl_alloc_or_abort(APP_NAME, total);
+    double *phase_end = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *phase_end);
+    if (opt.verify)
+        fill_send(sendbuf, rank, send_to, phases, bytes);
 
     tl_stats times;
     tl_stats_init(&times);
     long long errors = 0;
     for (int it = 0; it < opt.warmup + opt.iterations; it++) {
         if (opt.verify)
-            poison_recv(recvbuf, rank, nranks, bytes);
+            poison_recv(recvbuf, rank, recv_from, phases, bytes);
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
-        memcpy(recvbuf + (size_t)rank * bytes, sendbuf + (size_t)rank * bytes, bytes);
+        memcpy(recvbuf, sendbuf, bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
         phase_end[0] = MPI_Wtime() - start;
-        for (int p = 1; p < nranks; p++) {
-            MPI_Sendrecv(sendbuf + (size_t)send_to[p] * bytes, count, MPI_BYTE, send_to[p],
-                         ALLTOALL_TAG, recvbuf + (size_t)recv_from[p] * bytes, count, MPI_BYTE,
-                         recv_from[p], ALLTOALL_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int p = 1; p < phases; p++) {
+            MPI_Sendrecv(sendbuf + (size_t)p * bytes, count, MPI_BYTE, send_to[p], ALLTOALL_TAG,
+                         recvbuf + (size_t)p * bytes, count, MPI_BYTE, recv_from[p], ALLTOALL_TAG,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             phase_end[p] = MPI_Wtime() - start;
         }
         double elapsed = MPI_Wtime() - start;
         if (it >= opt.warmup)
             tl_stats_add(&times, elapsed);
         if (opt.verify)
-            errors += check_recv(recvbuf, rank, nranks, bytes);
+            errors += check_recv(recvbuf, rank, recv_from, phases, bytes);
     }
 
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
     double mine = tl_stats_avg(&times);
     double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    long long total_errors = 0;
-    double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)nranks * sizeof *latest)
+    double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *latest)
                                : NULL;
     tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
-    tl_reduce_to_root(phase_end, latest, nranks, TL_REDUCE_MAX);
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    tl_reduce_to_root(phase_end, latest, phases, TL_REDUCE_MAX);
+    long long total_errors = tl_sum_errors(opt.verify, errors);
 
     if (rank == 0) {
         double throughput =
-            nranks > 1 && t_max > 0.0 ? (double)(nranks - 1) * (double)bytes / t_max / MIB : 0.0;
+            phases > 1 && t_max > 0.0 ? (double)(phases - 1) * (double)bytes / t_max / MIB : 0.0;
         int shape[3] = {sched.n, sched.l, sched.m};
         tl_json json;
         tl_json_begin(&json, stdout);
@@ -412,13 +428,14 @@ int main(int argc, char **argv)
         else
             tl_json_null(&json, "shape");
         tl_json_i64(&json, "block_bytes", opt.bytes);
+        tl_json_i64(&json, "phases", phases);
         tl_json_i64(&json, "warmup", opt.warmup);
         tl_json_i64(&json, "iterations", opt.iterations);
         tl_json_f64(&json, "time_s_min", t_min);
         tl_json_f64(&json, "time_s_avg", t_avg);
         tl_json_f64(&json, "time_s_max", t_max);
         tl_json_f64(&json, "throughput_mibs", throughput);
-        tl_json_f64_array(&json, "phase_end_s", latest, (size_t)nranks);
+        tl_json_f64_array(&json, "phase_end_s", latest, (size_t)phases);
         tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "bytes");
     }
 

@@ -304,9 +304,8 @@ int main(int argc, char **argv)
     double mine = MPI_Wtime() - start;
 
     double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    long long total_errors = 0;
     tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    long long total_errors = tl_sum_errors(opt.verify, errors);
 
     if (rank == 0) {
         int64_t bytes_per_pair = mul_saturated((int64_t)timed_rounds * opt.chunks, opt.chunk);

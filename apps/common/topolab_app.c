@@ -751,6 +751,14 @@ void tl_spread_to_root(double value, double *min, double *avg, double *max)
     *avg = sum / nranks;
 }
 
+long long tl_sum_errors(int verify, long long errors)
+{
+    long long total = 0;
+    if (verify)
+        MPI_Allreduce(&errors, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+}
+
 void tl_json_end_verified(tl_json *json, const char *app, int verify, long long errors,
                           const char *unit)
 {

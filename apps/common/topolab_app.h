@@ -253,6 +253,13 @@ void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op
 void tl_spread_to_root(double value, double *min, double *avg, double *max);
 
 /*
+ * The sum over the ranks of each rank's `errors` when `verify` is set (collective: every rank calls
+ * it); 0 without verification, and then nothing is sent: a timing run communicates nothing after its
+ * timed part but the reduction of its times, whose traffic may still meet other ranks' last messages.
+ */
+long long tl_sum_errors(int verify, long long errors);
+
+/*
  * JSON-line writer: tl_json_begin, then any number of fields, then
  * tl_json_end, which closes the object, writes a newline and flushes.
  * Keys are written verbatim (they are literals in the apps); string values

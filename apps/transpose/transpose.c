@@ -451,11 +451,8 @@ int main(int argc, char **argv)
     t[T_STEP2] = after_step2 - after_wait;
     t[T_TOTAL] = after_step2 - start;
 
-    long long errors = 0, total_errors = 0;
-    if (opt.verify) {
-        errors = count_errors(current, n, bi, bj, order);
-        MPI_Allreduce(&errors, &total_errors, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    }
+    long long errors = opt.verify ? count_errors(current, n, bi, bj, order) : 0;
+    long long total_errors = tl_sum_errors(opt.verify, errors);
 
     /* Everything to rank 0, which prints in rank order. */
     int ints[I_COUNT] = {mine, partner1, partner2};

@@ -214,7 +214,12 @@ def execute_runs(
     engine = engine or Engine(workers=workers or default_workers())
     allow_simulations()
     with engine.client(len(same_key)) as client:
-        futures = {client.submit(_simulate, group[0], pure=False): group for group in same_key.values()}
+        # Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and
+        # the workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks.
+        futures = {
+            client.submit(_simulate, group[0], pure=False, priority=group[0].spec.ranks): group
+            for group in same_key.values()
+        }
         try:
             for future in as_completed(futures):
                 group = futures[future]

@@ -5,7 +5,7 @@
   alone (``generators.analysis.link_loads``). For a schedule in steps, :func:`step_loads` is the most flows a
   link carries in any one step: a congestion-free step schedule is 1 on every cable.
 * **traced**: the bytes each link carried in one real run of the study, from SimGrid's link tracing
-  (``StudyContext.traced_link_bytes``). SimGrid 3.32 traces a flow's bytes exactly only while no other flow
+  (``StudyContext.traced_link_bytes``). SimGrid traces a flow's bytes exactly only while no other flow
   changes its rate (``study_runner.tracing``), so a traced heatmap is compared with what the run's schedule
   sends on each link (:func:`schedule_bytes`): it is labelled *exact* when every link the schedule uses
   carried its bytes within ``EXACT_TOLERANCE`` (the run's flows were uncontended), else a *lower bound*,
@@ -107,7 +107,7 @@ class Agreement:
                 f"{deviation:.1e} relative."
             )
         return (
-            f"A lower bound: SimGrid 3.32 traces only the last constant-rate stretch of a flow whose rate changes "
+            f"A lower bound: SimGrid traces only the last constant-rate stretch of a flow whose rate changes "
             f"(contention), so the trace holds {self.recorded:.1%} of the bytes the schedule sends on its "
             f"{self.links} links ({self.lowest:.1%} to {self.highest:.1%} per link)."
         )
@@ -183,6 +183,6 @@ def draw_traced(
         draw_platform(ctx.platform_of(run_id), path, link_loads=traced, title=heading)
     except TopologyError as err:  # a link SimGrid used that the model does not have
         raise StudyError(f"{ctx.study.name}: traced heatmap of {run_id}: {err}") from None
-    text = f"Traced heatmap (SimGrid 3.32 link tracing of run `{run_id}`): {caption} {agreement.describe()}"
+    text = f"Traced heatmap (SimGrid link tracing of run `{run_id}`): {caption} {agreement.describe()}"
     _caption(out_dir, path, text)
     return path

@@ -32,6 +32,7 @@ __all__ = [
     "STANDARD_OPTIONS",
     "SmpirunOutcome",
     "allow_simulations",
+    "folded_buffer_options",
     "message_overhead_options",
     "run_smpirun",
     "run_smpirun_measured",
@@ -77,17 +78,39 @@ def message_overhead_options(alpha: float) -> tuple[str, ...]:
     The sender's processor is busy ``alpha/2`` before the message leaves (``smpi/os`` for MPI_Send,
     ``smpi/ois`` for MPI_Isend), the receiver's ``alpha/2`` after it has arrived (``smpi/or``), so one
     message between idle nodes takes ``alpha + S/bandwidth`` (a ping-pong's one-way time), and a node
-    that handles L messages spends ``L*alpha/2`` of its own time on them. Measured (SimGrid 3.32,
-    tests/test_combine_app.py): SMPI charges these overheads to eager messages only, those below
-    ``EAGER_LIMIT_BYTES``; a larger (rendezvous) message gets none.
+    that handles L messages spends ``L*alpha/2`` of its own time on them. Measured (tests/test_combine_app.py):
+    SMPI charges these overheads to eager messages only, those below ``EAGER_LIMIT_BYTES``; a larger
+    (rendezvous) message gets none. Each is one value, not a piecewise ``0:alpha/2:0``: SimGrid 4.1 applies a
+    piece to the sizes above its bound only, so a 0-byte message (every barrier's) would cost nothing (3.32
+    charged it; measured on both).
 
     >>> message_overhead_options(54e-6)
-    ('--cfg=smpi/os:0:2.7e-05:0', '--cfg=smpi/ois:0:2.7e-05:0', '--cfg=smpi/or:0:2.7e-05:0')
+    ('--cfg=smpi/os:2.7e-05', '--cfg=smpi/ois:2.7e-05', '--cfg=smpi/or:2.7e-05')
     """
     if not alpha >= 0:
         raise ValueError(f"alpha must be >= 0 seconds, got {alpha!r}")
-    half = f"0:{alpha / 2!r}:0"
+    half = repr(alpha / 2)
     return (f"--cfg=smpi/os:{half}", f"--cfg=smpi/ois:{half}", f"--cfg=smpi/or:{half}")
+
+
+def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
+    """SMPI options for a timing run that never reads its data: every allocation of at least ``threshold_bytes``
+    is folded into shared memory that costs neither memory nor page tables until it is touched.
+
+    SMPI then maps one sparse shared-memory file per allocation site for all ranks (``smpi/shared-malloc:local``),
+    lazily, and copies no bytes between such buffers, so the contents are garbage and simulated times are those
+    of the real run. SMPI's other folding mode (``global``, with ``smpi/shared-malloc-blocksize``) maps every
+    buffer with MAP_POPULATE: 65536 page-table entries per rank for two 128 MiB buffers, made and torn down in
+    every run, which dominated the profile of the 12288-rank pairing (docs/simulation-speed.md). Each folded
+    allocation is one memory map per rank: Linux allows 65530 by default (``vm.max_map_count``). Apps check
+    their data with ``--verify``, which must run without these options.
+
+    >>> folded_buffer_options(1 << 20)
+    ('--cfg=smpi/shared-malloc:local', '--cfg=smpi/auto-shared-malloc-thresh:1048576')
+    """
+    if threshold_bytes < 1:
+        raise ValueError(f"threshold_bytes must be >= 1, got {threshold_bytes!r}")
+    return ("--cfg=smpi/shared-malloc:local", f"--cfg=smpi/auto-shared-malloc-thresh:{threshold_bytes}")
 
 
 def smpirun_command(

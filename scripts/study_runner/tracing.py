@@ -1,21 +1,21 @@
 """Per-link traffic of a real SMPI run, from SimGrid's Paje trace.
 
-``tracing_options(trace)`` are the smpirun flags that make SimGrid 3.32 write a Paje text trace in which
+``tracing_options(trace)`` are the smpirun flags that make SimGrid write a Paje text trace in which
 every link is a container with a ``bandwidth_used`` variable (bytes/s); :func:`link_bytes` integrates that
 variable over simulated time, streaming the file line by line, and returns the bytes each link carried.
 :func:`traced_run` runs one app with topolab's standard options plus these flags (through
 ``study_runner.smpi``) and returns the app's output with the bytes per link.
 
-What SimGrid 3.32 records (measured in tests/test_tracing.py, read in its source: ``instr_platform.cpp``,
-``on_action_state_change``; unchanged since 3.20): a link's ``bandwidth_used`` is written only when a flow
-crossing it ends, as the flow's final rate over the interval since the network model last updated the
-flow. The latency phase of a message carries nothing. Hence:
+What SimGrid records (measured in tests/test_tracing.py on 3.32 and again on 4.1, read in its source:
+``instr_platform.cpp``, ``on_action_state_change``; unchanged since 3.20): a link's ``bandwidth_used`` is
+written only when a flow crossing it ends, as the flow's final rate over the interval since the network
+model last updated the flow. The latency phase of a message carries nothing. Hence:
 
 * **Exact** when no flow's rate changes during its transfer: no other flow starts or ends on a link it
   shares while it is sending (one message at a time, as in a ping-pong, or flows that start and end
   together). A message of S bytes then adds ``S + SMPI_ENVELOPE_BYTES`` to every link of its route:
-  to the FATPIPE ``<host>_port`` links of graph-routed meshes as well (their ``bandwidth_used`` is the
-  sum of the flows through them, and may exceed their bandwidth, since a FATPIPE link only caps each
+  to the FATPIPE ``<host>_out``/``<host>_in`` links of graph-routed meshes as well (their ``bandwidth_used``
+  is the sum of the flows through them, and may exceed their bandwidth, since a FATPIPE link only caps each
   flow), and to both endpoints' ``<host>_nbl`` limiters (which carry the host's outgoing and incoming
   traffic).
 * **A lower bound** otherwise: the model updates a flow whenever the sharing of one of its links
@@ -28,9 +28,10 @@ Only what is needed is traced: ``tracing/smpi`` (the MPI states of every rank) i
 variables do not need it and it grows the trace with every MPI call. Times and values are written with
 ``TRACE_PRECISION`` decimals instead of SimGrid's default 6 (microseconds), which would round short
 transfers away. Compiled-zone platforms (``.so``, ``generators/loader/torus_zone.cpp``) trace like XML
-ones: the zone leaves its links unsealed and its ``seal()`` seals each of them once (SimGrid 3.32 creates
-a link's trace container at every seal of the link, and aborts on a second one: "container ... already
-present in all_containers_").
+ones: the zone leaves its links unsealed and its ``seal()`` seals each of them once (SimGrid creates a
+link's trace container at every seal of the link, and aborts on a second one: "container ... already
+present in all_containers_"). SimGrid 4.1 as released crashes when it traces any platform with a router; the
+SimGrid that ``scripts/setup`` builds carries the fix (``scripts/simgrid-patches/``).
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ TRACE_PRECISION = 15
 
 TRACING_OPTIONS: tuple[str, ...] = (
     "--cfg=tracing:yes",
-    # Link containers and their bandwidth_used variable; tracing/uncategorized alone implies it in 3.32.
+    # Link containers and their bandwidth_used variable (tracing/uncategorized alone implied it in 3.32).
     "--cfg=tracing/platform:yes",
     "--cfg=tracing/uncategorized:yes",
-    # The topology graph (Paje links between hosts, routers and links) is not needed, and building it
-    # aborts SimGrid 3.32 on a Dijkstra zone ("dynar is not that long", NetZoneImpl::get_graph).
+    # The topology graph (Paje links between hosts, routers and links) is not needed (and building it aborted
+    # SimGrid 3.32 on a Dijkstra zone, "dynar is not that long"; 4.1 builds it).
     "--cfg=tracing/platform/topology:no",
     f"--cfg=tracing/precision:{TRACE_PRECISION}",
 )

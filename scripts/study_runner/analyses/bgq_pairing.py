@@ -39,6 +39,7 @@ from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
+from study_runner.smpi import folded_buffer_options
 from study_runner.study import PlatformSpec
 
 __all__ = [
@@ -64,10 +65,9 @@ CHUNK = "128M"  # 0.1342 GB, the paper's chunk
 DEFAULT_PLAN = ("-c", "1", "-r", "2", "-w", "1")  # one warm-up round, one timed round of one chunk
 FULL_PLAN = ("-c", "16", "-r", "30", "-w", "4")  # the paper's benchmark: 26 timed rounds of 16 chunks
 OPTIONS = (
-    # Every rank's two 128 MiB buffers folded onto one shared block (SIMGRID_NOTES.md: without a block at
-    # least as large as the buffers, thousands of ranks exhaust vm.max_map_count).
-    "--cfg=smpi/auto-shared-malloc-thresh:1048576",
-    "--cfg=smpi/shared-malloc-blocksize:268435456",
+    # Every rank's buffers (one 256 MiB allocation, never read) folded into shared memory that is never touched:
+    # no memory and no page tables per rank, one memory map per rank (study_runner.smpi.folded_buffer_options).
+    *folded_buffer_options(1 << 20),
     # Scalable collectives for the app's barrier and final reductions (measured at 1024 ranks: the ompi
     # selector's default allreduce costs 66 s of wall time, recursive doubling 0.3 s).
     "--cfg=smpi/barrier:ompi_recursivedoubling",

@@ -6,8 +6,10 @@
  *
  * P ranks (P >= 2, any P), every rank contributes one block of M bytes; at
  * the end every rank holds the P blocks in rank order in its result buffer
- * (P*M bytes). The blocks are sent as one MPI datatype of M contiguous bytes,
- * so no message count overflows an int.
+ * (P*M bytes). A message of k blocks is k*M bytes of MPI_BYTE, or, where
+ * k*M does not fit an int, k of an MPI datatype of M contiguous bytes (SMPI
+ * copies every message of a derived datatype, contiguous ones included,
+ * through a temporary buffer: real memory and time that bytes do not cost).
  *
  * Input. As with MPI_IN_PLACE, a rank's own block starts where the algorithm
  * reads it first, so neither algorithm copies a send buffer into place (the
@@ -229,6 +231,19 @@ static void copy_block(void *dst, const void *src, size_t n, const struct copy_c
         tl_model_compute(cost->latency + (double)n / cost->rate);
 }
 
+/* Sends `count` blocks of m bytes to `to` and receives as many from `from` (one MPI_Sendrecv). */
+static void sendrecv_blocks(const unsigned char *send, unsigned char *recv, int count, size_t m,
+                            MPI_Datatype block, int to, int from)
+{
+    size_t bytes = (size_t)count * m;
+    if (bytes <= INT_MAX)
+        MPI_Sendrecv(send, (int)bytes, MPI_BYTE, to, ALLGATHER_TAG, recv, (int)bytes, MPI_BYTE,
+                     from, ALLGATHER_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+        MPI_Sendrecv(send, count, block, to, ALLGATHER_TAG, recv, count, block, from,
+                     ALLGATHER_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 /* Fig. 1: P-1 steps, each passes one block on to rank r+1; blocks arrive in their place. */
 static void run_ring(unsigned char *result, size_t m, MPI_Datatype block, int rank, int nranks)
 {
@@ -237,9 +252,8 @@ static void run_ring(unsigned char *result, size_t m, MPI_Datatype block, int ra
     for (int i = 0; i < nranks - 1; i++) {
         int send_block = (rank + nranks - i) % nranks;
         int recv_block = (rank + 2 * nranks - 1 - i) % nranks;
-        MPI_Sendrecv(result + (size_t)send_block * m, 1, block, to, ALLGATHER_TAG,
-                     result + (size_t)recv_block * m, 1, block, from, ALLGATHER_TAG,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        sendrecv_blocks(result + (size_t)send_block * m, result + (size_t)recv_block * m, 1, m,
+                        block, to, from);
     }
 }
 
@@ -254,8 +268,7 @@ static void run_bruck(unsigned char *result, unsigned char *shift, size_t m, MPI
         int count = d <= nranks - d ? d : nranks - d;
         int to = (rank + nranks - d) % nranks;
         int from = (int)(((int64_t)rank + d) % nranks);
-        MPI_Sendrecv(result, count, block, to, ALLGATHER_TAG, result + (size_t)d * m, count,
-                     block, from, ALLGATHER_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        sendrecv_blocks(result, result + (size_t)d * m, count, m, block, to, from);
     }
     if (rank == 0)
         return; /* block j is rank j's already */

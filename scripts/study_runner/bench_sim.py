@@ -114,7 +114,7 @@ def _pairing(midplanes: tuple[int, ...]) -> Case:
 
 
 def _combine() -> Case:
-    width, height, algorithm, n = 16, 32, "fence", 500_000
+    width, height, algorithm, n = 16, 32, "snake", 500_000
     s = nbl_combine.model_block(algorithm, n, width, height, "nominal")
     link_bw = "5.194805194805195MBps"
     return Case(
@@ -188,48 +188,57 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
     return row
 
 
-def _before() -> dict[str, dict[str, Any]]:
+def _before() -> tuple[str, dict[str, dict[str, Any]]]:
+    """Where the "before" measurements come from, and each case's."""
     if not BEFORE.is_file():
-        return {}
-    return {row["case"]: row for row in json.loads(BEFORE.read_text())["cases"]}
+        return "not measured", {}
+    data = json.loads(BEFORE.read_text())
+    return data["source"], {row["case"]: row for row in data["cases"]}
 
 
-def _cell(value: float | None, digits: int = 1) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+def _seconds(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def _mib(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f}"
 
 
 def markdown(rows: list[dict[str, Any]], version: str) -> str:
     """The results as Markdown: one table, then what each case is."""
-    before = _before()
-    source = json.loads(BEFORE.read_text())["source"] if BEFORE.is_file() else "not measured"
+    source, before = _before()
     lines = [
         f"# Simulation speed at scale ({version}, this machine)",
         "",
         f"Before: {source}. After: this run. Reference: SimGrid's own cluster running the same app, options and "
-        "hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak RssAnon of smpirun).",
+        "hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak RssAnon of smpirun's "
+        "processes). Simulated: the case's time, in seconds, after and on the reference.",
         "",
-        "| case | ranks | before wall | before MiB | after wall | after MiB | speed-up | reference wall "
-        "| after / reference | simulated (after) | simulated (reference) |",
+        "| case | ranks | before (s) | before (MiB) | after (s) | after (MiB) | speed-up | reference (s) "
+        "| after / reference | simulated after | simulated reference |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        after, ref, old = r["topolab"], r.get("reference"), before.get(r["case"], {})
+        after, ref, old = r["topolab"], r.get("reference", {}), before.get(r["case"], {})
         old_wall = old.get("wall_s")
-        speedup = f"{old_wall / after['wall_s']:.1f}x" if old_wall else ""
-        ratio = f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else ""
-        lines.append(
-            f"| {r['case']} | {r['ranks']} | {_cell(old_wall) or old.get('note', '')} | "
-            f"{_cell(old.get('peak_private_mib'), 0)} | {after['wall_s']:.1f} | {after['peak_private_mib']:.0f} "
-            f"| {speedup} | {_cell(ref['wall_s']) if ref else ''} | {ratio} | {after['simulated_s']:.9g} "
-            f"| {ref['simulated_s']:.9g} |"
-            if ref
-            else f"| {r['case']} | {r['ranks']} | {_cell(old_wall) or old.get('note', '')} | "
-            f"{_cell(old.get('peak_private_mib'), 0)} | {after['wall_s']:.1f} | {after['peak_private_mib']:.0f} "
-            f"| {speedup} | | | {after['simulated_s']:.9g} | |"
-        )
+        cells = [
+            f"`{r['case']}`",
+            str(r["ranks"]),
+            _seconds(old_wall) or old.get("note", ""),
+            _mib(old.get("peak_private_mib")),
+            _seconds(after["wall_s"]),
+            _mib(after["peak_private_mib"]),
+            f"{old_wall / after['wall_s']:.0f}x" if old_wall else "",
+            _seconds(ref.get("wall_s")),
+            f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",
+            f"{after['simulated_s']:.9g}",
+            f"{ref['simulated_s']:.9g}" if ref else "",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Cases:", ""]
-    lines += [f"- `{r['case']}`: {r['what']}" + (f"; reference: {r['reference']['kind']}" if "reference" in r else "")
-              for r in rows]  # fmt: skip
+    for r in rows:
+        reference = f"; reference: {r['reference']['kind']}" if "reference" in r else ""
+        lines.append(f"- `{r['case']}`: {r['what']}{reference}")
     return "\n".join(lines) + "\n"
 
 

@@ -3,8 +3,9 @@
     python -m study_runner.compare OLD_RESULTS NEW_RESULTS [--study S ...] [--markdown FILE]
 
 For every study present in both trees it compares the checks of ``summary.json`` (``simulated``, ``pass``)
-and every numeric field of every record of ``runs.csv`` except what a simulation cost (``sim_wall_s``,
-``sim_peak_private_mib``), run by run and record by record. It prints one line per value that differs
+and every field of every record of ``runs.csv`` that both trees have, except what a simulation cost
+(``sim_wall_s``, ``sim_peak_private_mib``), run by run and record by record (numbers as numbers); a column
+only one tree has is one difference. It prints one line per value that differs
 (old, new, relative change) and a count per study; exit status 0 when nothing moved, 1 otherwise, 2 for bad
 input. Used to show that a change of SimGrid or of topolab's code moved no simulated number, or to list the
 numbers it moved.
@@ -54,14 +55,15 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _runs(path: Path) -> dict[tuple[str, int], dict[str, str]]:
-    """``runs.csv`` as {(run id, record number within the run): row}."""
+def _runs(path: Path) -> tuple[list[str], dict[tuple[str, int], dict[str, str]]]:
+    """``runs.csv``: its columns, and its rows as {(run id, record number within the run): row}."""
     rows: dict[tuple[str, int], dict[str, str]] = {}
     with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
+        reader = csv.DictReader(handle)
+        for row in reader:
             count = sum(1 for run, _ in rows if run == row["run"])
             rows[(row["run"], count)] = row
-    return rows
+        return list(reader.fieldnames or []), rows
 
 
 def _checks(path: Path) -> dict[str, dict[str, object]]:
@@ -81,7 +83,11 @@ def compare_studies(old: Path, new: Path, study: str) -> list[Difference]:
         for key in ("simulated", "pass"):
             if before.get(key) != after.get(key):
                 found.append(Difference(study, f"check {check_id} {key}", str(before.get(key)), str(after.get(key))))
-    old_runs, new_runs = _runs(old / study / "runs.csv"), _runs(new / study / "runs.csv")
+    (old_columns, old_runs), (new_columns, new_runs) = _runs(old / study / "runs.csv"), _runs(new / study / "runs.csv")
+    for column in [c for c in old_columns if c not in new_columns] + [c for c in new_columns if c not in old_columns]:
+        found.append(Difference(study, f"runs.csv column {column}", "present" if column in old_columns else "absent",
+                                "present" if column in new_columns else "absent"))  # fmt: skip
+    shared = (set(old_columns) & set(new_columns)) - COST_FIELDS
     for key in sorted(old_runs.keys() | new_runs.keys()):
         run, record = key
         before_row, after_row = old_runs.get(key), new_runs.get(key)
@@ -90,7 +96,7 @@ def compare_studies(old: Path, new: Path, study: str) -> list[Difference]:
             found.append(Difference(study, label, "absent" if before_row is None else "present",
                                     "absent" if after_row is None else "present"))  # fmt: skip
             continue
-        for field in sorted((before_row.keys() | after_row.keys()) - COST_FIELDS):
+        for field in sorted(shared):
             a, b = before_row.get(field, ""), after_row.get(field, "")
             if a != b and not (_number(a) is not None and _number(a) == _number(b)):
                 found.append(Difference(study, f"{label} {field}", a, b))

@@ -27,7 +27,7 @@ from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.models import collision_allgather as model
-from study_runner.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.smpi import SMPI_ENVELOPE_BYTES, folded_buffer_options
 from study_runner.study import PlatformSpec
 
 __all__ = ["checks", "figures", "generated_runs", "notes", "predictions"]
@@ -44,7 +44,7 @@ sheet; a copy reads and writes every byte). An upper bound for one core: an assu
 FIG4 = ("bruck", "1x6x4")
 FIG5 = ("ring", "2x3x4")
 CROSSOVER_SHAPE = "2x3x4"
-SHARED_BUFFERS = ("--cfg=smpi/auto-shared-malloc-thresh:1048576", "--cfg=smpi/shared-malloc-blocksize:1073741824")
+SHARED_BUFFERS = folded_buffer_options(1 << 20)
 
 
 def run_id(algorithm: str, shape: str) -> str:

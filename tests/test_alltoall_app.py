@@ -110,6 +110,14 @@ class TestVerify:
             (phases - 1) * (256 << 10) / partial["time_s_max"] / 2**20 if phases > 1 else 0
         )
 
+    def test_skipping_the_local_copy_changes_no_simulated_time(self, alltoall: Run) -> None:
+        """--local-copy skip leaves out phase 0's memcpy, which SMPI does not time (no modelled computation):
+        every simulated time is the same, bit for bit."""
+        args = ["-a", "mlfm", "--shape", "2,3,2", "-s", "2M", "-i", "2", "-w", "1"]
+        (real,) = alltoall(12, *args)
+        (skipped,) = alltoall(12, *args, "--local-copy", "skip")
+        assert skipped == real
+
     def test_pairwise_reports_a_given_shape(self, alltoall: Run) -> None:
         (record,) = alltoall(12, "--shape", "2,3,2", "-s", "1K", "--verify")
         assert record["algorithm"] == "pairwise" and record["shape"] == [2, 3, 2] and record["verified"] is True
@@ -195,6 +203,16 @@ class TestBadInput:
             (12, ["-i", "0"], "invalid -i value '0': value out of range"),
             (12, ["--phases", "13"], "invalid --phases value 13: there are only 12 phases (one per rank)"),
             (12, ["--phases", "0"], "invalid --phases value '0': value out of range"),
+            (
+                12,
+                ["--local-copy", "skip", "--verify"],
+                "--verify needs the data: it cannot be combined with --local-copy skip",
+            ),
+            (
+                12,
+                ["--local-copy", "none"],
+                "invalid --local-copy value 'none': unknown name (expected one of: real, skip)",
+            ),
         ],
     )
     def test_bad_arguments(

@@ -58,6 +58,8 @@
 
 enum algorithm { ALGORITHM_PAIRWISE, ALGORITHM_MLFM };
 static const char *const algorithm_names[] = {"pairwise", "mlfm", NULL};
+enum local_copy { COPY_REAL, COPY_SKIP };
+static const char *const local_copy_names[] = {"real", "skip", NULL};
 
 static const char description[] =
     "All-to-all personalised exchange of one BYTES block between every pair of the N ranks, in N "
@@ -72,6 +74,7 @@ struct options {
     const char *shape_text;
     int64_t bytes;
     int phases; /* 0: all N */
+    int local_copy;
     int warmup;
     int iterations;
     int verify;
@@ -200,6 +203,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .shape_text = NULL,
         .bytes = DEFAULT_BYTES,
         .phases = 0,
+        .local_copy = COPY_REAL,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
         .verify = 0,
@@ -216,6 +220,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                     "block size per destination, >= 1 (buffers are K*BYTES each)"),
         tl_opt_int('\0', "phases", "K", &opt->phases, 1, INT_MAX,
                    "run phases 0..K-1 only (K <= N; default: all N phases)"),
+        tl_opt_choice('\0', "local-copy", "MODE", &opt->local_copy, local_copy_names,
+                      "real: phase 0 copies the rank's own block; skip: it copies nothing, for "
+                      "communication-only simulations of large blocks, not with --verify"),
         tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
                    "untimed iterations first"),
         tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
@@ -262,6 +269,10 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                          s->n, s->l, s->m, (long long)servers, nranks);
             return TL_EXIT_USAGE;
         }
+    }
+    if (opt->verify && opt->local_copy == COPY_SKIP) {
+        tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with --local-copy skip");
+        return TL_EXIT_USAGE;
     }
     if (opt->phases > nranks) {
         tl_arg_error(APP_NAME, "invalid --phases value %d: there are only %d phases (one per rank)",
@@ -389,7 +400,8 @@ int main(int argc, char **argv)
             poison_recv(recvbuf, rank, recv_from, phases, bytes);
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
-        memcpy(recvbuf, sendbuf, bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
+        if (opt.local_copy == COPY_REAL)
+            memcpy(recvbuf, sendbuf, bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
         phase_end[0] = MPI_Wtime() - start;
         for (int p = 1; p < phases; p++) {
             MPI_Sendrecv(sendbuf + (size_t)p * bytes, count, MPI_BYTE, send_to[p], ALLTOALL_TAG,

@@ -1,7 +1,7 @@
 """Benchmark: wall time and memory of topolab's largest simulations, beside SimGrid's own clusters.
 
-    scripts/bench-sim                      # every case (about 15 min on 2 cores; all of Mira is most of it)
-    scripts/bench-sim pairing-12288 ...    # some cases (--list names them)
+    scripts/bench-sim                      # every case (about 15 min on 2 cores; the 16 x 32 combine is most of it)
+    scripts/bench-sim pairing-12288 ...    # some cases (--list names them); the others keep their last figures
     scripts/bench-sim --no-reference       # topolab's platforms only
 
 Cases: the furthest-node pairing exactly as the bgq-pairing study runs it (128 MiB chunks, one warm-up and
@@ -141,7 +141,22 @@ def _mlfm_phase() -> Case:
         family="mlfm",
         params={"d": d},
         app="alltoall",
-        args=("-a", "mlfm", "--shape", f"{d},{d + 1},{d}", "-s", "256M", "--phases", "2", "-w", "0", "-i", "1"),
+        args=(
+            "-a",
+            "mlfm",
+            "--shape",
+            f"{d},{d + 1},{d}",
+            "-s",
+            "256M",
+            "--phases",
+            "2",
+            "--local-copy",
+            "skip",
+            "-w",
+            "0",
+            "-i",
+            "1",
+        ),
         options=folded_buffer_options(1 << 20),
         ranks=d * (d + 1) * d,
         placement=f"allocation:{d},{d + 1},{d}",
@@ -239,6 +254,10 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
     for r in rows:
         reference = f"; reference: {r['reference']['kind']}" if "reference" in r else ""
         lines.append(f"- `{r['case']}`: {r['what']}{reference}")
+    unmeasured = [(r["case"], before[r["case"]]) for r in rows if "why" in before.get(r["case"], {})]
+    if unmeasured:
+        lines += ["", "Before, where there is no figure:", ""]
+        lines += [f"- `{name}` ({old['note']}): {old['why']}" for name, old in unmeasured]
     return "\n".join(lines) + "\n"
 
 
@@ -258,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown case {unknown[0]!r}; known: {', '.join(by_name)}", file=sys.stderr)
         return 2
     selected = [by_name[name] for name in args.cases] if args.cases else list(CASES)
-    rows = []
+    version = simgrid_version().splitlines()[0]
+    rows = _earlier_rows(version)
+    table = ""
     with tempfile.TemporaryDirectory(prefix="topolab-bench-sim-") as tmp:
         for number, case in enumerate(selected, 1):
             print(f"[{number}/{len(selected)}] {case.name}: {case.what} ...", file=sys.stderr, flush=True)
@@ -270,14 +291,29 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    topolab {row['topolab']['wall_s']:.1f} s" + (
                 f", reference {row['reference']['wall_s']:.1f} s" if "reference" in row else ""),
                 file=sys.stderr, flush=True)  # fmt: skip
-            rows.append(row)
-    version = simgrid_version().splitlines()[0]
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(OUT_DIR / "simulation-scale.json", json.dumps({"simgrid": version, "cases": rows}, indent=2))
-    table = markdown(rows, version)
-    atomic_write_text(OUT_DIR / "simulation-scale.md", table)
+            rows[case.name] = row
+            table = _write(rows, version)
     print(table, end="")
     return 0
+
+
+def _earlier_rows(version: str) -> dict[str, dict[str, Any]]:
+    """The cases of the last report, when it was measured on the same SimGrid: a run of some cases updates them."""
+    try:
+        data = json.loads((OUT_DIR / "simulation-scale.json").read_text())
+        return {row["case"]: row for row in data["cases"]} if data["simgrid"] == version else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _write(rows: dict[str, dict[str, Any]], version: str) -> str:
+    """Writes the report (after every case, so that an interrupted benchmark keeps what it measured)."""
+    ordered = [rows[case.name] for case in CASES if case.name in rows]
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(OUT_DIR / "simulation-scale.json", json.dumps({"simgrid": version, "cases": ordered}, indent=2))
+    table = markdown(ordered, version)
+    atomic_write_text(OUT_DIR / "simulation-scale.md", table)
+    return table
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ Link names are read as the model writes them (``generators.model``):
 
 * ``<a>_to_<b>`` (and ``<b>_to_<a>``): the two directed links of the cable between nodes a and b,
   drawn as one edge;
-* ``<host>_nbl`` (node-bandwidth limiter), ``<host>_out``/``<host>_in`` (the FATPIPE endpoints of a
-  routing-graph torus), ``<switch>_fabric`` (the internal capacity of a switch, module or backplane): links inside
+* ``<host>_nbl`` (node-bandwidth limiter), ``<host>_port`` (the FATPIPE endpoint of a routing-graph
+  torus), ``<switch>_fabric`` (the internal capacity of a switch, module or backplane): links inside
   a node, drawn on the node's marker in a heatmap.
 
 Any other link name is a :class:`~generators.errors.TopologyError`: a picture never silently drops
@@ -62,7 +62,7 @@ Point = tuple[float, float]
 Path2D = tuple[Point, ...]
 
 #: Suffixes of the links that live inside one node (limiter, FATPIPE endpoint, switch fabric).
-NODE_LINK_SUFFIXES = ("nbl", "out", "in", "fabric")
+NODE_LINK_SUFFIXES = ("nbl", "port", "fabric")
 
 #: The parameters each family is drawn with by :func:`draw_all_families`: close to the papers' machines.
 REPRESENTATIVE: dict[str, dict[str, object]] = {
@@ -117,7 +117,7 @@ class Layout:
     edges : tuple of Edge
         One per cable of the model.
     node_links : mapping of str to tuple of str
-        Links inside a node (``_nbl``, ``_out``, ``_in``, ``_fabric``), by node.
+        Links inside a node (``_nbl``, ``_port``, ``_fabric``), by node.
     groups : tuple of Group
         Labelled boxes (modules, layers, quads, Tofu units, subnetworks ...).
     labels : mapping of str to str
@@ -178,7 +178,7 @@ def _split_links(platform: Platform) -> tuple[dict[tuple[str, str], list[str]], 
             continue
         raise TopologyError(
             f"cannot draw link {name!r} of {platform.name}: it is neither a cable '<a>_to_<b>' between two of its "
-            f"hosts/switches nor a node's '<node>_nbl', '_out', '_in' or '_fabric' link"
+            f"hosts/switches nor a node's '<node>_nbl', '_port' or '_fabric' link"
         )
     return cables, inside
 

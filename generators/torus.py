@@ -24,13 +24,12 @@ in layer i a path may only move along dimension i, or turn into a later layer j 
 hop along j; it enters layer 0 and leaves any layer through the node's endpoint link. Going back to
 an earlier dimension would need to leave through a node and re-enter (two extra links), so the only
 fewest-links path between two nodes is the dimension-ordered route. The endpoint link is the node's
-NBL limiter, or, without NBL, ``<host>_out`` on the way in from the node and ``<host>_in`` on the way
-out to it: FATPIPE links at the link bandwidth that never constrain (every flow already crosses at least
-one cable of that bandwidth), present only because SimGrid forbids link-less graph edges. They are two,
-not one per node, because SimGrid's max-min solver re-solves, at every event, every flow connected to
-the changed ones through shared links, never-binding ones included: with one port per node, a pipeline
-a -> b -> c made all its flows one system (b's port was on both routes); with two, the flows that share
-a link are those that share a sender or a receiver, as the network itself couples them.
+NBL limiter, or, without NBL, ``<host>_port``: a FATPIPE link at the link bandwidth that never
+constrains (every flow already crosses at least one cable of that bandwidth), present only because
+SimGrid forbids link-less graph edges. (One port per node puts a pipeline a -> b -> c into one max-min
+system, b's port being on both routes; a port per direction avoids that, but measured on SimGrid 4.1 it
+saved nothing: 26.2 s against 26.1 s for a 16 x 32 Snake, 1.1 s for both on a 16 x 16 Fence, identical
+simulated times. docs/simulation-speed.md.)
 
 Rings of even length >= 4 have ties (half-way round) that a graph cannot break by SimGrid's rule, so
 such tori are written with explicit routes (a Full zone), practical up to about 2000 nodes
@@ -203,13 +202,12 @@ def torus(
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
         elif layered:
-            add_links(links, *(Link(f"{name}_{way}", link_bw, 0.0, FATPIPE) for way in ("out", "in")))
+            add_links(links, Link(f"{name}_port", link_bw, 0.0, FATPIPE))
 
-    def endpoint(name: str, way: str) -> list[str]:
-        """The link of a route leaving (``way="out"``) or reaching (``"in"``) node ``name``."""
+    def endpoint(name: str) -> list[str]:
         if nbl is not None:
             return [f"{name}_nbl"]
-        return [f"{name}_{way}"] if layered else []
+        return [f"{name}_port"] if layered else []
 
     def route(src: str, dst: str) -> list[str]:
         here = list(coordinates(int(src.removeprefix("host-")), dims))
@@ -220,7 +218,7 @@ def torus(
                 before = names[index(tuple(here), dims)]
                 here[axis] = c
                 hops.append(f"{before}_to_{names[index(tuple(here), dims)]}")
-        return [*endpoint(src, "out"), *hops, *endpoint(dst, "in")]
+        return [*endpoint(src), *hops, *endpoint(dst)]
 
     graph = None
     if layered:
@@ -233,9 +231,9 @@ def torus(
         layers = [0, *(axis for axis in range(1, len(dims)) if dims[axis] > 1)]
         edges: list[tuple[str, str, tuple[str, ...]]] = []
         for k, name in enumerate(names):
-            edges.append((name, lane(k, 0), tuple(endpoint(name, "out"))))
+            edges.append((name, lane(k, 0), tuple(endpoint(name))))
             for axis in layers:
-                edges.append((lane(k, axis), name, tuple(endpoint(name, "in"))))
+                edges.append((lane(k, axis), name, tuple(endpoint(name))))
                 for later in (a for a in layers if a >= axis):
                     for other in neighbours(k, later):
                         edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))

@@ -49,7 +49,7 @@ class TestShapes:
         p = torus(dims, wrap)
         wraps = (wrap,) * len(dims) if isinstance(wrap, bool) else wrap
         assert len(p.hosts) == math.prod(dims)
-        ports = 2 * len(p.hosts) if p.graph is not None else 0  # graph-written: routes framed by _out ... _in
+        ports = len(p.hosts) if p.graph is not None else 0  # graph-written platforms frame routes with a port
         assert len(p.links) == 2 * cables(dims, wraps) + ports
         for src, dst, route in p.routes():
             a, b = coordinates(int(src[5:]), dims), coordinates(int(dst[5:]), dims)
@@ -65,7 +65,7 @@ class TestShapes:
         p = mesh(4, 3)
         assert "host-0_to_host-3" not in p.links
         assert p.route("host-0", "host-3") == [
-            "host-0_out", "host-0_to_host-1", "host-1_to_host-2", "host-2_to_host-3", "host-3_in",
+            "host-0_port", "host-0_to_host-1", "host-1_to_host-2", "host-2_to_host-3", "host-3_port",
         ]  # fmt: skip
         assert max(len(cables_of(r)) for _, _, r in p.routes()) == 3 + 2  # diameter W-1 + H-1
 
@@ -263,27 +263,10 @@ class TestLayeredGraph:
     def test_even_rings_keep_explicit_routes(self) -> None:
         assert torus((4, 3)).graph is None and torus((4, 3), (False, True)).graph is not None
 
-    def test_endpoints_never_constrain(self) -> None:
-        p = mesh(3, 3)
-        for way in ("out", "in"):
-            link = p.links[f"host-4_{way}"]
-            assert (link.sharing, link.bandwidth, link.latency) == ("FATPIPE", 2e9, 0.0)
-            assert f"host-4_{way}" not in mesh(3, 3, nbl=1.0).links
-
-    def test_endpoints_couple_only_flows_that_share_a_node_end(self) -> None:
-        """Why two FATPIPE endpoints and not one per node: SimGrid's max-min solver re-solves together every
-        flow linked to a changed one through a shared link, binding or not. Two routes of a standard mesh share
-        a link only if they share a cable, a sender or a receiver; a chain a -> b -> c shares nothing (one
-        port per node made every pipeline one system: a 16 x 16 combine run spent most of its time there)."""
-        p = mesh(4, 4)
-        routes = {(src, dst): set(route) for src, dst, route in p.routes()}
-        for (a, b), first in routes.items():
-            for (c, d), second in routes.items():
-                if {a, b} & {c, d} == set() or (a, b) == (c, d):
-                    continue
-                endpoints = {name for name in first & second if "_to_" not in name}
-                assert endpoints <= {f"{a}_out", f"{b}_in"} and (endpoints == set() or a == c or b == d)
-        assert not routes[("host-0", "host-1")] & routes[("host-1", "host-2")]
+    def test_port_never_constrains(self) -> None:
+        port = mesh(3, 3).links["host-4_port"]
+        assert (port.sharing, port.bandwidth, port.latency) == ("FATPIPE", 2e9, 0.0)
+        assert "host-4_port" not in mesh(3, 3, nbl=1.0).links
 
     def test_64_by_64_mesh_is_linear(self) -> None:
         p = mesh(64, 64, nbl=1.0)

@@ -168,11 +168,11 @@ PINGPONG_BYTES = pingpong_bytes([1000, 100000], 3, 1)
 @pytest.mark.simgrid
 class TestTracedRuns:
     def test_pingpong_on_a_mesh(self, tmp_path: Path, bin_dir: Path) -> None:
-        """Every link of both routes carries the messages' bytes, the FATPIPE endpoints included."""
+        """Every link of both routes carries the messages' bytes; FATPIPE ports carry both directions."""
         model, platform = platform_files(tmp_path, "mesh", {"width": "3", "height": "3"}, ["host-0", "host-8"])
         run = traced_run(bin_dir / "pingpong", PINGPONG, platform, tmp_path / "hosts", 2, tmp_path / "run.trace")
         there, back = model.route("host-0", "host-8"), model.route("host-8", "host-0")
-        assert (there[0], back[-1]) == ("host-0_out", "host-0_in") and model.links["host-0_out"].sharing == "FATPIPE"
+        assert there[0] == back[-1] == "host-0_port" and model.links["host-0_port"].sharing == "FATPIPE"
         expected = {name: 0.0 for name in model.links}
         for name in there + back:
             expected[name] += PINGPONG_BYTES

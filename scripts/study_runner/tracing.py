@@ -14,7 +14,7 @@ model last updated the flow. The latency phase of a message carries nothing. Hen
 * **Exact** when no flow's rate changes during its transfer: no other flow starts or ends on a link it
   shares while it is sending (one message at a time, as in a ping-pong, or flows that start and end
   together). A message of S bytes then adds ``S + SMPI_ENVELOPE_BYTES`` to every link of its route:
-  to the FATPIPE ``<host>_out``/``<host>_in`` links of graph-routed meshes as well (their ``bandwidth_used``
+  to the FATPIPE ``<host>_port`` links of graph-routed meshes as well (their ``bandwidth_used``
   is the sum of the flows through them, and may exceed their bandwidth, since a FATPIPE link only caps each
   flow), and to both endpoints' ``<host>_nbl`` limiters (which carry the host's outgoing and incoming
   traffic).

@@ -24,7 +24,6 @@ not a test.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from lxml import etree
 from generators import bgq, build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
 from generators.files import atomic_write_text
 from study_runner.analyses import bgq_pairing, nbl_combine
+from study_runner.cases import case_parser, select_cases
 from study_runner.errors import StudyError
 from study_runner.execute import parse_records, simgrid_version
 from study_runner.smpi import folded_buffer_options, run_smpirun_measured, smpirun_command
@@ -263,20 +263,17 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: run the named cases (all by default) and write the report."""
-    parser = argparse.ArgumentParser(prog="scripts/bench-sim", description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", nargs="*", help="cases to run (default: all)")
-    parser.add_argument("--list", action="store_true", help="list the cases and exit")
+    parser = case_parser("scripts/bench-sim", __doc__.split("\n\n")[0])
     parser.add_argument("--no-reference", action="store_true", help="skip the runs on SimGrid's own clusters")
     args = parser.parse_args(argv)
-    by_name = {case.name: case for case in CASES}
     if args.list:
         print("\n".join(f"{c.name}: {c.what}" for c in CASES))
         return 0
-    unknown = [name for name in args.cases if name not in by_name]
-    if unknown:
-        print(f"error: unknown case {unknown[0]!r}; known: {', '.join(by_name)}", file=sys.stderr)
+    try:
+        selected = select_cases(args.cases, CASES)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
-    selected = [by_name[name] for name in args.cases] if args.cases else list(CASES)
     version = simgrid_version().splitlines()[0]
     rows = _earlier_rows(version)
     table = ""

@@ -13,7 +13,6 @@ Times are wall-clock times of this machine: a benchmark, not a test.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -27,6 +26,7 @@ from typing import Any
 
 from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
 from generators.files import atomic_write_text
+from study_runner.cases import case_parser, select_cases
 
 REPO = Path(__file__).resolve().parents[2]
 LOADER = REPO / "build" / "bin" / "platform_check"
@@ -118,22 +118,18 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: measure the named cases (all by default)."""
-    parser = argparse.ArgumentParser(prog="scripts/bench-scale", description=__doc__.split("\n\n")[0])
-    parser.add_argument("cases", nargs="*", help="cases to measure (default: all)")
-    parser.add_argument("--list", action="store_true", help="list the cases and exit")
-    args = parser.parse_args(argv)
-    by_name = {case.name: case for case in CASES}
+    args = case_parser("scripts/bench-scale", __doc__.split("\n\n")[0]).parse_args(argv)
     if args.list:
         print("\n".join(f"{c.name}: {c.family} {c.params}" for c in CASES))
         return 0
-    unknown = [name for name in args.cases if name not in by_name]
-    if unknown:
-        print(f"error: unknown case {unknown[0]!r}; known: {', '.join(by_name)}", file=sys.stderr)
+    try:
+        selected = select_cases(args.cases, CASES)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     if not LOADER.is_file():
         print("error: build/bin/platform_check is missing: run scripts/build", file=sys.stderr)
         return 2
-    selected = [by_name[name] for name in args.cases] if args.cases else list(CASES)
     rows = []
     with tempfile.TemporaryDirectory(prefix="topolab-scale-") as tmp:
         for number, case in enumerate(selected, 1):

@@ -101,7 +101,7 @@ def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
     lazily, and copies no bytes between such buffers, so the contents are garbage and simulated times are those
     of the real run. SMPI's other folding mode (``global``, with ``smpi/shared-malloc-blocksize``) maps every
     buffer with MAP_POPULATE: 65536 page-table entries per rank for two 128 MiB buffers, made and torn down in
-    every run, which dominated the profile of the 12288-rank pairing (docs/simulation-speed.md). Each folded
+    every run, which dominated the profile of the 4096-rank pairing (docs/simulation-speed.md). Each folded
     allocation is one memory map per rank: Linux allows 65530 by default (``vm.max_map_count``). Apps check
     their data with ``--verify``, which must run without these options.
 

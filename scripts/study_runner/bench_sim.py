@@ -215,6 +215,10 @@ def _seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
+def _speed_up(ratio: float) -> str:
+    return f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x"
+
+
 def _mib(value: float | None) -> str:
     return "" if value is None else f"{value:.0f}"
 
@@ -243,7 +247,7 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
             _mib(old.get("peak_private_mib")),
             _seconds(after["wall_s"]),
             _mib(after["peak_private_mib"]),
-            f"{old_wall / after['wall_s']:.0f}x" if old_wall else "",
+            _speed_up(old_wall / after["wall_s"]) if old_wall else "",
             _seconds(ref.get("wall_s")),
             f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",
             f"{after['simulated_s']:.9g}",

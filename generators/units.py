@@ -2,12 +2,16 @@
 
 Internally topolab keeps bandwidths in bytes per second, latencies in seconds and host speeds
 in flop/s. Users may write them with SimGrid's units (``"1GBps"``, ``"10Gbps"``, ``"1.54us"``).
+A value written with a unit is the float nearest to the decimal quantity it spells: the number and the
+unit's factor are multiplied exactly (fractions), then rounded once, so ``"100ns"`` is ``1e-07`` and not
+``100 * 1e-9 = 1.0000000000000001e-07``, and the same quantity written two ways is the same float.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from generators.errors import TopologyError
 
@@ -15,32 +19,44 @@ __all__ = ["format_bandwidth", "format_speed", "format_time", "parse_bandwidth",
 
 _NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
-_DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_DECIMAL = {"": Fraction(1), "k": Fraction(10**3), "K": Fraction(10**3), "M": Fraction(10**6),
+            "G": Fraction(10**9), "T": Fraction(10**12)}  # fmt: skip
+_BINARY = {"Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40)}
 
-_BANDWIDTH_UNITS: dict[str, float] = {}
+_BANDWIDTH_UNITS: dict[str, Fraction] = {}
 for _prefix, _factor in (_DECIMAL | _BINARY).items():
     _BANDWIDTH_UNITS[_prefix + "Bps"] = _factor
-    _BANDWIDTH_UNITS[_prefix + "bps"] = _factor / 8.0
+    _BANDWIDTH_UNITS[_prefix + "bps"] = _factor / 8
 
-_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
-_SPEED_UNITS = {p + "f": f for p, f in _DECIMAL.items()} | {"": 1.0}
+_TIME_UNITS = {"": Fraction(1), "s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6),
+               "ns": Fraction(1, 10**9), "ps": Fraction(1, 10**12)}  # fmt: skip
+_SPEED_UNITS = {p + "f": f for p, f in _DECIMAL.items()} | {"": Fraction(1)}
 
 
-def _parse(name: str, value: object, units: dict[str, float], example: str, allow_zero: bool) -> float:
+def _exact_product(number: str, factor: Fraction) -> float:
+    """``number * factor`` rounded once; inf when it overflows (huge exponents never reach the fraction)."""
+    approximate = float(number)
+    if not math.isfinite(approximate) or approximate == 0.0:
+        return approximate
+    try:
+        return float(Fraction(number) * factor)
+    except (OverflowError, ValueError):  # past the float range, or more digits than Python converts
+        return math.inf
+
+
+def _parse(name: str, value: object, units: dict[str, Fraction], example: str, allow_zero: bool) -> float:
     if isinstance(value, bool):
         raise TopologyError(f"{name} must be a quantity such as {example!r}, got {value!r}")
     if isinstance(value, int | float):
-        number, factor = float(value), 1.0
+        result = float(value)
     elif isinstance(value, str):
         match = _NUMBER_UNIT.match(value)
         if not match or match.group(2) not in units:
             known = ", ".join(sorted(u for u in units if u))
             raise TopologyError(f"{name} must be a number with a unit ({known}) such as {example!r}, got {value!r}")
-        number, factor = float(match.group(1)), units[match.group(2)]
+        result = _exact_product(match.group(1), units[match.group(2)])
     else:
         raise TopologyError(f"{name} must be a quantity such as {example!r}, got {value!r}")
-    result = number * factor
     if not math.isfinite(result) or result < 0 or (result == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
         raise TopologyError(f"{name} must be finite and {rule}, got {value!r}")

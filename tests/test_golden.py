@@ -1,0 +1,94 @@
+"""The writer's output, pinned: one small platform of every family (and each representation) against a
+committed file in ``tests/data/golden/``, byte for byte.
+
+A change to a generator or to the writer that changes what users get must change these files in the same
+commit, where review sees it. To rewrite them after such a change:
+
+    .venv/bin/python -m tests.test_golden
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from generators import build_platform, platform_suffix, write_platform
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+CASES: dict[str, tuple[str, dict[str, object]]] = {
+    "crossbar-3-nominal": ("crossbar", {"hosts": 3, "nbl": "nominal"}),
+    "enterprise-2x3": ("enterprise", {"modules": 2, "ports": 3, "backplane": "2GBps", "module_fabric": "1GBps"}),
+    "fattree-4": ("fattree", {"radix": 4, "nbl": 2}),
+    "mesh-3x2-nbl": ("mesh", {"width": 3, "height": 2, "nbl": "nominal"}),
+    "mlfm-2": ("mlfm", {"d": 2}),
+    "threequads-2": ("threequads", {"q": 2, "switch_fabric": "1GBps"}),
+    "tofu-1x1x1-auto": ("tofu", {"xyz": "1x1x1", "zone": "auto"}),
+    "tofu-1x1x2-compiled": ("tofu", {"xyz": "1x1x2"}),
+    "torus-3x3-graph": ("torus", {"dims": "3x3"}),
+    "torus-4x2-full": ("torus", {"dims": "4x2", "link_lat": "1.54us"}),
+    "torus-4x4x2-compiled": ("torus", {"dims": "4x4x2", "zone": "compiled"}),
+}
+"""Each case's file: the XML, or for a compiled zone its parameter file (the shared object is built code)."""
+
+
+def _written(name: str, directory: Path) -> Path:
+    """Writes case ``name`` into ``directory``; the text file that pins it."""
+    family, params = CASES[name]
+    model = build_platform(family, params)
+    path = directory / f"{name}{platform_suffix(model)}"
+    write_platform(model, path)
+    return path.with_suffix(".params") if path.suffix == ".so" else path
+
+
+def _golden(written: Path) -> Path:
+    return GOLDEN / written.name
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_writer_output_is_the_committed_file(name: str, tmp_path: Path) -> None:
+    written = _written(name, tmp_path)
+    golden = _golden(written)
+    assert golden.is_file(), f"{golden} is missing: run .venv/bin/python -m tests.test_golden"
+    new, old = written.read_text().splitlines(), golden.read_text().splitlines()
+    first = next((k for k, (a, b) in enumerate(zip(new, old, strict=False)) if a != b), min(len(new), len(old)))
+    assert new == old, (
+        f"{name}: the generator now writes another file than {golden.relative_to(GOLDEN.parents[2])}; "
+        f"first difference at line {first + 1}:\n  committed: {old[first] if first < len(old) else '<end>'}\n"
+        f"  written:   {new[first] if first < len(new) else '<end>'}\n"
+        "If the change is intended, rewrite the golden files (.venv/bin/python -m tests.test_golden) "
+        "in the same commit."
+    )
+
+
+def test_every_family_is_pinned() -> None:
+    from generators.families import FAMILIES
+
+    assert {family for family, _ in CASES.values()} == set(FAMILIES)
+    assert {p.name for p in GOLDEN.iterdir()} == {_golden_name(name) for name in CASES}
+
+
+def _golden_name(name: str) -> str:
+    family, params = CASES[name]
+    return name + (".params" if platform_suffix(build_platform(family, params)) == ".so" else ".xml")
+
+
+def main() -> int:
+    """Rewrite every golden file from the current generators."""
+    import tempfile
+
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for stale in GOLDEN.iterdir():
+        stale.unlink()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(CASES):
+            written = _written(name, Path(tmp))
+            _golden(written).write_bytes(written.read_bytes())
+            print(f"wrote {_golden(written)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

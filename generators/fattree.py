@@ -26,7 +26,7 @@ __all__ = ["FAMILY", "fattree"]
 
 
 def fattree(
-    radix: int,
+    radix: int = 36,
     leaves: int | None = None,
     link_bw: float = 4e9,
     link_lat: float = 100e-9,

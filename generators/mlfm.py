@@ -44,6 +44,7 @@ from generators.params import (
     latency,
     nbl_cap,
     optional,
+    optional_bandwidth,
     positive_int,
     speed,
 )
@@ -278,9 +279,9 @@ FAMILY = Family(
         Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
         Param(
             "spine_bw",
-            bandwidth,
-            "leaf-spine cable bandwidth per direction (QDR: a QDR leaf port trains at QDR)",
-            "4GBps",
+            optional_bandwidth,
+            "leaf-spine cable bandwidth per direction, or none for link_bw (QDR: a QDR leaf port trains at QDR)",
+            "none",
         ),
         Param("link_lat", latency, "latency of every cable", "100ns"),
         Param(

@@ -37,7 +37,7 @@ from lxml import etree
 from generators import bgq, build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
 from generators.files import atomic_write_text
 from study_runner.analyses import bgq_pairing, nbl_combine
-from study_runner.cases import case_parser, select_cases
+from study_runner.cases import case_parser, cases_to_run
 from study_runner.errors import StudyError
 from study_runner.execute import parse_records, simgrid_version
 from study_runner.smpi import folded_buffer_options, run_smpirun_measured, smpirun_command
@@ -270,14 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = case_parser("scripts/bench-sim", __doc__.split("\n\n")[0])
     parser.add_argument("--no-reference", action="store_true", help="skip the runs on SimGrid's own clusters")
     args = parser.parse_args(argv)
-    if args.list:
-        print("\n".join(f"{c.name}: {c.what}" for c in CASES))
-        return 0
-    try:
-        selected = select_cases(args.cases, CASES)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    selected = cases_to_run(args, CASES, lambda case: case.what)
+    if isinstance(selected, int):
+        return selected
     version = simgrid_version().splitlines()[0]
     rows = _earlier_rows(version)
     table = ""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-__all__ = ["case_parser", "select_cases"]
+__all__ = ["case_parser", "cases_to_run", "select_cases"]
 
 
 class _Named(Protocol):
@@ -41,3 +42,16 @@ def select_cases(requested: Sequence[str], cases: Sequence[Case]) -> list[Case]:
     if unknown:
         raise ValueError(f"unknown case {unknown[0]!r}; known: {', '.join(by_name)}")
     return [by_name[name] for name in requested] if requested else list(cases)
+
+
+def cases_to_run(args: argparse.Namespace, cases: Sequence[Case], describe: Callable[[Case], str]) -> list[Case] | int:
+    """The cases a parsed command line asks for, or its exit status when nothing is to run: 0 after ``--list``
+    printed them (``name: describe(case)``), 2 after one ``error:`` line for an unknown name."""
+    if args.list:
+        print("\n".join(f"{case.name}: {describe(case)}" for case in cases))
+        return 0
+    try:
+        return select_cases(args.cases, cases)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2

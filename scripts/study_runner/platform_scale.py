@@ -26,7 +26,7 @@ from typing import Any
 
 from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
 from generators.files import atomic_write_text
-from study_runner.cases import case_parser, select_cases
+from study_runner.cases import case_parser, cases_to_run
 
 REPO = Path(__file__).resolve().parents[2]
 LOADER = REPO / "build" / "bin" / "platform_check"
@@ -119,14 +119,9 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Command line: measure the named cases (all by default)."""
     args = case_parser("scripts/bench-scale", __doc__.split("\n\n")[0]).parse_args(argv)
-    if args.list:
-        print("\n".join(f"{c.name}: {c.family} {c.params}" for c in CASES))
-        return 0
-    try:
-        selected = select_cases(args.cases, CASES)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    selected = cases_to_run(args, CASES, lambda case: f"{case.family} {case.params}")
+    if isinstance(selected, int):
+        return selected
     if not LOADER.is_file():
         print("error: build/bin/platform_check is missing: run scripts/build", file=sys.stderr)
         return 2

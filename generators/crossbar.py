@@ -11,7 +11,7 @@ Written as a SimGrid Full zone with explicit routes (N^2 routes; fine up to a fe
 from __future__ import annotations
 
 from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
-from generators.params import Family, Param, bandwidth, latency, nbl_cap, positive_int, speed
+from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int, speed
 
 __all__ = ["FAMILY", "crossbar"]
 
@@ -25,12 +25,13 @@ PARAMS = (
 )
 
 
+@builds("crossbar", PARAMS)
 def crossbar(
     hosts: int,
-    link_bw: float = 1e9,
-    link_lat: float = 1e-6,
-    nbl: float | None = None,
-    host_speed: float = 1e9,
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
 ) -> Platform:
     """Return the model of ``hosts`` hosts on one switch.
 
@@ -67,8 +68,6 @@ def crossbar(
 
     return Platform(
         name=f"crossbar-{hosts}",
-        family="crossbar",
-        params={"hosts": hosts, "link_bw": link_bw, "link_lat": link_lat, "nbl": nbl, "host_speed": host_speed},
         hosts=[Host(name, host_speed) for name in names],
         routers=[SWITCH],
         links=links,

@@ -462,7 +462,7 @@ def _mlfm(platform: Platform) -> _Draft:
         return None, "cable", colors[spine] if spine else None
 
     per_leaf = platform.params.get("servers_per_leaf")
-    built = f", servers per leaf by layer: {','.join(map(str, per_leaf))}" if isinstance(per_leaf, list) else ""
+    built = f", servers per leaf by layer: {','.join(map(str, per_leaf))}" if isinstance(per_leaf, tuple) else ""
     notes = [
         f"MLFM, d = {d}: {len(layers)} layers x {columns} leaves (L layer.column), servers labelled layer, column, "
         f"port{built}; spine {{a,b}} joins leaf column a and column b of every layer "
@@ -553,8 +553,8 @@ def _torus(platform: Platform) -> _Draft:
     node position, and a wrap-around between blocks in a higher, dashed lane."""
     from generators.torus import coordinates
 
-    dims = tuple(int(n) for n in platform.params["dims"])  # type: ignore[attr-defined]
-    wraps = tuple(bool(w) for w in platform.params["wrap"])  # type: ignore[attr-defined]
+    assert platform.grid is not None  # the torus-like families give their grid
+    dims, wraps = platform.grid.dims, platform.grid.wraps
     tofu = platform.family == "tofu"
     if tofu:
         names = ("X", "Y", "Z", "A", "B", "C")
@@ -662,6 +662,7 @@ _FAMILY_LAYOUTS: dict[str, Callable[[Platform], _Draft]] = {
     "crossbar": _crossbar,
     "enterprise": _enterprise,
     "fattree": _fattree,
+    "mesh": _torus,
     "mlfm": _mlfm,
     "threequads": _threequads,
     "tofu": _torus,

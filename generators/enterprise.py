@@ -17,7 +17,17 @@ Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
 from __future__ import annotations
 
 from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
-from generators.params import Family, Param, bandwidth, latency, nbl_cap, optional_bandwidth, positive_int, speed
+from generators.params import (
+    Family,
+    Param,
+    bandwidth,
+    builds,
+    latency,
+    nbl_cap,
+    optional_bandwidth,
+    positive_int,
+    speed,
+)
 
 __all__ = ["FAMILY", "enterprise", "module_of"]
 
@@ -29,16 +39,30 @@ def module_of(host: str, ports: int) -> int:
     return int(host.removeprefix("host-")) // ports
 
 
+PARAMS = (
+    Param("modules", positive_int, "switch modules in the chassis (C)"),
+    Param("ports", positive_int, "host ports per module (P)"),
+    Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+    Param("link_lat", latency, "host cable latency", "1us"),
+    Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
+    Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
+    Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
+    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+
+
+@builds("enterprise", PARAMS)
 def enterprise(
     modules: int,
     ports: int,
-    link_bw: float = 125e6,
-    link_lat: float = 1e-6,
-    module_uplink: float = 1e9,
-    backplane: float | None = None,
-    module_fabric: float | None = None,
-    nbl: float | None = None,
-    host_speed: float = 1e9,
+    link_bw: float,
+    link_lat: float,
+    module_uplink: float,
+    backplane: float | None,
+    module_fabric: float | None,
+    nbl: float | None,
+    host_speed: float,
 ) -> Platform:
     """Return the model of a chassis of ``modules`` x ``ports`` hosts.
 
@@ -98,18 +122,6 @@ def enterprise(
 
     return Platform(
         name=f"enterprise-{modules}x{ports}",
-        family="enterprise",
-        params={
-            "modules": modules,
-            "ports": ports,
-            "link_bw": link_bw,
-            "link_lat": link_lat,
-            "module_uplink": module_uplink,
-            "backplane": backplane,
-            "module_fabric": module_fabric,
-            "nbl": nbl,
-            "host_speed": host_speed,
-        },
         hosts=[Host(name, host_speed) for name in names],
         routers=[*module_names, BACKPLANE],
         links=links,
@@ -120,16 +132,6 @@ def enterprise(
 FAMILY = Family(
     "enterprise",
     enterprise,
-    (
-        Param("modules", positive_int, "switch modules in the chassis (C)"),
-        Param("ports", positive_int, "host ports per module (P)"),
-        Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-        Param("link_lat", latency, "host cable latency", "1us"),
-        Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
-        Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
-        Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
-        Param("host_speed", speed, "host speed", "1Gf"),
-    ),
+    PARAMS,
     "modular chassis switch: C modules of P ports joined by a backplane",
 )

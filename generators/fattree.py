@@ -20,18 +20,29 @@ from __future__ import annotations
 
 from generators.errors import TopologyError
 from generators.model import Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
-from generators.params import Family, Param, bandwidth, latency, nbl_cap, optional, positive_int, speed
+from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int, speed
 
 __all__ = ["FAMILY", "fattree"]
 
 
+PARAMS = (
+    Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
+    Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
+    Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+    Param("link_lat", latency, "latency of every cable", "100ns"),
+    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+
+
+@builds("fattree", PARAMS)
 def fattree(
-    radix: int = 36,
-    leaves: int | None = None,
-    link_bw: float = 4e9,
-    link_lat: float = 100e-9,
-    nbl: float | None = None,
-    host_speed: float = 1e9,
+    radix: int,
+    leaves: int | None,
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
 ) -> Platform:
     """Return the two-level fat tree of radix-``radix`` switches.
 
@@ -105,15 +116,6 @@ def fattree(
 
     return Platform(
         name=f"fattree-{radix}",
-        family="fattree",
-        params={
-            "radix": radix,
-            "leaves": leaves,
-            "link_bw": link_bw,
-            "link_lat": link_lat,
-            "nbl": nbl,
-            "host_speed": host_speed,
-        },
         hosts=[Host(server(a, k), host_speed) for a, k in servers],
         routers=[f"leaf-{a}" for a in range(leaves)] + [f"spine-{s}" for s in range(ports)],
         links=links,
@@ -125,13 +127,6 @@ def fattree(
 FAMILY = Family(
     "fattree",
     fattree,
-    (
-        Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
-        Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
-        Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
-        Param("link_lat", latency, "latency of every cable", "100ns"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-        Param("host_speed", speed, "host speed", "1Gf"),
-    ),
+    PARAMS,
     "Two-level fat tree (leaf/spine) of radix-r switches: r^2/2 servers, destination-modulo routing",
 )

@@ -39,6 +39,7 @@ from generators.params import (
     Family,
     Param,
     bandwidth,
+    builds,
     choice,
     int_tuple,
     latency,
@@ -100,16 +101,40 @@ def _allocation_placement(platform: Platform, argument: str) -> list[str]:
     return allocation_hosts(platform, n, l, m)
 
 
+PARAMS = (
+    Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
+    Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
+    Param("servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"),
+    Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+    Param(
+        "spine_bw",
+        optional_bandwidth,
+        "leaf-spine cable bandwidth per direction, or none for link_bw (QDR: a QDR leaf port trains at QDR)",
+        "none",
+    ),
+    Param("link_lat", latency, "latency of every cable", "100ns"),
+    Param(
+        "spine_choice",
+        choice(*SPINE_CHOICES),
+        "port that picks the spine of same-column traffic: source|destination",
+        "source",
+    ),
+    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+
+
+@builds("mlfm", PARAMS)
 def mlfm(
     d: int,
-    layers: int | None = None,
-    servers_per_leaf: tuple[int, ...] | None = None,
-    link_bw: float = 4e9,
-    spine_bw: float | None = None,
-    link_lat: float = 100e-9,
-    spine_choice: str = "source",
-    nbl: float | None = None,
-    host_speed: float = 1e9,
+    layers: int | None,
+    servers_per_leaf: tuple[int, ...] | None,
+    link_bw: float,
+    spine_bw: float | None,
+    link_lat: float,
+    spine_choice: str,
+    nbl: float | None,
+    host_speed: float,
 ) -> Platform:
     """Return the MLFM model of radix 2d.
 
@@ -142,8 +167,6 @@ def mlfm(
     >>> p.route("server-0-0-1", "server-1-0-2")[1]  # same column, source port 1: spine {0, 2}
     'leaf-0-0_to_spine-0-2'
     """
-    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise TopologyError(f"d must be an integer >= 1 (switch radix 2d), got {d!r}")
     layers = d if layers is None else layers
     if not 1 <= layers <= d:
         raise TopologyError(f"layers must be between 1 and d={d}, got {layers}")
@@ -154,8 +177,6 @@ def mlfm(
         raise TopologyError(f"servers_per_leaf needs one value or one per layer ({layers}), got {len(per_leaf)}")
     if not all(1 <= count <= d for count in per_leaf):
         raise TopologyError(f"servers_per_leaf values must be between 1 and d={d}, got {list(per_leaf)}")
-    if spine_choice not in SPINE_CHOICES:
-        raise TopologyError(f"spine_choice must be one of {', '.join(SPINE_CHOICES)}, got {spine_choice!r}")
     spine_bw = link_bw if spine_bw is None else spine_bw
     columns = d + 1
     limited = nbl is not None
@@ -247,18 +268,6 @@ def mlfm(
 
     return Platform(
         name=f"mlfm-{d}",
-        family="mlfm",
-        params={
-            "d": d,
-            "layers": layers,
-            "servers_per_leaf": list(per_leaf),
-            "link_bw": link_bw,
-            "spine_bw": spine_bw,
-            "link_lat": link_lat,
-            "spine_choice": spine_choice,
-            "nbl": nbl,
-            "host_speed": host_speed,
-        },
         hosts=[Host(server_name(*s), host_speed) for s in servers],
         routers=[leaf(*lf) for lf in leaves] + [spine_name(*sp) for sp in spines],
         links=links,
@@ -270,29 +279,7 @@ def mlfm(
 FAMILY = Family(
     "mlfm",
     mlfm,
-    (
-        Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
-        Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
-        Param(
-            "servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"
-        ),
-        Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
-        Param(
-            "spine_bw",
-            optional_bandwidth,
-            "leaf-spine cable bandwidth per direction, or none for link_bw (QDR: a QDR leaf port trains at QDR)",
-            "none",
-        ),
-        Param("link_lat", latency, "latency of every cable", "100ns"),
-        Param(
-            "spine_choice",
-            choice(*SPINE_CHOICES),
-            "port that picks the spine of same-column traffic: source|destination",
-            "source",
-        ),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
-        Param("host_speed", speed, "host speed", "1Gf"),
-    ),
+    PARAMS,
     "Multi-layer full mesh: d layers x (d+1) leaves x d servers, a spine per pair of leaf columns",
     placements={"allocation": _allocation_placement},
 )

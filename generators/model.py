@@ -34,6 +34,7 @@ __all__ = [
     "FATPIPE",
     "SHARED",
     "CompiledZone",
+    "Grid",
     "Host",
     "Link",
     "Platform",
@@ -168,6 +169,17 @@ class CompiledZone:
     parameters: str
 
 
+@dataclass(frozen=True)
+class Grid:
+    """The shape of a torus-like machine: the length of each dimension and whether it wraps around.
+
+    Node ``host-<k>`` has the coordinates ``generators.torus.coordinates(k, dims)`` (first dimension fastest).
+    """
+
+    dims: tuple[int, ...]
+    wraps: tuple[bool, ...]
+
+
 @dataclass
 class Platform:
     """A platform: hosts, switches/routers, links and a routing rule.
@@ -176,10 +188,6 @@ class Platform:
     ----------
     name : str
         Identifier of the platform (also the SimGrid zone id).
-    family : str
-        The topology family that built it (``"crossbar"``, ...).
-    params : dict
-        The family parameters it was built from, recorded in the XML's provenance comment.
     hosts : list of Host
         In rank-placement order: the default placement puts rank i on ``hosts[i]``.
     routers : list of str
@@ -196,17 +204,28 @@ class Platform:
         Set when SimGrid gets the platform from a compiled zone instead of XML (hosts, links and
         routes built by a shared object from a few parameters): the writer then emits the library
         and its parameter file, and ``graph`` is unused.
+    grid : Grid or None
+        For the torus-like families (torus, mesh, Tofu): the shape and wrap-around of every dimension,
+        the coordinates that drawings and analyses use.
+    family : str
+        The topology family that built it (``"crossbar"``, ...); set by the family's builder.
+    params : dict
+        The family's parameters as checked (units parsed, defaults filled): what the platform was built from.
+    given : dict
+        The parameters as the caller gave them. Both are recorded in the XML's provenance comment.
     """
 
     name: str
-    family: str
-    params: dict[str, object]
     hosts: list[Host]
     routers: list[str]
     links: dict[str, Link]
     route_rule: RouteRule
     graph: RoutingGraph | None = None
     compiled: CompiledZone | None = None
+    grid: Grid | None = None
+    family: str = ""
+    params: dict[str, object] = field(default_factory=dict)
+    given: dict[str, object] = field(default_factory=dict)
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

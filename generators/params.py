@@ -1,25 +1,32 @@
 """Declared, validated family parameters, shared by the CLI, the study files and sweeps.
 
-A family declares its parameters once (:class:`Param`); :func:`check_params` turns user input
-(CLI strings or TOML values) into typed values, rejecting unknown names, missing values and bad
-values with one :class:`~generators.errors.TopologyError` that names the parameter, the rule and
-the value.
+A family declares its parameters once (:class:`Param`): name, converter, help and default. :func:`check_params`
+turns user input (CLI strings, TOML values or Python arguments) into typed values, rejecting unknown names,
+missing values and bad values with one :class:`~generators.errors.TopologyError` that names the parameter, the
+rule and the value. A family's builder is wrapped by :func:`builds`, so Python callers get the same defaults and
+checks as the CLI and the study files: the defaults live in the ``Param`` only, never in a signature.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth, parse_speed, parse_time
+
+if TYPE_CHECKING:
+    from generators.model import Platform
 
 __all__ = [
     "REQUIRED",
     "Family",
     "Param",
     "bandwidth",
+    "builds",
     "check_params",
     "choice",
     "flag_tuple",
@@ -194,10 +201,57 @@ def check_params(family: str, declared: Sequence[Param], given: Mapping[str, obj
         raise TopologyError(f"{family}: unknown parameter {unknown[0]!r}; known parameters: {', '.join(sorted(known))}")
     values: dict[str, Any] = {}
     for param in declared:
-        if param.name in given and given[param.name] is not None:
+        if param.name in given:
             values[param.name] = param.convert(given[param.name], param.name)
         elif param.default is REQUIRED:
             raise TopologyError(f"{family}: parameter {param.name} is required ({param.help})")
         else:
-            values[param.name] = param.convert(param.default, param.name) if param.default is not None else None
+            values[param.name] = param.convert(param.default, param.name)
     return values
+
+
+def builds(family: str, declared: Sequence[Param]) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
+    r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (positionally in declared
+    order, or by name) and the builder receives every one checked, defaults filled from the ``Param``\ s.
+
+    The platform built records ``family``, the checked values (``params``) and the arguments as given
+    (``given``). The public signature shows the declared defaults, so ``help()`` and the docs say them.
+
+    >>> from generators.crossbar import crossbar
+    >>> p = crossbar(2, link_lat="100ns")
+    >>> p.params["link_lat"], p.params["link_bw"], p.given
+    (1e-07, 1000000000.0, {'hosts': 2, 'link_lat': '100ns'})
+    >>> crossbar(0)
+    Traceback (most recent call last):
+    ...
+    generators.errors.TopologyError: hosts must be an integer >= 1, got 0
+    """
+    names = tuple(param.name for param in declared)
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(
+                param.name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=inspect.Parameter.empty if param.default is REQUIRED else param.default,
+            )
+            for param in declared
+        ]
+    )
+
+    def decorate(build: Callable[..., Platform]) -> Callable[..., Platform]:
+        @functools.wraps(build)
+        def builder(*args: object, **kwargs: object) -> Platform:
+            try:
+                given = signature.bind_partial(*args, **kwargs).arguments
+            except TypeError as err:
+                raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
+            values = check_params(family, declared, given)
+            platform = build(**values)
+            platform.family, platform.params, platform.given = family, values, dict(given)
+            return platform
+
+        builder.__signature__ = signature  # type: ignore[attr-defined]
+        builder.declared = tuple(declared)  # type: ignore[attr-defined]
+        return builder
+
+    return decorate

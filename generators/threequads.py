@@ -33,6 +33,7 @@ from generators.params import (
     Family,
     Param,
     bandwidth,
+    builds,
     latency,
     letter_order,
     nbl_cap,
@@ -62,14 +63,26 @@ def switch_of(axis: str, coords: tuple[int, int, int]) -> str:
     return f"sw{axis}-{coords[AXES.index(axis)]}"
 
 
+PARAMS = (
+    Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
+    Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+    Param("link_lat", latency, "NIC cable latency", "1us"),
+    Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
+    Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
+    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+
+
+@builds("threequads", PARAMS)
 def three_quads(
     q: int,
-    link_bw: float = 125e6,
-    link_lat: float = 1e-6,
-    switch_fabric: float | None = None,
-    subnet_order: str = "xyz",
-    nbl: float | None = None,
-    host_speed: float = 1e9,
+    link_bw: float,
+    link_lat: float,
+    switch_fabric: float | None,
+    subnet_order: str,
+    nbl: float | None,
+    host_speed: float,
 ) -> Platform:
     """Return the Three Quads model of q^3 nodes.
 
@@ -135,16 +148,6 @@ def three_quads(
 
     return Platform(
         name=f"threequads-{q}",
-        family="threequads",
-        params={
-            "q": q,
-            "link_bw": link_bw,
-            "link_lat": link_lat,
-            "switch_fabric": switch_fabric,
-            "subnet_order": subnet_order,
-            "nbl": nbl,
-            "host_speed": host_speed,
-        },
         hosts=[Host(name, host_speed) for name in names],
         routers=switches,
         links=links,
@@ -155,14 +158,6 @@ def three_quads(
 FAMILY = Family(
     "threequads",
     three_quads,
-    (
-        Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
-        Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-        Param("link_lat", latency, "NIC cable latency", "1us"),
-        Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
-        Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
-        Param("host_speed", speed, "host speed", "1Gf"),
-    ),
+    PARAMS,
     "Three Quads: q^3 nodes, three subnetworks (SW-Z, SW-Y, SW-X) of q switches",
 )

@@ -59,7 +59,6 @@ the first virtual dimension fastest. E.g. ``shape:2x3x4``, ``shape:1x6x4@3,0,2``
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 
@@ -69,6 +68,7 @@ from generators.params import (
     Family,
     Param,
     bandwidth,
+    builds,
     choice,
     flag_tuple,
     int_tuple,
@@ -132,7 +132,8 @@ def _machine_xyz(platform_or_xyz: Platform | tuple[int, ...]) -> tuple[int, int,
     if isinstance(platform_or_xyz, Platform):
         if platform_or_xyz.family != "tofu":
             raise TopologyError(f"{platform_or_xyz.name} is not a tofu platform (family {platform_or_xyz.family})")
-        return _xyz(tuple(platform_or_xyz.params["xyz"]))  # type: ignore[arg-type]
+        assert platform_or_xyz.grid is not None  # every tofu platform has one
+        return _xyz(platform_or_xyz.grid.dims[:3])
     dims = tuple(platform_or_xyz)
     if len(dims) == 6 and dims[3:] == UNIT:
         dims = dims[:3]
@@ -200,15 +201,38 @@ def _shape_placement(platform: Platform, argument: str) -> list[str]:
     return shape_hosts(platform, tuple(numbers[:3]), tuple(numbers[3:]), match[7] or "snake")  # type: ignore[arg-type]
 
 
+PARAMS = (
+    Param("xyz", optional(int_tuple), "Tofu units along X, Y, Z (e.g. 4x4x4; 12 nodes each), or none", "none"),
+    Param("preset", optional(choice(*PRESETS)), "fx10: the paper's 768-node FX10 (xyz 4x4x4), or none", "none"),
+    Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
+    Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
+    Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
+    Param(
+        "nbl",
+        nbl_cap,
+        "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
+        "4",
+    ),
+    Param("host_speed", speed, "host speed", "1Gf"),
+    Param(
+        "zone",
+        choice("compiled", "auto"),
+        "SimGrid representation: compiled (a shared object: the file must end in .so) or auto (XML)",
+        "compiled",
+    ),
+)
+
+
+@builds("tofu", PARAMS)
 def tofu(
-    xyz: tuple[int, int, int] | None = None,
-    preset: str | None = None,
-    xyz_wrap: bool | tuple[bool, ...] = True,
-    link_bw: float = 5e9,
-    link_lat: float = 100e-9,
-    nbl: float | None = 4.0,
-    host_speed: float = 1e9,
-    zone: str = "compiled",
+    xyz: tuple[int, int, int] | None,
+    preset: str | None,
+    xyz_wrap: tuple[bool, ...],
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+    zone: str,
 ) -> Platform:
     """Return the model of a Tofu machine of X x Y x Z units (module docstring: every parameter's figure).
 
@@ -218,7 +242,7 @@ def tofu(
         Tofu units along X, Y, Z; None: the preset's.
     preset : str or None
         ``"fx10"`` (X = Y = Z = 4, 768 nodes); with ``xyz`` too, they must agree.
-    xyz_wrap : bool or tuple of bool
+    xyz_wrap : tuple of bool
         Wrap-around of X, Y, Z: one flag, or one per dimension.
     link_bw, link_lat : float
         Per-direction bandwidth (bytes/s) and latency (s) of every cable.
@@ -232,14 +256,12 @@ def tofu(
     Examples
     --------
     >>> p = tofu((2, 2, 1), zone="auto")
-    >>> p.name, len(p.hosts), p.params["dims"], p.params["wrap"]
-    ('tofu-2x2x1', 48, [2, 2, 1, 2, 3, 2], [True, True, True, False, True, False])
+    >>> p.name, len(p.hosts), p.grid.dims, p.grid.wraps
+    ('tofu-2x2x1', 48, (2, 2, 1, 2, 3, 2), (True, True, True, False, True, False))
     >>> p.route("host-0", "host-5")  # (0,0,0,0,0,0) -> (1,0,0,1,0,0): X, then A
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-5', 'host-5_nbl']
     """
     if preset is not None:
-        if preset not in PRESETS:
-            raise TopologyError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
         if xyz is not None and tuple(xyz) != PRESETS[preset]:
             shape = "x".join(map(str, PRESETS[preset]))
             raise TopologyError(f"preset {preset} is xyz {shape}; got xyz {'x'.join(map(str, xyz))} too")
@@ -247,8 +269,7 @@ def tofu(
     if xyz is None:
         raise TopologyError("tofu needs xyz (X x Y x Z Tofu units, e.g. 4x4x4) or a preset (fx10)")
     xyz = _xyz(tuple(xyz))
-    wraps = (xyz_wrap,) * 3 if isinstance(xyz_wrap, bool) else tuple(xyz_wrap)
-    wraps = wraps * 3 if len(wraps) == 1 else wraps
+    wraps = xyz_wrap * 3 if len(xyz_wrap) == 1 else xyz_wrap
     if len(wraps) != 3:
         raise TopologyError(f"xyz_wrap must be one flag or one per X, Y, Z dimension (3), got {len(wraps)}")
     base = torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed, zone)
@@ -257,15 +278,15 @@ def tofu(
     if compiled is not None:  # the zone's name is the platform's
         lines = [f"name {name}" if line.startswith("name ") else line for line in compiled.parameters.splitlines()]
         compiled = CompiledZone(compiled.library, "".join(f"{line}\n" for line in lines))
-    params = {"xyz": list(xyz), "xyz_wrap": list(wraps), "preset": preset, **base.params, "zone": zone}
-    return dataclasses.replace(base, name=name, family="tofu", params=params, compiled=compiled)
+    base.name, base.compiled = name, compiled
+    return base
 
 
 def fx10(**kwargs: object) -> Platform:
     """The paper's Fujitsu PRIMEHPC FX10: 768 nodes, xyz 4x4x4, virtual shape 8x12x8.
 
     >>> p = fx10()
-    >>> len(p.hosts), virtual_dims(tuple(p.params["xyz"])), p.compiled is not None
+    >>> len(p.hosts), virtual_dims(p.grid.dims[:3]), p.compiled is not None
     (768, (8, 12, 8), True)
     """
     return tofu(preset="fx10", **kwargs)  # type: ignore[arg-type]
@@ -274,26 +295,7 @@ def fx10(**kwargs: object) -> Platform:
 FAMILY = Family(
     "tofu",
     tofu,
-    (
-        Param("xyz", optional(int_tuple), "Tofu units along X, Y, Z (e.g. 4x4x4; 12 nodes each), or none", "none"),
-        Param("preset", optional(choice(*PRESETS)), "fx10: the paper's 768-node FX10 (xyz 4x4x4), or none", "none"),
-        Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
-        Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
-        Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
-        Param(
-            "nbl",
-            nbl_cap,
-            "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
-            "4",
-        ),
-        Param("host_speed", speed, "host speed", "1Gf"),
-        Param(
-            "zone",
-            choice("compiled", "auto"),
-            "SimGrid representation: compiled (a shared object: the file must end in .so) or auto (XML)",
-            "compiled",
-        ),
-    ),
+    PARAMS,
     "Tofu 6-D mesh/torus (X, Y, Z tori x 2x3x2 units), virtual 3-D shape placements",
     placements={"shape": _shape_placement},
 )

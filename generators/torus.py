@@ -47,6 +47,7 @@ from generators.errors import TopologyError
 from generators.model import (
     FATPIPE,
     CompiledZone,
+    Grid,
     Host,
     Link,
     Platform,
@@ -59,6 +60,7 @@ from generators.params import (
     Family,
     Param,
     bandwidth,
+    builds,
     choice,
     flag_tuple,
     int_tuple,
@@ -128,14 +130,40 @@ def _steps(src: int, dst: int, size: int, wrapped: bool) -> list[int]:
     return hops
 
 
+_COMMON = (
+    Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
+    Param("link_lat", latency, "latency of each link", "100ns"),
+    Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+    Param("host_speed", speed, "host speed", "1Gf"),
+)
+TORUS_PARAMS = (
+    Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
+    Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
+    *_COMMON,
+    Param(
+        "zone",
+        choice("auto", "compiled"),
+        "SimGrid representation: auto (graph or explicit routes; compiled zone above "
+        f"{MAX_EXPLICIT_HOSTS} nodes) or compiled (a shared object: the platform file must end in .so)",
+        "auto",
+    ),
+)
+MESH_PARAMS = (
+    Param("width", positive_int, "nodes along x (W)"),
+    Param("height", positive_int, "nodes along y (H)"),
+    *_COMMON,
+)
+
+
+@builds("torus", TORUS_PARAMS)
 def torus(
     dims: tuple[int, ...],
-    wrap: bool | tuple[bool, ...] = True,
-    link_bw: float = 2e9,
-    link_lat: float = 1e-7,
-    nbl: float | None = None,
-    host_speed: float = 1e9,
-    zone: str = "auto",
+    wrap: tuple[bool, ...],
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+    zone: str,
 ) -> Platform:
     """Return the model of a torus / mesh of shape ``dims``.
 
@@ -143,8 +171,8 @@ def torus(
     ----------
     dims : tuple of int
         Length of each dimension, each >= 1.
-    wrap : bool or tuple of bool
-        Wrap-around for all dimensions, or one flag per dimension (False: mesh).
+    wrap : tuple of bool
+        Wrap-around: one flag for all dimensions, or one flag per dimension (False: mesh).
     link_bw, link_lat : float
         Bandwidth per direction (bytes/s) and latency (s) of each router-to-router link.
     nbl : float or None
@@ -167,13 +195,9 @@ def torus(
     >>> grid.route("host-0", "host-8")  # x first, then y; only the end nodes' limiters
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-2', 'host-2_to_host-5', 'host-5_to_host-8', 'host-8_nbl']
     """
-    wraps = (wrap,) * len(dims) if isinstance(wrap, bool) else tuple(wrap)
-    if len(wraps) == 1 and len(dims) > 1:
-        wraps = wraps * len(dims)
+    wraps = wrap * len(dims) if len(wrap) == 1 else wrap
     if len(wraps) != len(dims):
         raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
-    if zone not in ("auto", "compiled"):
-        raise TopologyError(f"zone must be 'auto' or 'compiled', got {zone!r}")
     hosts = math.prod(dims)
     compiled = zone == "compiled" or (not graph_routable(dims, wraps) and hosts > MAX_EXPLICIT_HOSTS)
     layered = not compiled and graph_routable(dims, wraps)
@@ -257,71 +281,29 @@ def torus(
     )
     return Platform(
         name=name,
-        family="torus",
-        params={
-            "dims": list(dims),
-            "wrap": list(wraps),
-            "link_bw": link_bw,
-            "link_lat": link_lat,
-            "nbl": nbl,
-            "host_speed": host_speed,
-            **({"zone": "compiled"} if compiled else {}),
-        },
         hosts=[Host(name, host_speed) for name in names],
         routers=[],
         links=links,
         route_rule=route,
         graph=graph,
         compiled=CompiledZone("topolab_torus_zone", parameters) if compiled else None,
+        grid=Grid(dims, wraps),
     )
 
 
-def mesh(
-    width: int,
-    height: int,
-    link_bw: float = 2e9,
-    link_lat: float = 1e-7,
-    nbl: float | None = None,
-    host_speed: float = 1e9,
-) -> Platform:
+@builds("mesh", MESH_PARAMS)
+def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | None, host_speed: float) -> Platform:
     """A W x H mesh without wrap-around: ``torus((width, height), wrap=False, ...)``.
 
     >>> len(mesh(16, 32).hosts)
     512
     """
-    return torus((width, height), False, link_bw, link_lat, nbl, host_speed)
+    return torus((width, height), False, link_bw, link_lat, nbl, host_speed, "auto")
 
 
-_COMMON = (
-    Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
-    Param("link_lat", latency, "latency of each link", "100ns"),
-    Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
-)
 TORUS_FAMILY = Family(
-    "torus",
-    torus,
-    (
-        Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
-        Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
-        *_COMMON,
-        Param(
-            "zone",
-            choice("auto", "compiled"),
-            "SimGrid representation: auto (graph or explicit routes; compiled zone above "
-            f"{MAX_EXPLICIT_HOSTS} nodes) or compiled (a shared object: the platform file must end in .so)",
-            "auto",
-        ),
-    ),
-    "N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL",
+    "torus", torus, TORUS_PARAMS, "N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL"
 )
 MESH_FAMILY = Family(
-    "mesh",
-    mesh,
-    (
-        Param("width", positive_int, "nodes along x (W)"),
-        Param("height", positive_int, "nodes along y (H)"),
-        *_COMMON,
-    ),
-    "W x H mesh without wrap-around (a torus with wrap=no), endpoint-only NBL",
+    "mesh", mesh, MESH_PARAMS, "W x H mesh without wrap-around (a torus with wrap=no), endpoint-only NBL"
 )

@@ -36,8 +36,16 @@ DOCTYPE = '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
 
 
 def _provenance(platform: Platform) -> str:
-    params = json.dumps(platform.params, sort_keys=True)
-    return f" topolab platform {platform.name}: family {platform.family}, parameters {params} "
+    """The comment that says what built the file: the family, its parameters as given and as the builder took
+    them (units parsed, defaults filled), so a reader sees both ``"100ns"`` and the exact float written."""
+
+    def text(values: dict[str, object]) -> str:
+        return json.dumps(values, sort_keys=True, default=str)
+
+    return (
+        f" topolab platform {platform.name}: family {platform.family}, "
+        f"parameters as given {text(platform.given)}, as built {text(platform.params)} "
+    )
 
 
 def platform_suffix(platform: Platform) -> str:

@@ -240,12 +240,12 @@ def test_bad_loads_and_paths_write_nothing(tmp_path: Path) -> None:
 
 
 def test_unknown_link_kinds_and_families_are_refused() -> None:
-    strange = Platform("p", "crossbar", {}, [Host("host-0")], ["xbar"],
+    strange = Platform("p", [Host("host-0")], ["xbar"],
                        {"host-0_to_xbar": Link("host-0_to_xbar", 1.0, 0.0), "loopback-0": Link("loopback-0", 1.0, 0.0)},
-                       lambda s, d: [])  # fmt: skip
+                       lambda s, d: [], family="crossbar")  # fmt: skip
     with pytest.raises(TopologyError, match="cannot draw link 'loopback-0'"):
         layout(strange)
-    alien = Platform("p", "hypercube", {}, [Host("host-0")], [], {}, lambda s, d: [])
+    alien = Platform("p", [Host("host-0")], [], {}, lambda s, d: [], family="hypercube")
     with pytest.raises(TopologyError, match="no layout for family 'hypercube'"):
         layout(alien)
 

@@ -1,5 +1,5 @@
-"""Until each family declares its defaults once (issue 16), both places must say the same: the builder's signature
-(what Python callers get) and the family's Params (what the CLI, study files and sweeps get)."""
+"""Each family declares its parameters and their defaults once, in its ``Param``\\ s: the builder's own signature
+has no defaults, Python callers and the CLI get the same checked values, and so the same platform."""
 
 from __future__ import annotations
 
@@ -7,31 +7,51 @@ import inspect
 
 import pytest
 
-from generators import build_platform
+from generators import build_platform, mesh, torus
 from generators.families import FAMILIES
 from generators.mlfm import mlfm
-from generators.params import REQUIRED, Param
+from generators.params import REQUIRED
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_the_signature_and_the_params_give_the_same_defaults(family: str) -> None:
+def test_defaults_live_in_the_params_only(family: str) -> None:
     spec = FAMILIES[family]
-    signature = inspect.signature(spec.build).parameters
+    assert spec.build.declared == spec.params, f"{family}: the builder checks other Params than the family declares"
+    inner = inspect.signature(spec.build.__wrapped__).parameters
+    restated = [name for name, p in inner.items() if p.default is not inspect.Parameter.empty]
+    assert not restated, f"{family}: the builder restates the defaults of {restated}"
+    assert list(inner) == [param.name for param in spec.params], f"{family}: builder and Params disagree on order"
+    public = inspect.signature(spec.build).parameters
     for param in spec.params:
-        assert param.name in signature, f"{family}: {param.name} is declared but the builder does not take it"
-        default = signature[param.name].default
-        if param.default is REQUIRED:
-            assert default is inspect.Parameter.empty, f"{family}: {param.name} is required on the CLI only"
-            continue
-        assert default is not inspect.Parameter.empty, f"{family}: {param.name} is required in Python only"
-
-        assert _typed(param, default) == _typed(param, param.default), (
-            f"{family}: {param.name} defaults to {default!r} in the builder but to {param.default!r} in its Param"
-        )
+        expected = inspect.Parameter.empty if param.default is REQUIRED else param.default
+        assert public[param.name].default == expected
 
 
-def _typed(param: Param, value: object) -> object:
-    return None if value is None else param.convert(value, param.name)
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_python_callers_get_the_checked_defaults(family: str) -> None:
+    """Every default goes through its converter, whoever calls: no raw ``"100ns"`` reaches a builder."""
+    spec = FAMILIES[family]
+    smallest = {"crossbar": {"hosts": 2}, "enterprise": {"modules": 2, "ports": 2}, "fattree": {"radix": 4},
+                "mesh": {"width": 2, "height": 2}, "mlfm": {"d": 2}, "threequads": {"q": 2},
+                "tofu": {"xyz": (1, 1, 1), "zone": "auto"}, "torus": {"dims": (3, 3)}}[family]  # fmt: skip
+    by_python = spec.build(**smallest)
+    by_text = build_platform(family, {key: _text(value) for key, value in smallest.items()})
+    assert by_python.params == by_text.params
+    assert by_python.links == by_text.links
+    for param in spec.params:
+        if param.name not in smallest:
+            assert by_python.params[param.name] == param.convert(param.default, param.name)
+
+
+def _text(value: object) -> str:
+    return "x".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def test_a_torus_from_python_and_from_the_cli_has_the_same_latency() -> None:
+    """torus((3, 3)) wrote 1e-07 s and ``--dims 3x3`` 1.0000000000000001e-07 s (100 * 1e-9) before units were exact."""
+    link = "host-0_to_host-1"
+    assert torus((3, 3)).links[link].latency == build_platform("torus", {"dims": "3x3"}).links[link].latency == 1e-7
+    assert mesh(2, 2).links[link].latency == 1e-7
 
 
 def test_mlfm_spines_follow_the_link_bandwidth_both_ways() -> None:
@@ -40,3 +60,10 @@ def test_mlfm_spines_follow_the_link_bandwidth_both_ways() -> None:
     by_text = build_platform("mlfm", {"d": 3, "link_bw": "5GBps"})
     spine = next(name for name in by_function.links if "spine" in name)
     assert by_text.links[spine].bandwidth == by_function.links[spine].bandwidth == 5e9
+
+
+def test_python_callers_are_checked_like_the_cli() -> None:
+    with pytest.raises(TypeError, match=r"torus\(\): .*its parameters are dims, wrap"):
+        torus((3, 3), bandwidth=5)
+    with pytest.raises(Exception, match="link_bw must be"):
+        torus((3, 3), link_bw=-1)

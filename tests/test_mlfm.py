@@ -125,7 +125,7 @@ def test_graph_nodes_nobody_enters_are_refused() -> None:
         (*p.graph.virtual_routers, "orphan"), (*p.graph.edges, ("orphan", "leaf-0-0", ("leaf-0-0_to_server-0-0-0",)))
     )
     with pytest.raises(TopologyError, match=r"routing graph nodes without an in-edge: \['orphan'\]"):
-        Platform(p.name, p.family, p.params, p.hosts, p.routers, p.links, p.route_rule, bad)
+        Platform(p.name, p.hosts, p.routers, p.links, p.route_rule, bad)
 
 
 class TestFatTree:

@@ -35,7 +35,8 @@ def cables(route: list[str]) -> list[str]:
 
 def cables_per_dimension(p: Platform) -> Counter[str]:
     """Full-duplex cables along each physical dimension (each cable counted once)."""
-    dims = tuple(p.params["dims"])  # type: ignore[arg-type]
+    assert p.grid is not None
+    dims = p.grid.dims
     found: Counter[str] = Counter()
     for name in p.links:
         if "_to_" not in name:
@@ -51,7 +52,8 @@ def cables_per_dimension(p: Platform) -> Counter[str]:
 class TestShape:
     def test_fx10_is_768_nodes_in_a_virtual_8x12x8(self, machine: Platform) -> None:
         assert len(machine.hosts) == 768 and machine.name == "tofu-4x4x4" and machine.family == "tofu"
-        assert machine.params["dims"] == [4, 4, 4, 2, 3, 2] and machine.params["xyz"] == [4, 4, 4]
+        assert machine.grid is not None and machine.grid.dims == (4, 4, 4, 2, 3, 2)
+        assert machine.params["preset"] == "fx10" and machine.params["xyz"] is None  # as given: the preset's xyz
         assert virtual_dims((4, 4, 4)) == (8, 12, 8) and math.prod(virtual_dims((4, 4, 4))) == 768
         assert machine.compiled is not None and machine.graph is None
         assert "name tofu-4x4x4\n" in machine.compiled.parameters
@@ -62,8 +64,8 @@ class TestShape:
     )
     def test_cables_per_dimension_and_wrap_flags(self, wrap: str, flags: tuple[bool, ...]) -> None:
         p = build_platform("tofu", {"preset": "fx10", "xyz_wrap": wrap})
-        assert p.params["xyz_wrap"] == list(flags)
-        assert p.params["wrap"] == [*flags, False, True, False]  # A, C meshes of 2; B a ring of 3
+        assert p.params["xyz_wrap"] == (flags if wrap == "1,1,0" else flags[:1])
+        assert p.grid is not None and p.grid.wraps == (*flags, False, True, False)  # A, C meshes of 2; B a ring of 3
         rings = 768 // 4
         expected = {axis: (4 if w else 3) * rings for axis, w in zip("XYZ", flags, strict=True)}
         expected |= {"A": 1 * 384, "B": 3 * 256, "C": 1 * 384}  # one cable per pair, 3 per ring of 3
@@ -238,7 +240,8 @@ class TestParameters:
     def test_build_platform_spellings(self) -> None:
         p = build_platform("tofu", {"xyz": "3x2x1", "xyz_wrap": "1,1,0", "nbl": "none", "zone": "auto"})
         assert p.name == "tofu-3x2x1-wrap110" and len(p.hosts) == 72 and p.compiled is None
-        assert p.params["wrap"] == [True, True, False, False, True, False] and p.params["nbl"] is None
+        assert p.grid is not None and p.grid.wraps == (True, True, False, False, True, False)
+        assert p.params["nbl"] is None
         assert build_platform("tofu", {"preset": "fx10", "xyz": "4,4,4"}).name == "tofu-4x4x4"
 
     def test_cli_writes_fx10_and_shape_hostfile(self, tmp_path: Path, machine: Platform) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
+from generators.model import Grid
 from generators.torus import MAX_EXPLICIT_HOSTS, coordinates
 
 SIMGRID_OWN_LINKS = 1
@@ -293,5 +294,5 @@ class TestParameters:
 
     def test_cli_spellings(self) -> None:
         p = build_platform("torus", {"dims": "4,3x2", "wrap": "yes,no,1"})
-        assert p.params["dims"] == [4, 3, 2] and p.params["wrap"] == [True, False, True]
+        assert p.grid == Grid((4, 3, 2), (True, False, True)) and p.params["dims"] == (4, 3, 2)
         assert build_platform("mesh", {"width": "16", "height": "32", "nbl": "nominal"}).name == "mesh-16x32"

@@ -52,16 +52,20 @@ def test_failure_leaves_no_file(tmp_path: Path) -> None:
     def broken_rule(src: str, dst: str) -> list[str]:
         raise RuntimeError("routing exploded")
 
-    broken = Platform("broken", "crossbar", {}, good.hosts, good.routers, good.links, broken_rule)
+    broken = Platform("broken", good.hosts, good.routers, good.links, broken_rule)
     with pytest.raises(RuntimeError, match="routing exploded"):
         write_platform(broken, tmp_path / "p.xml")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_provenance_comment(tmp_path: Path) -> None:
-    write_platform(crossbar(2, nbl=1.0), tmp_path / "p.xml")
+def test_provenance_comment_gives_the_parameters_as_given_and_as_built(tmp_path: Path) -> None:
+    write_platform(crossbar(2, link_lat="100ns", nbl="nominal"), tmp_path / "p.xml")
     text = (tmp_path / "p.xml").read_text()
-    assert '<!-- topolab platform crossbar-2: family crossbar, parameters {"host_speed"' in text
+    assert (
+        '<!-- topolab platform crossbar-2: family crossbar, parameters as given {"hosts": 2, "link_lat": "100ns", '
+        '"nbl": "nominal"}, as built {"host_speed": 1000000000.0, "hosts": 2, "link_bw": 1000000000.0, '
+        '"link_lat": 1e-07, "nbl": 1.0} -->'
+    ) in text
 
 
 class TestPlacement:

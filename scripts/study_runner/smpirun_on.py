@@ -263,16 +263,15 @@ def _xml_hosts(path: Path) -> list[str]:
 def _compiled_hosts(path: Path) -> list[str]:
     """Hosts of a topolab compiled platform, rebuilt from the provenance line of its ``.params`` file.
 
-    The line records the platform's family and parameters (``generators.writer``); the model built from
-    the family's declared parameters among them has the same hosts in the same order.
+    The line records the platform's family and the parameters it was built from (``generators.writer``); the
+    model built from them again has the same hosts in the same order.
     """
     params_file = path.with_suffix(".params")
     first = params_file.read_text(encoding="utf-8").partition("\n")[0]
     try:
         family = first.split(": family ", 1)[1].split(",", 1)[0]
-        recorded = json.loads(first.split(", parameters ", 1)[1])
-        declared = {p.name for p in FAMILIES[family].params}
-        return build_platform(family, {k: v for k, v in recorded.items() if k in declared}).host_names
+        recorded = json.loads(first.split(", as built ", 1)[1])
+        return build_platform(family, recorded).host_names
     except (IndexError, KeyError, ValueError, TopologyError):
         raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
 

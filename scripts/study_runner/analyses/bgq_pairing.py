@@ -143,7 +143,8 @@ def partner(k: int, dims: tuple[int, ...]) -> int:
 
 def pairing_link_loads(platform: Platform) -> Counter[str]:
     """Flows of the furthest-node pairing per cable under the platform's routes (limiters left out)."""
-    dims = tuple(int(d) for d in platform.params["dims"])  # type: ignore[union-attr]
+    assert platform.grid is not None, f"{platform.name} is not a torus"
+    dims = platform.grid.dims
     flows = [(f"host-{k}", f"host-{partner(k, dims)}") for k in range(math.prod(dims))]
     return Counter({name: load for name, load in link_loads(platform, flows).items() if "_to_" in name})
 

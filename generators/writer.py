@@ -28,7 +28,7 @@ from generators.files import atomic_path, atomic_write_text
 from generators.model import CompiledZone, Platform
 from generators.units import format_bandwidth, format_speed, format_time
 
-__all__ = ["compiled_library", "platform_files", "platform_suffix", "write_platform"]
+__all__ = ["compiled_library", "platform_files", "platform_suffix", "write_parameters", "write_platform"]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -75,11 +75,18 @@ def _write_compiled(platform: Platform, zone: CompiledZone, path: Path) -> None:
             f"its file name must end in .so, got {str(path)!r}"
         )
     library = compiled_library(zone.library)
-    comment = f"#{_provenance(platform)}\n"
-    atomic_write_text(path.with_suffix(".params"), comment + zone.parameters)
+    write_parameters(platform, path.with_suffix(".params"))
     with atomic_path(path) as tmp:
         shutil.copyfile(library, tmp)
     path.chmod(0o755)
+
+
+def write_parameters(platform: Platform, path: str | os.PathLike[str]) -> None:
+    """Write the parameter file of a compiled platform (atomically): the provenance comment, then the
+    parameters its library reads. Without the shared object beside it, SimGrid cannot load it yet."""
+    if platform.compiled is None:
+        raise TopologyError(f"platform {platform.name} is not a compiled zone: it has no parameter file")
+    atomic_write_text(path, f"#{_provenance(platform)}\n" + platform.compiled.parameters)
 
 
 def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:

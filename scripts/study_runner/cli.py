@@ -48,7 +48,7 @@ def _analysis(study: Study) -> ModuleType:
 
 
 def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], quick: bool) -> None:
-    fixed = ["run", "platform", "app", "ranks", "args", "sim_wall_s", "sim_peak_private_mib"]
+    fixed = ["run", "platform", "machine", "app", "ranks", "args", "sim_wall_s", "sim_peak_private_mib"]
     keys: list[str] = []
     for spec in study.selected_runs(quick):
         for record in results[spec.id].records:
@@ -59,7 +59,9 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
         for spec in study.selected_runs(quick):
             result = results[spec.id]
             for record in result.records:
-                row = {"run": spec.id, "platform": spec.platform, "app": spec.app, "ranks": spec.ranks}
+                machine = study.platforms[spec.platform].machine
+                row = {"run": spec.id, "platform": spec.platform, "machine": machine or "", "app": spec.app}
+                row["ranks"] = spec.ranks
                 row["args"] = " ".join(spec.arguments(quick))
                 wall, memory = result.wall_s, result.peak_private_mib
                 row["sim_wall_s"] = "" if wall is None else f"{wall:.2f}"

@@ -14,6 +14,9 @@ Example::
     family = "crossbar"
     hosts = 2
 
+    [platforms.mesh]              # or a ready platform of platforms/machines.toml, by <machine>/<file>:
+    machine = "delta/pair-2x1"    # the study then runs on that committed file's family and parameters
+
     [[runs]]
     id = "pingpong"
     platform = "pair"
@@ -36,12 +39,15 @@ validated exactly like a ``[[runs]]`` table of the file and appended to the file
 
 from __future__ import annotations
 
+import functools
 import importlib
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from generators.errors import TopologyError
+from generators.machines import ReadyPlatform, load_catalogue
 from study_runner.checks import KINDS, RELATIONS
 from study_runner.errors import StudyError
 
@@ -68,11 +74,38 @@ _RUN_KEYS = {
 
 @dataclass(frozen=True)
 class PlatformSpec:
-    """A named platform of a study: a topology family and its parameters."""
+    """A named platform of a study: a topology family and its parameters, and the ready platform
+    (``platforms/<machine>/<file>``) they come from, if the study names one."""
 
     name: str
     family: str
     params: dict[str, Any]
+    machine: str | None = None
+
+
+def _platform(name: str, raw: object, where: str) -> PlatformSpec:
+    """A ``[platforms.NAME]`` table: ``family`` and its parameters, or only ``machine`` (a ready platform)."""
+    if isinstance(raw, dict) and "machine" in raw:
+        if set(raw) != {"machine"}:
+            raise StudyError(f"{where}: platform {name!r} names a machine: it takes no other key")
+        try:
+            ready = ready_platforms()[str(raw["machine"])]
+        except KeyError:
+            known = ", ".join(ready_platforms())
+            raise StudyError(f"{where}: platform {name!r}: no ready platform {raw['machine']!r} ({known})") from None
+        return PlatformSpec(name, ready.family, dict(ready.params), ready.key)
+    if not isinstance(raw, dict) or "family" not in raw:
+        raise StudyError(f"{where}: platform {name!r} must be a table with a 'family' (or a 'machine')")
+    return PlatformSpec(name, str(raw["family"]), {k: v for k, v in raw.items() if k != "family"})
+
+
+@functools.cache
+def ready_platforms() -> dict[str, ReadyPlatform]:
+    """The catalogue of ready platforms (platforms/machines.toml), read once."""
+    try:
+        return load_catalogue()
+    except TopologyError as err:
+        raise StudyError(str(err)) from None
 
 
 @dataclass(frozen=True)
@@ -259,10 +292,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     if not isinstance(data["platforms"], dict) or not data["platforms"]:
         raise StudyError(f"{where}: platforms must be a non-empty table of named platforms")
     for pname, raw in data["platforms"].items():
-        if not isinstance(raw, dict) or "family" not in raw:
-            raise StudyError(f"{where}: platform {pname!r} must be a table with a 'family'")
-        params = {k: v for k, v in raw.items() if k != "family"}
-        platforms[pname] = PlatformSpec(pname, str(raw["family"]), params)
+        platforms[pname] = _platform(pname, raw, where)
     raw_runs = data["runs"]
     if not isinstance(raw_runs, list):
         raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")

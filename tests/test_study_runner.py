@@ -98,6 +98,20 @@ class TestStudyFiles:
                 ),
                 r"published.x.miss must be a non-empty explanation",
             ),
+            (
+                lambda s: (
+                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
+                    'source = ""\nmiss = "why"\n'
+                ),
+                r"published.x: a miss needs miss_range = \[low, high\]",
+            ),
+            (
+                lambda s: (
+                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
+                    'source = ""\nmiss = "why"\nmiss_range = [2, 1]\n'
+                ),
+                r"published.x.miss_range must be \[low, high\] with low <= high",
+            ),
         ],
     )
     def test_malformed_study_files(self, tmp_path: Path, edit: object, message: str) -> None:
@@ -143,11 +157,17 @@ class TestChecks:
             Check("x", "x", 1.0, 1.0, "s", 0.1, "guess")
 
     def test_a_documented_miss_is_reported_not_hidden(self, tmp_path: Path) -> None:
-        missed = Check("a.miss", "m", 1.0, 0.25, "", 0.0, "prediction", relation="at_least", miss="because")
+        documented = {"relation": "at_least", "miss": "because", "miss_range": (0.2, 0.3)}
+        missed = Check("a.miss", "m", 1.0, 0.25, "", 0.0, "prediction", **documented)  # type: ignore[arg-type]
         assert not missed.passed and missed.accepted and missed.verdict == "MISS"
         assert missed.as_dict()["pass"] is False and missed.as_dict()["miss"] == "because"
-        fixed = Check("a.miss", "m", 1.0, 1.0, "", 0.0, "prediction", relation="at_least", miss="because")
+        assert "miss_range" not in missed.as_dict()
+        fixed = Check("a.miss", "m", 1.0, 1.0, "", 0.0, "prediction", **documented)  # type: ignore[arg-type]
         assert fixed.passed and fixed.verdict == "pass"  # a miss that disappears shows as a pass
+        worse = Check("a.miss", "m", 1.0, 0.15, "", 0.0, "prediction", **documented)  # type: ignore[arg-type]
+        assert not worse.accepted and worse.verdict == "FAIL" and worse.as_dict()["miss"] == ""  # left its range
+        with pytest.raises(ValueError, match="needs both its explanation and its miss_range"):
+            Check("a.miss", "m", 1.0, 0.25, "", 0.0, "prediction", miss="because")
         failed = Check("a.fail", "f", 1.0, 0.25, "", 0.0, "prediction", relation="at_least")
         assert not failed.accepted and failed.verdict == "FAIL"
         assert json.loads(summary_json("s", "t", False, [missed]))["passed"] is True

@@ -8,9 +8,10 @@ optimum") or ``above`` (simulated > published, e.g. "slower than"). ``summary.js
 check in the format of DESIGN.md.
 
 A check may carry ``miss``: the explanation of a known, documented miss of the reproduction (the study
-file's ``miss`` key). It is evaluated like any other and reported as ``MISS`` when it fails; a study
-passes when each of its checks passes or fails with its miss documented (a documented miss beats a
-tuned fake).
+file's ``miss`` key), and ``miss_range``: the simulated values that explanation covers (``miss_range``). It
+is evaluated like any other and reported as ``MISS`` when it fails inside its range; a study passes when each
+of its checks passes or misses inside its documented range (a documented miss beats a tuned fake, and a miss
+that gets worse, or moves at all, fails until its explanation is revisited).
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ class Check:
     kind: str
     relation: str = "within"
     miss: str = ""
+    miss_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
+        if bool(self.miss) != (self.miss_range is not None):
+            raise ValueError(f"check {self.id}: a documented miss needs both its explanation and its miss_range")
         if self.kind not in KINDS:
             raise ValueError(f"check {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.relation not in RELATIONS:
@@ -76,18 +80,33 @@ class Check:
         return self.rel_error <= self.tolerance
 
     @property
+    def documented_miss(self) -> bool:
+        """Whether the check fails as documented: it has a miss and the simulated value is inside its range.
+
+        >>> from dataclasses import replace
+        >>> miss = Check("x", "w", 1.0, 0.5, "ratio", 0.1, "prediction", miss="why", miss_range=(0.4, 0.6))
+        >>> miss.verdict, replace(miss, simulated=0.3).verdict, replace(miss, simulated=1.0).verdict
+        ('MISS', 'FAIL', 'pass')
+        """
+        low, high = self.miss_range or (math.inf, -math.inf)
+        return not self.passed and low <= self.simulated <= high
+
+    @property
     def accepted(self) -> bool:
-        """Whether the check passes, or fails with its miss documented."""
-        return self.passed or bool(self.miss)
+        """Whether the check passes, or fails as its documented miss says."""
+        return self.passed or self.documented_miss
 
     @property
     def verdict(self) -> str:
-        """``pass``, ``MISS`` (a documented miss) or ``FAIL``."""
-        return "pass" if self.passed else "MISS" if self.miss else "FAIL"
+        """``pass``, ``MISS`` (a documented miss, inside its range) or ``FAIL``."""
+        return "pass" if self.passed else "MISS" if self.documented_miss else "FAIL"
 
     def as_dict(self) -> dict[str, Any]:
-        """The check as a summary.json entry."""
-        return {**asdict(self), "rel_error": self.rel_error, "pass": self.passed}
+        """The check as a summary.json entry. ``miss`` is the explanation, or empty when the check fails outside
+        the range that explanation covers (an undocumented failure); the range itself stays in the study file."""
+        entry = {key: value for key, value in asdict(self).items() if key != "miss_range"}
+        entry["miss"] = self.miss if self.passed or self.documented_miss else ""
+        return {**entry, "rel_error": self.rel_error, "pass": self.passed}
 
 
 def summary_json(study: str, title: str, quick: bool, checks: list[Check], notes: list[str] | None = None) -> str:

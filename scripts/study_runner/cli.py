@@ -106,11 +106,12 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
             shutil.rmtree(staging, ignore_errors=True)
             raise
     for check in checks:
+        outside = f"; outside its documented miss range {list(check.miss_range)}" if check.miss_range else ""
         print(
             f"  {check.verdict} {check.id}: simulated {check.simulated:.6g} {check.unit},"
             f" published {check.published:.6g}"
             f" (rel. error {check.rel_error:.2%}, passes when {criterion_text(check.relation, check.tolerance)},"
-            f" {check.kind})",
+            f" {check.kind}){outside if not check.accepted else ''}",
             file=sys.stderr,
         )
     return all(check.accepted for check in checks)

@@ -143,4 +143,5 @@ class StudyContext:
             kind=str(entry["kind"]),
             relation=str(entry.get("relation", "within")),
             miss=str(entry.get("miss", "")),
+            miss_range=tuple(entry["miss_range"]) if "miss_range" in entry else None,
         )

@@ -157,7 +157,7 @@ class Study:
 
 
 _PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
-_OPTIONAL_PUBLISHED_KEYS = {"relation", "miss"}
+_OPTIONAL_PUBLISHED_KEYS = {"relation", "miss", "miss_range"}
 
 
 def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
@@ -171,10 +171,23 @@ def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
         ):
             raise StudyError(
                 f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} "
-                "(and optionally relation, miss)"
+                "(and optionally relation, miss with miss_range)"
             )
         if not isinstance(entry.get("miss", "x"), str) or entry.get("miss") == "":
             raise StudyError(f"{where}: published.{check_id}.miss must be a non-empty explanation")
+        if ("miss" in entry) != ("miss_range" in entry):
+            raise StudyError(
+                f"{where}: published.{check_id}: a miss needs miss_range = [low, high], the simulated values it "
+                "explains (and miss_range needs a miss)"
+            )
+        bounds = entry.get("miss_range", [0, 0])
+        if (
+            not isinstance(bounds, list)
+            or len(bounds) != 2
+            or not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds)
+            or not bounds[0] <= bounds[1]
+        ):
+            raise StudyError(f"{where}: published.{check_id}.miss_range must be [low, high] with low <= high")
         if entry.get("relation", "within") not in RELATIONS:
             raise StudyError(f"{where}: published.{check_id}.relation must be one of {RELATIONS}")
         if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):

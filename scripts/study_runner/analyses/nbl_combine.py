@@ -488,7 +488,10 @@ def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
         4: (259, 398, 833, 1733),
         6: (345, 575, 1222, 2578),
     }
-    published_f = {2: (1.6, 1.7, 1.9), 4: (2.1, 2.8, 3.9), 6: (3.8, 4.2, 5.8)}
+    published_f = {  # Table 1's f(L), the study file's published values of the table1.f<L>.S<S> checks
+        links: [float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) for s in JIG_SIZES[:-1]]
+        for links in JIG_LINKS[1:]
+    }
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for i, links in enumerate(JIG_LINKS):
         colour = f"C{i}"

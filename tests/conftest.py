@@ -1,4 +1,5 @@
-"""Shared fixtures: where the repository, the built apps and the loader check are."""
+"""Shared fixtures: where the repository, the built apps and the loader check are, and platform files written
+once per session."""
 
 from __future__ import annotations
 
@@ -13,6 +14,29 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bin"
+
+WrittenPlatform = Callable[..., tuple[Path, Path]]
+
+
+@pytest.fixture(scope="session")
+def written_platform(tmp_path_factory: pytest.TempPathFactory) -> WrittenPlatform:
+    """``written_platform(model, ranks=None)``: the platform file of ``model`` and the hostfile of its first
+    ``ranks`` hosts (default: all), written on first use; the same family and parameters give the same files."""
+    from generators import Platform, place_ranks, write_hostfile, write_platform
+
+    cache: dict[tuple[str, str, int], tuple[Path, Path]] = {}
+
+    def get(model: Platform, ranks: int | None = None) -> tuple[Path, Path]:
+        count = len(model.hosts) if ranks is None else ranks
+        key = (model.family, json.dumps(model.params, sort_keys=True, default=str), count)
+        if key not in cache:
+            directory = tmp_path_factory.mktemp(model.name)
+            write_platform(model, directory / "p.xml")
+            write_hostfile(place_ranks(model, count), directory / "hosts")
+            cache[key] = (directory / "p.xml", directory / "hosts")
+        return cache[key]
+
+    return get
 
 
 @pytest.fixture(scope="session")

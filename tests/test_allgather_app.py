@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators import crossbar
 from study_runner.execute import parse_records
 from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import WrittenPlatform
 
 APP = "allgather"
 BENCH = "memcpy_bench"
@@ -106,20 +107,9 @@ class TestReference:
 
 
 @pytest.fixture(scope="module")
-def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
-    """Crossbar platform and hostfile for a host count (and cable latency), written on first use."""
-    cache: dict[tuple[int, float], tuple[Path, Path]] = {}
-
-    def get(ranks: int, link_lat: float = LINK_LAT) -> tuple[Path, Path]:
-        if (ranks, link_lat) not in cache:
-            directory = tmp_path_factory.mktemp(f"crossbar{ranks}")
-            model = crossbar(ranks, link_bw=LINK_BW, link_lat=link_lat)
-            write_platform(model, directory / "p.xml")
-            write_hostfile(place_ranks(model, ranks), directory / "hosts")
-            cache[ranks, link_lat] = (directory / "p.xml", directory / "hosts")
-        return cache[ranks, link_lat]
-
-    return get
+def platforms(written_platform: WrittenPlatform) -> Platforms:
+    """Crossbar platform and hostfile for a host count (and cable latency)."""
+    return lambda ranks, link_lat=LINK_LAT: written_platform(crossbar(ranks, link_bw=LINK_BW, link_lat=link_lat))
 
 
 def app_command(

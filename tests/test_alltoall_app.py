@@ -20,6 +20,7 @@ from generators import mlfm as mlfm_platform
 from generators.schedules import alltoall_destinations
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import WrittenPlatform
 
 ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar
 LINK_BW = 1e9
@@ -38,20 +39,9 @@ def shape_args(shape: Shape | None) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
-    """Crossbar platform and hostfile for a rank count, written on first use."""
-    cache: dict[int, tuple[Path, Path]] = {}
-
-    def get(ranks: int) -> tuple[Path, Path]:
-        if ranks not in cache:
-            directory = tmp_path_factory.mktemp(f"crossbar{ranks}")
-            model = crossbar(ranks, link_bw=LINK_BW, link_lat=ROUTE_LATENCY / 2)
-            write_platform(model, directory / "p.xml")
-            write_hostfile(place_ranks(model, ranks), directory / "hosts")
-            cache[ranks] = (directory / "p.xml", directory / "hosts")
-        return cache[ranks]
-
-    return get
+def platforms(written_platform: WrittenPlatform) -> Platforms:
+    """Crossbar platform and hostfile for a rank count."""
+    return lambda ranks: written_platform(crossbar(ranks, link_bw=LINK_BW, link_lat=ROUTE_LATENCY / 2))
 
 
 def alltoall_command(platforms: Platforms, bin_dir: Path, ranks: int, args: list[str]) -> list[str]:

@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from generators import Platform, place_ranks, torus, write_hostfile, write_platform
+from generators import Platform, torus
 from generators.model import FATPIPE
 from generators.torus import coordinates, index
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import WrittenPlatform
 
 APP = "bisection_pairing"
 LINK_BW = 1e9
@@ -89,21 +90,11 @@ class TestPairingReference:
 
 
 @pytest.fixture(scope="module")
-def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
-    """Torus platform and hostfile for a shape (and link parameters), written on first use."""
-    cache: dict[tuple[Dims, float, float], tuple[Path, Path]] = {}
-
-    def get(dims: Dims, link_bw: float = LINK_BW, link_lat: float = LINK_LAT) -> tuple[Path, Path]:
-        key = (dims, link_bw, link_lat)
-        if key not in cache:
-            directory = tmp_path_factory.mktemp("torus" + "x".join(map(str, dims)))
-            model = torus(dims, link_bw=link_bw, link_lat=link_lat)
-            write_platform(model, directory / "p.xml")
-            write_hostfile(place_ranks(model, math.prod(dims)), directory / "hosts")
-            cache[key] = (directory / "p.xml", directory / "hosts")
-        return cache[key]
-
-    return get
+def platforms(written_platform: WrittenPlatform) -> Platforms:
+    """Torus platform and hostfile for a shape (and link parameters)."""
+    return lambda dims, link_bw=LINK_BW, link_lat=LINK_LAT: written_platform(
+        torus(dims, link_bw=link_bw, link_lat=link_lat)
+    )
 
 
 def dims_arg(dims: Dims) -> str:

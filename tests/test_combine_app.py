@@ -24,6 +24,7 @@ from study_runner.smpi import (
     run_smpirun,
     smpirun_command,
 )
+from tests.conftest import WrittenPlatform
 
 LINK_BW = 1e9
 LINK_LAT = 1e-6
@@ -39,21 +40,9 @@ Run = Callable[..., list[dict[str, Any]]]
 
 
 @pytest.fixture(scope="module")
-def platforms(tmp_path_factory: pytest.TempPathFactory) -> Platforms:
-    """Mesh platform and hostfile for a shape (and NBL cap), written on first use."""
-    cache: dict[tuple[Shape, float | None], tuple[Path, Path]] = {}
-
-    def get(shape: Shape, nbl: float | None = None) -> tuple[Path, Path]:
-        if (shape, nbl) not in cache:
-            width, height = shape
-            directory = tmp_path_factory.mktemp(f"mesh{width}x{height}")
-            model = mesh(width, height, link_bw=LINK_BW, link_lat=LINK_LAT, nbl=nbl)
-            write_platform(model, directory / "p.xml")
-            write_hostfile(place_ranks(model, width * height), directory / "hosts")
-            cache[shape, nbl] = (directory / "p.xml", directory / "hosts")
-        return cache[shape, nbl]
-
-    return get
+def platforms(written_platform: WrittenPlatform) -> Platforms:
+    """Mesh platform and hostfile for a shape (and NBL cap)."""
+    return lambda shape, nbl=None: written_platform(mesh(*shape, link_bw=LINK_BW, link_lat=LINK_LAT, nbl=nbl))
 
 
 def app_command(

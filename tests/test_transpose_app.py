@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators import crossbar
 from generators.schedules import transpose_steps
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import WrittenPlatform
 
 Q = 4
 S = 2
@@ -48,16 +49,9 @@ def coordinates(rank: int) -> tuple[int, int, int]:
 
 
 @pytest.fixture(scope="module")
-def platforms(tmp_path_factory: pytest.TempPathFactory) -> dict[int, tuple[Path, Path]]:
-    """Crossbar platform and hostfile for 1, 8 and 64 ranks, written once."""
-    out = {}
-    for ranks in (1, 8, RANKS):
-        directory = tmp_path_factory.mktemp(f"crossbar{ranks}")
-        model = crossbar(ranks, link_bw=LINK_BW, link_lat=ROUTE_LATENCY / 2)
-        write_platform(model, directory / "p.xml")
-        write_hostfile(place_ranks(model, ranks), directory / "hosts")
-        out[ranks] = (directory / "p.xml", directory / "hosts")
-    return out
+def platforms(written_platform: WrittenPlatform) -> dict[int, tuple[Path, Path]]:
+    """Crossbar platform and hostfile for 1, 8 and 64 ranks."""
+    return {n: written_platform(crossbar(n, link_bw=LINK_BW, link_lat=ROUTE_LATENCY / 2)) for n in (1, 8, RANKS)}
 
 
 @pytest.fixture

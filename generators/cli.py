@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
 from generators.params import REQUIRED, Family
-from generators.placement import named_placement, place_ranks, write_hostfile
+from generators.placement import place_ranks, write_hostfile
 from generators.writer import write_platform
 
 __all__ = ["add_family_params", "main"]
@@ -64,10 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_picture(platform, args.picture)
         hosts = None
         if args.hostfile:
-            order = getattr(args, "placement", None)
-            if isinstance(order, str):
-                order = named_placement(platform, order)
-            hosts = place_ranks(platform, args.ranks or len(order or platform.hosts), order)
+            hosts = place_ranks(platform, args.ranks, getattr(args, "placement", None))
         write_platform(platform, args.output)
         if hosts is not None:
             write_hostfile(hosts, args.hostfile)

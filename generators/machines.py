@@ -28,7 +28,7 @@ from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
-from generators.placement import named_placement, place_ranks, write_hostfile
+from generators.placement import place_ranks, write_hostfile
 from generators.writer import REPO, platform_suffix, write_parameters, write_platform
 
 __all__ = ["CATALOGUE", "SHIP_LIMIT", "ReadyPlatform", "load_catalogue", "main", "write_build", "write_ready"]
@@ -73,10 +73,7 @@ class ReadyPlatform:
 
     def hosts(self, platform: Platform, placement: str) -> list[str]:
         """The hostfile of ``placement``: ``"all"`` (every host, in host order) or a named placement."""
-        if placement == "all":
-            return platform.host_names
-        order = named_placement(platform, placement)
-        return place_ranks(platform, len(order), order)
+        return place_ranks(platform, None, None if placement == "all" else placement)
 
 
 def _text(value: object, where: str) -> str:

@@ -29,18 +29,19 @@ def named_placement(platform: Platform, spec: str) -> list[str]:
     return placements[name](platform, argument)
 
 
-def place_ranks(platform: Platform, ranks: int, order: Sequence[str] | str | None = None) -> list[str]:
+def place_ranks(platform: Platform, ranks: int | None, order: Sequence[str] | str | None = None) -> list[str]:
     """Return the host of each rank: rank i on ``order[i]`` (default: the platform's host order).
 
-    ``order`` may also be a named placement of the platform's family (``"allocation:2,4,3"``). One
-    rank per host; ``TopologyError`` if there are more ranks than hosts, or if ``order`` names an
-    unknown host or a host twice.
+    ``order`` may also be a named placement of the platform's family (``"allocation:2,4,3"``); ``ranks``
+    None means one rank on every host of the order. One rank per host; ``TopologyError`` if there are
+    more ranks than hosts, or if ``order`` names an unknown host or a host twice.
     """
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-        raise TopologyError(f"ranks must be an integer >= 1, got {ranks!r}")
     if isinstance(order, str):
         order = named_placement(platform, order)
     hosts = list(order) if order is not None else platform.host_names
+    ranks = len(hosts) if ranks is None else ranks
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise TopologyError(f"ranks must be an integer >= 1, got {ranks!r}")
     for name in hosts:
         platform.host(name)
     if len(set(hosts)) != len(hosts):

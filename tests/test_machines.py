@@ -4,6 +4,7 @@ SimGrid with the model's hosts, links and routes."""
 from __future__ import annotations
 
 import filecmp
+import os
 import shlex
 import shutil
 import subprocess
@@ -89,8 +90,6 @@ def test_the_readme_command_writes_the_same_bytes(tmp_path: Path) -> None:
 
 
 def _env() -> dict[str, str]:
-    import os
-
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 

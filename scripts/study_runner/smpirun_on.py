@@ -346,7 +346,7 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
     cached = platform_directory(family, given, cache_dir)
     platform, path = cached.platform, cached.path
     order = _placement_order(family, platform, args.placement)
-    hosts = place_ranks(platform, args.np or len(order or platform.hosts), order)
+    hosts = place_ranks(platform, args.np, order)
     if cached.exists:
         _say(f"reusing platform {path}")
     else:

@@ -9,7 +9,6 @@ exactly one message: no contention, a message of S bytes takes latency + (S + en
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 
 from generators import crossbar
+from generators.schedules import allgather_steps
 from study_runner.execute import parse_records
 from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
@@ -43,31 +43,26 @@ Platforms = Callable[..., tuple[Path, Path]]
 # The algorithms, in Python: which block goes where, the message sizes and the memory copies.
 
 
-def bruck_counts(ranks: int) -> list[int]:
-    """Blocks sent in each Bruck step: min(2^i, P - 2^i) for i = 0 .. ceil(log2 P) - 1."""
-    return [min(1 << i, ranks - (1 << i)) for i in range(math.ceil(math.log2(ranks)))]
-
-
 def ring_reference(ranks: int) -> list[list[int | None]]:
-    """Every rank's result buffer after Fig. 1 (the owner of each block; None: never arrived)."""
+    """Every rank's result buffer after Fig. 1 (the owner of each block; None: never arrived), moving blocks along
+    ``allgather_steps``: in step i every rank passes on the block it received in step i - 1 (its own first)."""
     buffers: list[list[int | None]] = [[r if j == r else None for j in range(ranks)] for r in range(ranks)]
-    for i in range(ranks - 1):
-        sent = [((r - i) % ranks, buffers[r][(r - i) % ranks]) for r in range(ranks)]  # to r + 1
-        for r in range(ranks):
-            slot, owner = sent[(r - 1) % ranks]
-            assert slot == (r - 1 - i) % ranks and owner is not None  # the block received in the previous step
+    for i, step in enumerate(allgather_steps("ring", ranks)):
+        sent = {dst: ((src - i) % ranks, buffers[src][(src - i) % ranks]) for src, dst, _ in step}
+        for r, (slot, owner) in sent.items():
+            assert owner is not None  # the block received in the previous step
             buffers[r][slot] = owner
     return buffers
 
 
 def bruck_reference(ranks: int) -> tuple[list[list[int | None]], dict[int, list[int]]]:
-    """Every rank's result buffer after Fig. 2 as the app runs it, and each rank's memory copies (in blocks)."""
+    """Every rank's result buffer after Fig. 2 as the app runs it (messages of ``allgather_steps``: the first
+    ``count`` blocks land at the receiver's block 2^i), and each rank's memory copies (in blocks)."""
     work: list[list[int | None]] = [[r] + [None] * (ranks - 1) for r in range(ranks)]
-    for i, count in enumerate(bruck_counts(ranks)):
-        distance = 1 << i
-        sent = [buffer[:count] for buffer in work]  # to r - distance
-        for r in range(ranks):
-            work[r][distance : distance + count] = sent[(r + distance) % ranks]
+    for i, step in enumerate(allgather_steps("bruck", ranks)):
+        sent = {dst: (work[src][:count], count) for src, dst, count in step}
+        for r, (blocks, count) in sent.items():
+            work[r][1 << i : (1 << i) + count] = blocks
     copies: dict[int, list[int]] = {}
     for r, buffer in enumerate(work):
         assert buffer == [(r + j) % ranks for j in range(ranks)]  # block j: rank r + j
@@ -87,8 +82,7 @@ class TestReference:
         assert ring_reference(ranks) == everything
         work, _ = bruck_reference(ranks)
         assert work == everything
-        counts = bruck_counts(ranks)
-        assert len(counts) == math.ceil(math.log2(ranks)) and sum(counts) == ranks - 1  # every block arrives once
+        counts = [step[0][2] for step in allgather_steps("bruck", ranks)]
         assert all(c == 1 << i for i, c in enumerate(counts[:-1]))  # only the last step may send fewer than 2^i
 
     @pytest.mark.parametrize("ranks", range(2, 33))
@@ -139,7 +133,7 @@ def run_records(
 
 
 def expected_steps(algorithm: str, ranks: int) -> int:
-    return ranks - 1 if algorithm == "ring" else math.ceil(math.log2(ranks))
+    return len(allgather_steps(algorithm, ranks))
 
 
 VERIFY_RANKS = [2, 3, 4, 5, 6, 7, 8, 12, 16, 24]
@@ -199,7 +193,7 @@ def ring_time(ranks: int, size: int) -> float:
 
 def bruck_time(ranks: int, size: int) -> float:
     """ceil(log2 P) steps of min(2^i, P - 2^i) blocks, one message each."""
-    return sum(transfer(count * size) for count in bruck_counts(ranks))
+    return sum(transfer(step[0][2] * size) for step in allgather_steps("bruck", ranks))
 
 
 def copy_time(ranks: int, rank: int, size: int, rate: float, latency: float) -> float:

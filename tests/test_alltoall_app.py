@@ -17,7 +17,6 @@ import pytest
 
 from generators import crossbar, place_ranks, write_hostfile, write_platform
 from generators import mlfm as mlfm_platform
-from generators.schedules import alltoall_destinations
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
@@ -111,23 +110,6 @@ class TestVerify:
     def test_pairwise_reports_a_given_shape(self, alltoall: Run) -> None:
         (record,) = alltoall(12, "--shape", "2,3,2", "-s", "1K", "--verify")
         assert record["algorithm"] == "pairwise" and record["shape"] == [2, 3, 2] and record["verified"] is True
-
-
-class TestSchedule:
-    @pytest.mark.parametrize(
-        ("algorithm", "shape", "ranks"),
-        [
-            ("pairwise", None, 7),
-            *mlfm((2, 3, 2), (3, 3, 2), (3, 4, 2), (2, 4, 3)),
-        ],
-    )
-    def test_print_schedule_is_the_analysed_schedule(
-        self, alltoall: Run, algorithm: str, shape: Shape | None, ranks: int
-    ) -> None:
-        # The static analyses walk generators.schedules; the app must send exactly there.
-        records = alltoall(ranks, "-a", algorithm, *shape_args(shape), "--print-schedule")
-        destinations = alltoall_destinations(algorithm, ranks, shape)
-        assert records == [{"app": "alltoall", "phase": p, "send_to": d} for p, d in enumerate(destinations)]
 
 
 class TestTiming:

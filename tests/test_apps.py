@@ -25,7 +25,7 @@ def smpirun(tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int
 class TestUnderSmpirun:
     def test_exchange_uses_both_directions_of_a_cable(self, tmp_path: Path, bin_dir: Path) -> None:
         size = 8 << 20
-        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "1", "-s", str(size), "-i", "1", "-x", "0"], 2)
+        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "1", "-s", str(size), "-i", "1", "-w", "0"], 2)
         (record,) = parse_records(out, "exchange")
         assert record["time_s_avg"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / 1e9, rel=1e-9)
 
@@ -33,12 +33,12 @@ class TestUnderSmpirun:
         # Three peers exchanging with rank 0: 6 flows through its limiter of 2 link bandwidths. Peers
         # leave the barrier a few microseconds apart, hence rel=1e-3 (without the limiter: 3x faster).
         size = 8 << 20
-        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "3", "-s", str(size), "-i", "1", "-x", "0"], 4, nbl=2.0)
+        out = smpirun(tmp_path, bin_dir, "exchange", ["-p", "3", "-s", str(size), "-i", "1", "-w", "0"], 4, nbl=2.0)
         (record,) = parse_records(out, "exchange")
         assert record["time_s_avg"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / (2e9 / 6), rel=1e-3)
 
     def test_pingpong_prints_one_json_line_per_size(self, tmp_path: Path, bin_dir: Path) -> None:
-        out = smpirun(tmp_path, bin_dir, "pingpong", ["-s", "1,2K,3M", "-i", "2", "-x", "0"], 2)
+        out = smpirun(tmp_path, bin_dir, "pingpong", ["-s", "1,2K,3M", "-i", "2", "-w", "0"], 2)
         records = parse_records(out, "pingpong")
         assert [r["bytes"] for r in records] == [1, 2048, 3 << 20]
         assert all(r["app"] == "pingpong" and r["iterations"] == 2 for r in records)

@@ -17,7 +17,7 @@ import pytest
 
 from generators import Platform, torus
 from generators.model import FATPIPE
-from generators.torus import coordinates, index
+from generators.schedules import pairing_partner
 from study_runner.execute import parse_records
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
@@ -26,7 +26,7 @@ APP = "bisection_pairing"
 LINK_BW = 1e9
 LINK_LAT = 1e-6
 KEYS = [
-    "app", "version", "dims", "ranks", "hops", "chunk_bytes", "chunks", "rounds", "warmup", "bytes_per_pair",
+    "app", "version", "dims", "ranks", "hops", "chunk_bytes", "chunks", "iterations", "warmup", "bytes_per_pair",
     "time_per_pair_s_min", "time_per_pair_s_avg", "time_per_pair_s_max", "time_per_round_s", "verified",
 ]  # fmt: skip
 
@@ -39,50 +39,8 @@ Flow = tuple[str, str]
 # The pairing, in Python.
 
 
-def partner(coords: Sequence[int], dims: Dims) -> tuple[int, ...]:
-    """The antipode of ``coords``: half a ring further in every dimension."""
-    return tuple((c + length // 2) % length for c, length in zip(coords, dims, strict=True))
-
-
-def partner_rank(rank: int, dims: Dims) -> int:
-    return index(partner(coordinates(rank, dims), dims), dims)
-
-
-def hop_distance(a: Sequence[int], b: Sequence[int], dims: Dims) -> int:
-    """Fewest hops between two torus nodes (every dimension wrapped)."""
-    return sum(min(abs(x - y), length - abs(x - y)) for x, y, length in zip(a, b, dims, strict=True))
-
-
 def max_hops(dims: Dims) -> int:
     return sum(length // 2 for length in dims)
-
-
-class TestPairingReference:
-    @pytest.mark.parametrize(
-        "dims", [(2,), (4,), (4, 2), (2, 2, 2), (4, 4), (6, 1, 2), (8, 4, 1), (16, 12, 8, 4, 2)], ids=str
-    )
-    def test_perfect_matching_at_maximal_distance(self, dims: Dims) -> None:
-        nodes = math.prod(dims)
-        partners = [partner_rank(r, dims) for r in range(nodes)]
-        assert sorted(partners) == list(range(nodes))  # a permutation ...
-        assert all(partners[p] == r != p for r, p in enumerate(partners))  # ... an involution without fixed points
-        for r, p in enumerate(partners):
-            assert hop_distance(coordinates(r, dims), coordinates(p, dims), dims) == max_hops(dims)
-        # No node is further than sum(L_i // 2) from another: the ring distance along a dimension is at most L // 2.
-        for length in dims:
-            assert max(min(d, length - d) for d in range(length)) == length // 2
-
-    @pytest.mark.parametrize("dims", [(4,), (4, 2), (2, 2, 2), (6, 4)], ids=str)
-    def test_the_partner_is_the_only_node_that_far(self, dims: Dims) -> None:
-        nodes = math.prod(dims)
-        for r in range(nodes):
-            here = coordinates(r, dims)
-            furthest = [k for k in range(nodes) if hop_distance(here, coordinates(k, dims), dims) == max_hops(dims)]
-            assert furthest == [partner_rank(r, dims)]
-
-    def test_odd_rings_have_no_antipode(self) -> None:
-        # On a ring of 3 the node at distance 1 is not unique and the "half ring" map is no involution.
-        assert [partner_rank(r, (3,)) for r in range(3)] == [1, 2, 0]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -121,7 +79,7 @@ def run_record(
 
 
 def small_args(dims: Dims, chunk: int, *extra: str) -> list[str]:
-    return ["-d", dims_arg(dims), "-s", str(chunk), "-c", "2", "-r", "3", "-w", "1", *extra]
+    return ["-d", dims_arg(dims), "-s", str(chunk), "-c", "2", "-i", "2", "-w", "1", *extra]
 
 
 VERIFY_SHAPES = [(2,), (4,), (4, 2), (2, 2, 2), (4, 4), (4, 2, 2), (6, 1, 2)]
@@ -136,8 +94,8 @@ class TestVerify:
     ) -> None:
         record = run_record(platforms, bin_dir, tmp_path, dims, *small_args(dims, chunk, "--verify"))
         assert list(record) == KEYS and record["verified"] is True
-        expected = {"app": APP, "version": 1, "dims": list(dims), "ranks": math.prod(dims), "hops": max_hops(dims)}
-        expected |= {"chunk_bytes": chunk, "chunks": 2, "rounds": 3, "warmup": 1, "bytes_per_pair": 2 * 2 * chunk}
+        expected = {"app": APP, "version": 2, "dims": list(dims), "ranks": math.prod(dims), "hops": max_hops(dims)}
+        expected |= {"chunk_bytes": chunk, "chunks": 2, "iterations": 2, "warmup": 1, "bytes_per_pair": 2 * 2 * chunk}
         assert {k: record[k] for k in expected} == expected
         t_min, t_avg, t_max = (record[f"time_per_pair_s_{k}"] for k in ("min", "avg", "max"))
         assert 0 < t_min <= t_avg <= t_max
@@ -148,7 +106,7 @@ class TestVerify:
         # The app's "hops" is the cable count of every pair's route on the generated torus.
         model = torus(dims, link_bw=LINK_BW, link_lat=LINK_LAT)
         for r in range(math.prod(dims)):
-            route = model.route(f"host-{r}", f"host-{partner_rank(r, dims)}")
+            route = model.route(f"host-{r}", f"host-{pairing_partner(r, dims)}")
             assert sum("_to_" in link for link in route) == max_hops(dims)
 
     def test_the_check_catches_wrong_data(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
@@ -196,7 +154,7 @@ def max_min_rates(model: Platform, flows: Sequence[Flow]) -> dict[Flow, float]:
 
 
 def pair_flows(dims: Dims) -> list[Flow]:
-    return [(f"host-{r}", f"host-{partner_rank(r, dims)}") for r in range(math.prod(dims))]
+    return [(f"host-{r}", f"host-{pairing_partner(r, dims)}") for r in range(math.prod(dims))]
 
 
 class TestTiming:
@@ -235,18 +193,18 @@ class TestTiming:
         slow = [f for f in flows if rates[f] == rate]
         assert set(max_min_rates(model, slow).values()) == {rate}
 
-        chunks, rounds, warmup = 2, 3, 1
-        args = ["-d", dims_arg(dims), "-s", str(self.CHUNK), "-c", str(chunks), "-r", str(rounds), "-w", str(warmup)]
+        chunks, iterations = 2, 2
+        args = ["-d", dims_arg(dims), "-s", str(self.CHUNK), "-c", str(chunks), "-i", str(iterations), "-w", "1"]
         record = run_record(platforms, bin_dir, tmp_path, dims, *args, link_bw=LINK_BW, link_lat=0.0)
         per_round = chunks * (self.CHUNK + SMPI_ENVELOPE_BYTES) / rate
         assert record["time_per_round_s"] == pytest.approx(per_round, rel=1e-6)
         for key in ("min", "avg", "max"):
-            assert record[f"time_per_pair_s_{key}"] == pytest.approx((rounds - warmup) * per_round, rel=1e-6)
-        assert record["bytes_per_pair"] == (rounds - warmup) * chunks * self.CHUNK
+            assert record[f"time_per_pair_s_{key}"] == pytest.approx(iterations * per_round, rel=1e-6)
+        assert record["bytes_per_pair"] == iterations * chunks * self.CHUNK
 
     def test_ring_of_four_is_twice_a_lone_link(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
         # The busiest links carry two flows: 2 (S + 16) / bw per chunk, 4 chunks per round.
-        args = ["-d", "4", "-s", str(self.CHUNK), "-c", "4", "-r", "5", "-w", "2"]
+        args = ["-d", "4", "-s", str(self.CHUNK), "-c", "4", "-i", "3", "-w", "2"]
         record = run_record(platforms, bin_dir, tmp_path, (4,), *args, link_bw=LINK_BW, link_lat=0.0)
         per_chunk = 2 * (self.CHUNK + SMPI_ENVELOPE_BYTES) / LINK_BW
         assert record["time_per_round_s"] == pytest.approx(4 * per_chunk, rel=1e-6)
@@ -269,8 +227,8 @@ class TestBadInput:
             ((4, 3), ["-d", "4,3"], "dimension 1 has length 3: every dimension must be 1 or even"),
             ((4, 2), ["-d", "4,4"], "the 4x4 torus has 16 nodes but there are 8 MPI ranks"),
             ((4, 2), [], "the torus shape is required: -d/--dims"),
-            ((4,), ["-d", "4", "-r", "3", "-w", "3"], "3 warm-up rounds out of 3 rounds leave no timed round"),
-            ((4,), ["-d", "4", "-r", "3", "-w", "5"], "5 warm-up rounds out of 3 rounds leave no timed round"),
+            ((4,), ["-d", "4", "-i", "0"], "invalid -i value '0': value out of range"),
+            ((4,), ["-d", "4", "-i", "2147483647", "-w", "1"], "1 warm-up and 2147483647 timed rounds are more than"),
             ((4,), ["-d", "4", "-s", "0"], "invalid -s/--chunk value 0: a chunk needs at least 1 byte"),
             ((4,), ["-d", "4", "-c", "0"], "invalid -c value '0': value out of range"),
             ((4,), ["-d", "4,0"], "invalid -d value '4,0': value out of range"),
@@ -293,7 +251,7 @@ class TestBadInput:
     def test_help(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
         out = run_app(platforms, bin_dir, tmp_path, (2,), "-h")
         assert out.startswith(f"usage: {APP} [-d DIMS]") and "furthest-node" in out
-        assert "default: 128M" in out and "default: 16" in out and "default: 30" in out and "default: 4" in out
+        assert "default: 128M" in out and "default: 16" in out and "default: 26" in out and "default: 4" in out
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -302,7 +260,7 @@ class TestBadInput:
 
 class TestUnderRealMpi:
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path) -> None:
-        args = ["-d", "2,2,2", "-s", "64K", "-c", "3", "-r", "4", "-w", "1", "--verify"]
+        args = ["-d", "2,2,2", "-s", "64K", "-c", "3", "-i", "3", "-w", "1", "--verify"]
         done = subprocess.run(
             ["mpiexec", "-n", "8", str(real_mpi_bin / APP), *args], capture_output=True, text=True, timeout=120
         )

@@ -24,21 +24,21 @@ def test_eq1_interpolates_between_the_two_nearest_sizes() -> None:
 
 @pytest.mark.parametrize("ranks", [2, 3, 5, 8, 24])
 def test_steps_of_ring_and_bruck(ranks: int) -> None:
-    ring = model.ring_steps(ranks, 10)
+    ring = model.steps("ring", ranks, 10)
     assert len(ring) == ranks - 1 and all(size == 10 for _, size in ring)
-    bruck = model.bruck_steps(ranks, 10)
+    bruck = model.steps("bruck", ranks, 10)
     assert len(bruck) == math.ceil(math.log2(ranks))
     assert sum(size for _, size in bruck) == (ranks - 1) * 10  # every rank receives the P - 1 other blocks
     for messages, _ in ring + bruck:
         assert sorted(dst for _, dst in messages) == list(range(ranks))  # one message into every rank
-    assert [size for _, size in model.bruck_steps(24, 1)] == [1, 2, 4, 8, 8]
+    assert [size for _, size in model.steps("bruck", 24, 1)] == [1, 2, 4, 8, 8]
 
 
 def test_collisions_hand_checked_on_a_ring_of_four() -> None:
     """Ranks 0..3 on hosts 0, 2, 1, 3 of a ring: Ring's messages 0->2, 2->1, 1->3, 3->0; 0->2 and 1->3 both
     take cable 1->2 (SimGrid's tie rule sends both "+"), so C = 2. In natural order every message is one hop."""
     ring4 = torus((4,))
-    step, _ = model.ring_steps(4, 1)[0]
+    step, _ = model.steps("ring", 4, 1)[0]
     assert model.step_collisions(ring4, ["host-0", "host-2", "host-1", "host-3"], step) == 2
     assert model.step_collisions(ring4, ["host-0", "host-1", "host-2", "host-3"], step) == 1
 
@@ -46,7 +46,7 @@ def test_collisions_hand_checked_on_a_ring_of_four() -> None:
 def test_collisions_depend_on_the_shape_on_fx10() -> None:
     """The paper's Fig. 3 point: the same algorithm collides or not depending on the placement."""
     machine = fx10()
-    step, _ = model.ring_steps(24, 1)[0]
+    step, _ = model.steps("ring", 24, 1)[0]
     assert model.step_collisions(machine, shape_hosts(machine, (1, 6, 4)), step) == 1
     assert model.step_collisions(machine, shape_hosts(machine, (2, 3, 4)), step) == 2
 

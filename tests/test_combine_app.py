@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from generators import mesh, place_ranks, write_hostfile, write_platform
+from generators.schedules import combine_steps
 from study_runner.execute import parse_records
 from study_runner.smpi import (
     EAGER_LIMIT_BYTES,
@@ -76,17 +77,8 @@ def combine_args(algorithm: str, shape: Shape, elements: int, block: int, *extra
 
 
 def expected_steps(algorithm: str, shape: Shape, blocks: int) -> int:
-    """Global steps: the Appendix's timelines of Snake and Fence summed, tree's 2 (ceil log2 W + ceil log2 H)."""
-    width, height = shape
-    nodes = width * height
-    if nodes == 1:
-        return 0
-    if algorithm == "tree":
-        return 2 * (math.ceil(math.log2(width)) + math.ceil(math.log2(height)))
-    if algorithm == "snake":  # 1 + (P-2) + 1 + (B-3) + 1 + (P-2) + 1
-        return 2 * nodes + blocks - 3
-    # 1 + (H-1) + (W-2) + 1 + (B-3) + 1 + (W-2) + (H-1) + 1
-    return 2 * width + 2 * height + blocks - 5
+    """Global steps of the schedule (tests/test_schedules.py checks them against the Appendix's timelines)."""
+    return len(combine_steps(algorithm, *shape, blocks)) if shape[0] * shape[1] > 1 else 0
 
 
 def message_time(doubles: int) -> float:
@@ -228,7 +220,7 @@ class TestMessageOverhead:
 
     def test_pingpong_costs_alpha_plus_beta_s(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path):
         doubles = [1, 60, 600, EAGER_LIMIT_BYTES // 8 - 1, EAGER_LIMIT_BYTES // 8]
-        args = ["-s", ",".join(str(8 * d) for d in doubles), "-i", "2", "-x", "1"]
+        args = ["-s", ",".join(str(8 * d) for d in doubles), "-i", "2", "-w", "1"]
         command = smpirun_command(bin_dir / "pingpong", args, *delta_pair, 2, message_overhead_options(ALPHA))
         records = parse_records(run_smpirun(command, tmp_path, timeout=120, label="pingpong"), "pingpong")
         for record, count in zip(records, doubles, strict=True):
@@ -240,7 +232,7 @@ class TestMessageOverhead:
     def test_a_zero_byte_message_costs_alpha(self, delta_pair: tuple[Path, Path], bin_dir: Path, tmp_path: Path):
         """Every message pays alpha, empty ones too: a barrier is made of them. (SimGrid 4.1 skips a piecewise
         overhead 0:alpha/2:0 for size 0, which made barriers nearly free and moved the combine runs' start skew.)"""
-        args = ["-s", "0,8", "-i", "2", "-x", "1"]
+        args = ["-s", "0,8", "-i", "2", "-w", "1"]
         command = smpirun_command(bin_dir / "pingpong", args, *delta_pair, 2, message_overhead_options(ALPHA))
         zero, eight = parse_records(run_smpirun(command, tmp_path, timeout=120, label="pingpong"), "pingpong")
         assert zero["oneway_s_avg"] == pytest.approx(ALPHA + SMPI_ENVELOPE_BYTES / DELTA_BW, rel=1e-9)

@@ -13,8 +13,8 @@ import pytest
 import study_runner.context
 from generators import build_platform
 from generators.drawing import REPRESENTATIVE
+from generators.schedules import combine_steps
 from study_runner import heatmaps
-from study_runner.analyses.nbl_combine import pipeline_steps
 from study_runner.cache import Cache
 from study_runner.context import RunTracer, StudyContext, trace_key
 from study_runner.errors import StudyError
@@ -66,9 +66,9 @@ class TestStaticLoads:
 @pytest.mark.parametrize("algorithm", vc.PIPELINED)
 @pytest.mark.parametrize(("width", "height", "blocks"), [(4, 4, 29), (4, 4, 3), (8, 8, 10), (3, 5, 4), (2, 2, 3)])
 def test_combine_schedule_is_the_appendix_timeline(algorithm: str, width: int, height: int, blocks: int) -> None:
-    """nbl_combine.pipeline_steps (apps/combine's schedule) has the Appendix's step table: the busiest node of
+    """generators.schedules.combine_steps (apps/combine's schedule) has the Appendix's step table: the busiest node of
     each step uses the table's L links, row for row; every cable carries at most one flow per step."""
-    steps = pipeline_steps(algorithm, width, height, blocks)
+    steps = combine_steps(algorithm, width, height, blocks)
     busiest: Counter[int] = Counter()
     for step in steps:
         links = Counter(node for src, dst, _ in step for node in (src, dst))
@@ -100,7 +100,7 @@ id = "pingpong"
 platform = "pair"
 app = "pingpong"
 ranks = 2
-args = ["-s", "1000,100000", "-i", "2", "-x", "1"]
+args = ["-s", "1000,100000", "-i", "2", "-w", "1"]
 """
 PINGPONG_BYTES = sum(3 * (size + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES for size in (1000, 100000))
 

@@ -30,7 +30,7 @@ id = "pingpong"
 platform = "pair"
 app = "pingpong"
 ranks = 2
-args = ["-s", "1K", "-i", "1", "-x", "0"]
+args = ["-s", "1K", "-i", "1", "-w", "0"]
 
 [platforms.star]
 family = "crossbar"

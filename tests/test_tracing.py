@@ -161,7 +161,7 @@ def pingpong_bytes(sizes: list[int], iterations: int, warmup: int) -> int:
     return sum(per_size)
 
 
-PINGPONG = ["-s", "1000,100000", "-i", "3", "-x", "1"]  # an eager and a rendezvous size
+PINGPONG = ["-s", "1000,100000", "-i", "3", "-w", "1"]  # an eager and a rendezvous size
 PINGPONG_BYTES = pingpong_bytes([1000, 100000], 3, 1)
 
 
@@ -206,7 +206,7 @@ class TestTracedRuns:
     def test_traced_runs_are_deterministic(self, tmp_path: Path, bin_dir: Path) -> None:
         params = {"width": "3", "height": "3", "nbl": "nominal"}
         _, platform = platform_files(tmp_path, "mesh", params, ["host-0", "host-1", "host-2", "host-4"])
-        args = ["-p", "3", "-s", "64K", "-i", "2", "-x", "0"]
+        args = ["-p", "3", "-s", "64K", "-i", "2", "-w", "0"]
         runs = [
             traced_run(bin_dir / "exchange", args, platform, tmp_path / "hosts", 4, tmp_path / f"{k}.trace")
             for k in range(2)
@@ -224,7 +224,7 @@ class TestTracedRuns:
             tmp_path, "mesh", {"width": "3", "height": "3", "nbl": "nominal"}, ["host-0", "host-1", "host-2", "host-3"]
         )
         size = 1000000
-        args = ["-p", "3", "-s", str(size), "-i", "1", "-x", "0"]
+        args = ["-p", "3", "-s", str(size), "-i", "1", "-w", "0"]
         run = traced_run(bin_dir / "exchange", args, platform, tmp_path / "hosts", 4, tmp_path / "run.trace")
         sent = 6 * (size + SMPI_ENVELOPE_BYTES)  # three messages out of host-0 and three in, barriers aside
         assert model.route("host-0", "host-2")[0] == "host-0_nbl"

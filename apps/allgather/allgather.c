@@ -120,6 +120,7 @@ struct options {
     int iterations;
     int warmup;
     int verify;
+    int print_schedule;
     double memcpy_latency;
     double memcpy_rate;
 };
@@ -144,6 +145,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
         .verify = 0,
+        .print_schedule = 0,
         .memcpy_latency = 0.0,
         .memcpy_rate = 0.0,
     };
@@ -153,13 +155,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                       "memory copies); required"),
         tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, INT_MAX,
                          "message size M, the bytes of one rank's block, for each run"),
-        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
-                   "timed iterations per size"),
-        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed iterations before them"),
-        tl_opt_flag('v', "verify", &opt->verify,
-                    "fill the blocks with a pattern of (rank, byte index) and check the whole "
-                    "result buffer on every rank after each iteration; exit status 1 if wrong"),
+        tl_opt_iterations(&opt->iterations, "timed iterations per size"),
+        tl_opt_warmup(&opt->warmup, "untimed iterations before them"),
+        tl_opt_verify(&opt->verify,
+                      "fill the blocks with a pattern of (rank, byte index) and check the whole "
+                      "result buffer on every rank after each iteration; exit status 1 if wrong"),
+        tl_opt_print_schedule(&opt->print_schedule),
         tl_opt_real('\0', "memcpy-latency", "SECONDS", &opt->memcpy_latency, 0.0,
                     "modelled fixed cost of one memory copy under SMPI; needs MEMCPY_RATE > 0"),
         tl_opt_real('\0', "memcpy-rate", "BYTES_PER_S", &opt->memcpy_rate, 0.0,
@@ -223,6 +224,23 @@ static int algorithm_steps(int algorithm, int nranks)
     return algorithm == ALGORITHM_RING ? nranks - 1 : ceil_log2(nranks);
 }
 
+/* Ring: in every step rank r sends one block to r + 1. */
+static int ring_to(int rank, int nranks)
+{
+    return (rank + 1) % nranks;
+}
+
+/* Bruck, step i: distance d = 2^i; rank r sends its first min(d, P - d) blocks to r - d. */
+static int bruck_blocks(int d, int nranks)
+{
+    return d <= nranks - d ? d : nranks - d;
+}
+
+static int bruck_to(int rank, int d, int nranks)
+{
+    return (rank + nranks - d) % nranks;
+}
+
 /* Copies n bytes from src to dst (the regions may overlap) and charges the modelled cost. */
 static void copy_block(void *dst, const void *src, size_t n, const struct copy_cost *cost)
 {
@@ -247,7 +265,7 @@ static void sendrecv_blocks(const unsigned char *send, unsigned char *recv, int 
 /* Fig. 1: P-1 steps, each passes one block on to rank r+1; blocks arrive in their place. */
 static void run_ring(unsigned char *result, size_t m, MPI_Datatype block, int rank, int nranks)
 {
-    int to = (rank + 1) % nranks;
+    int to = ring_to(rank, nranks);
     int from = (rank + nranks - 1) % nranks;
     for (int i = 0; i < nranks - 1; i++) {
         int send_block = (rank + nranks - i) % nranks;
@@ -263,12 +281,11 @@ static void run_ring(unsigned char *result, size_t m, MPI_Datatype block, int ra
 static void run_bruck(unsigned char *result, unsigned char *shift, size_t m, MPI_Datatype block,
                       int rank, int nranks, const struct copy_cost *cost)
 {
-    for (int64_t distance = 1; distance < nranks; distance *= 2) {
-        int d = (int)distance;
-        int count = d <= nranks - d ? d : nranks - d;
-        int to = (rank + nranks - d) % nranks;
+    for (int i = 0; i < algorithm_steps(ALGORITHM_BRUCK, nranks); i++) {
+        int d = 1 << i; /* < P */
         int from = (int)(((int64_t)rank + d) % nranks);
-        sendrecv_blocks(result, result + (size_t)d * m, count, m, block, to, from);
+        sendrecv_blocks(result, result + (size_t)d * m, bruck_blocks(d, nranks), m, block,
+                        bruck_to(rank, d, nranks), from);
     }
     if (rank == 0)
         return; /* block j is rank j's already */
@@ -277,6 +294,23 @@ static void run_bruck(unsigned char *result, unsigned char *shift, size_t m, MPI
     copy_block(shift, result, head, cost);        /* memcpy((P - rank) * M) */
     copy_block(result, result + head, tail, cost); /* memcpy(rank * M) */
     copy_block(result + tail, shift, head, cost); /* memcpy((P - rank) * M) */
+}
+
+/* --print-schedule: every rank's message of every step, as run_ring and run_bruck send them. */
+static void print_schedule(int algorithm, int nranks)
+{
+    for (int i = 0; i < algorithm_steps(algorithm, nranks); i++) {
+        tl_schedule_step step;
+        tl_schedule_begin(&step, APP_NAME, i);
+        for (int r = 0; r < nranks; r++) {
+            if (algorithm == ALGORITHM_RING)
+                tl_schedule_send_part(&step, r, ring_to(r, nranks), 1);
+            else
+                tl_schedule_send_part(&step, r, bruck_to(r, 1 << i, nranks),
+                                      bruck_blocks(1 << i, nranks));
+        }
+        tl_schedule_end(&step);
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -360,9 +394,7 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
 
     if (rank == 0) {
         tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "version", OUTPUT_VERSION);
+        tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
         tl_json_str(&json, "algorithm", algorithm_names[opt->algorithm]);
         tl_json_i64(&json, "ranks", nranks);
         tl_json_i64(&json, "bytes", (int64_t)m);
@@ -392,6 +424,12 @@ int main(int argc, char **argv)
     if (code != TL_ARGS_OK) {
         MPI_Finalize();
         return code;
+    }
+    if (opt.print_schedule) {
+        if (rank == 0)
+            print_schedule(opt.algorithm, nranks);
+        MPI_Finalize();
+        return 0;
     }
 
     long long errors = 0;

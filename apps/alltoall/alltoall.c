@@ -33,8 +33,9 @@
  * phase_end_s[p] the latest end of phase p (from each rank's own start);
  * throughput_mibs = (K-1)*B / time_s_max / 2^20 (0 for K = 1); K = N unless
  * --phases.
- * --print-schedule prints one line {"app":"alltoall","phase":p,"send_to":[..]}
- * per phase instead and communicates nothing. Exit status 1 if --verify finds
+ * --print-schedule prints one line {"app":"alltoall","step":p-1,"messages":
+ * [[rank,destination],..]} for every phase p = 1 .. N-1 instead (phase 0 is
+ * the local copy) and communicates nothing. Exit status 1 if --verify finds
  * a wrong byte.
  */
 #include <limits.h>
@@ -223,17 +224,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         tl_opt_choice('\0', "local-copy", "MODE", &opt->local_copy, local_copy_names,
                       "real: phase 0 copies the rank's own block; skip: it copies nothing, for "
                       "communication-only simulations of large blocks, not with --verify"),
-        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed iterations first"),
-        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
-                   "timed iterations"),
-        tl_opt_flag('\0', "verify", &opt->verify,
-                    "fill the blocks with known bytes and check every received block after each "
-                    "iteration; exit status 1 if wrong. Needs real memory: under SMPI keep "
-                    "smpi/auto-shared-malloc-thresh above N*BYTES"),
-        tl_opt_flag('\0', "print-schedule", &opt->print_schedule,
-                    "print every phase's destinations (one JSON line per phase) and exit "
-                    "without communicating"),
+        tl_opt_warmup(&opt->warmup, "untimed iterations first"),
+        tl_opt_iterations(&opt->iterations, "timed iterations"),
+        tl_opt_verify(&opt->verify,
+                      "fill the blocks with known bytes and check every received block after "
+                      "each iteration; exit status 1 if wrong. Needs real memory: under SMPI keep "
+                      "smpi/auto-shared-malloc-thresh above N*BYTES"),
+        tl_opt_print_schedule(&opt->print_schedule),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -337,20 +334,125 @@ static long long check_recv(const unsigned char *recvbuf, int rank, const int *r
  * Output.
  */
 
+/* --print-schedule: phases 1 .. N-1, every rank's message to its destination of the phase. */
 static void print_schedule(const struct schedule *s)
 {
-    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)s->ranks * sizeof *send_to);
-    for (int p = 0; p < s->ranks; p++) {
+    for (int p = 1; p < s->ranks; p++) {
+        tl_schedule_step step;
+        tl_schedule_begin(&step, APP_NAME, p - 1);
         for (int r = 0; r < s->ranks; r++)
-            send_to[r] = destination(s, r, p);
-        tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "phase", p);
-        tl_json_int_array(&json, "send_to", send_to, (size_t)s->ranks);
-        tl_json_end(&json);
+            tl_schedule_send(&step, r, destination(s, r, p));
+        tl_schedule_end(&step);
     }
-    free(send_to);
+}
+
+/* ---------------------------------------------------------------------------
+ * Runs and output.
+ */
+
+/* One rank's partners and buffers for the first `phases` phases. */
+struct exchange {
+    int phases;
+    size_t bytes;
+    int *send_to;
+    int *recv_from;
+    unsigned char *sendbuf; /* untouched unless --verify: under SMPI, big buffers may be folded */
+    unsigned char *recvbuf; /* shared memory */
+    double *phase_end;      /* end of each phase of the last iteration, from its start */
+};
+
+static void exchange_init(struct exchange *x, const struct options *opt, const struct schedule *s,
+                          int rank)
+{
+    x->phases = opt->phases;
+    x->bytes = (size_t)opt->bytes;
+    size_t total = (size_t)x->phases * x->bytes;
+    x->send_to = tl_alloc_or_abort(APP_NAME, (size_t)x->phases * sizeof *x->send_to);
+    x->recv_from = tl_alloc_or_abort(APP_NAME, (size_t)x->phases * sizeof *x->recv_from);
+    for (int p = 0; p < x->phases; p++) {
+        x->send_to[p] = destination(s, rank, p);
+        x->recv_from[p] = source(s, rank, p);
+    }
+    x->sendbuf = tl_alloc_or_abort(APP_NAME, total);
+    x->recvbuf = tl_alloc_or_abort(APP_NAME, total);
+    x->phase_end = tl_alloc_or_abort(APP_NAME, (size_t)x->phases * sizeof *x->phase_end);
+    if (opt->verify)
+        fill_send(x->sendbuf, rank, x->send_to, x->phases, x->bytes);
+}
+
+static void exchange_free(struct exchange *x)
+{
+    free(x->phase_end);
+    free(x->recvbuf);
+    free(x->sendbuf);
+    free(x->recv_from);
+    free(x->send_to);
+}
+
+/* One all-to-all: phase 0 copies the own block, phase p >= 1 is one MPI_Sendrecv with the
+ * phase's partners. Returns its duration. */
+static double alltoall_once(const struct exchange *x, int local_copy)
+{
+    int count = (int)x->bytes; /* <= MAX_BYTES < INT_MAX */
+    double start = MPI_Wtime();
+    if (local_copy == COPY_REAL)
+        memcpy(x->recvbuf, x->sendbuf, x->bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
+    x->phase_end[0] = MPI_Wtime() - start;
+    for (int p = 1; p < x->phases; p++) {
+        MPI_Sendrecv(x->sendbuf + (size_t)p * x->bytes, count, MPI_BYTE, x->send_to[p],
+                     ALLTOALL_TAG, x->recvbuf + (size_t)p * x->bytes, count, MPI_BYTE,
+                     x->recv_from[p], ALLTOALL_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        x->phase_end[p] = MPI_Wtime() - start;
+    }
+    return MPI_Wtime() - start;
+}
+
+/* WARMUP + ITERATIONS all-to-alls, each after a barrier; returns this rank's mean time of the
+ * timed ones and adds the wrong bytes (--verify) to *errors. */
+static double run_iterations(const struct options *opt, const struct exchange *x, int rank,
+                             long long *errors)
+{
+    tl_stats times;
+    tl_stats_init(&times);
+    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
+        if (opt->verify)
+            poison_recv(x->recvbuf, rank, x->recv_from, x->phases, x->bytes);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double elapsed = alltoall_once(x, opt->local_copy);
+        if (it >= opt->warmup)
+            tl_stats_add(&times, elapsed);
+        if (opt->verify)
+            *errors += check_recv(x->recvbuf, rank, x->recv_from, x->phases, x->bytes);
+    }
+    return tl_stats_avg(&times);
+}
+
+static void print_result(const struct options *opt, const struct schedule *s,
+                         const double spread[3], const double *latest, long long errors)
+{
+    int phases = opt->phases;
+    double t_max = spread[2];
+    double throughput =
+        phases > 1 && t_max > 0.0 ? (double)(phases - 1) * (double)opt->bytes / t_max / MIB : 0.0;
+    int shape[3] = {s->n, s->l, s->m};
+    tl_json json;
+    tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+    tl_json_str(&json, "algorithm", algorithm_names[opt->algorithm]);
+    tl_json_i64(&json, "ranks", s->ranks);
+    if (s->has_shape)
+        tl_json_int_array(&json, "shape", shape, 3);
+    else
+        tl_json_null(&json, "shape");
+    tl_json_i64(&json, "block_bytes", opt->bytes);
+    tl_json_i64(&json, "phases", phases);
+    tl_json_i64(&json, "warmup", opt->warmup);
+    tl_json_i64(&json, "iterations", opt->iterations);
+    tl_json_f64(&json, "time_s_min", spread[0]);
+    tl_json_f64(&json, "time_s_avg", spread[1]);
+    tl_json_f64(&json, "time_s_max", t_max);
+    tl_json_f64(&json, "throughput_mibs", throughput);
+    tl_json_f64_array(&json, "phase_end_s", latest, (size_t)phases);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
 }
 
 int main(int argc, char **argv)
@@ -374,89 +476,21 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    size_t bytes = (size_t)opt.bytes;
-    int count = (int)opt.bytes; /* <= MAX_BYTES < INT_MAX */
-    int phases = opt.phases;
-    size_t total = (size_t)phases * bytes;
-    /* Partners of every phase, computed once. */
-    int *send_to = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *send_to);
-    int *recv_from = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *recv_from);
-    for (int p = 0; p < phases; p++) {
-        send_to[p] = destination(&sched, rank, p);
-        recv_from[p] = source(&sched, rank, p);
-    }
-    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
-    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, total);
-    unsigned char *recvbuf = tl_alloc_or_abort(APP_NAME, total);
-    double *phase_end = tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *phase_end);
-    if (opt.verify)
-        fill_send(sendbuf, rank, send_to, phases, bytes);
-
-    tl_stats times;
-    tl_stats_init(&times);
+    struct exchange x;
+    exchange_init(&x, &opt, &sched, rank);
     long long errors = 0;
-    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
-        if (opt.verify)
-            poison_recv(recvbuf, rank, recv_from, phases, bytes);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        if (opt.local_copy == COPY_REAL)
-            memcpy(recvbuf, sendbuf, bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
-        phase_end[0] = MPI_Wtime() - start;
-        for (int p = 1; p < phases; p++) {
-            MPI_Sendrecv(sendbuf + (size_t)p * bytes, count, MPI_BYTE, send_to[p], ALLTOALL_TAG,
-                         recvbuf + (size_t)p * bytes, count, MPI_BYTE, recv_from[p], ALLTOALL_TAG,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            phase_end[p] = MPI_Wtime() - start;
-        }
-        double elapsed = MPI_Wtime() - start;
-        if (it >= opt.warmup)
-            tl_stats_add(&times, elapsed);
-        if (opt.verify)
-            errors += check_recv(recvbuf, rank, recv_from, phases, bytes);
-    }
-
+    double mine = run_iterations(&opt, &x, rank, &errors);
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
-    double mine = tl_stats_avg(&times);
-    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)phases * sizeof *latest)
+    double spread[3] = {0.0, 0.0, 0.0};
+    double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)x.phases * sizeof *latest)
                                : NULL;
-    tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
-    tl_reduce_to_root(phase_end, latest, phases, TL_REDUCE_MAX);
+    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
+    tl_reduce_to_root(x.phase_end, latest, x.phases, TL_REDUCE_MAX);
     long long total_errors = tl_sum_errors(opt.verify, errors);
-
-    if (rank == 0) {
-        double throughput =
-            phases > 1 && t_max > 0.0 ? (double)(phases - 1) * (double)bytes / t_max / MIB : 0.0;
-        int shape[3] = {sched.n, sched.l, sched.m};
-        tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "version", OUTPUT_VERSION);
-        tl_json_str(&json, "algorithm", algorithm_names[opt.algorithm]);
-        tl_json_i64(&json, "ranks", nranks);
-        if (sched.has_shape)
-            tl_json_int_array(&json, "shape", shape, 3);
-        else
-            tl_json_null(&json, "shape");
-        tl_json_i64(&json, "block_bytes", opt.bytes);
-        tl_json_i64(&json, "phases", phases);
-        tl_json_i64(&json, "warmup", opt.warmup);
-        tl_json_i64(&json, "iterations", opt.iterations);
-        tl_json_f64(&json, "time_s_min", t_min);
-        tl_json_f64(&json, "time_s_avg", t_avg);
-        tl_json_f64(&json, "time_s_max", t_max);
-        tl_json_f64(&json, "throughput_mibs", throughput);
-        tl_json_f64_array(&json, "phase_end_s", latest, (size_t)phases);
-        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "bytes");
-    }
-
+    if (rank == 0)
+        print_result(&opt, &sched, spread, latest, total_errors);
     free(latest);
-    free(recv_from);
-    free(send_to);
-    free(phase_end);
-    free(recvbuf);
-    free(sendbuf);
+    exchange_free(&x);
     MPI_Finalize();
     return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }

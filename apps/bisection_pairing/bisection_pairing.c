@@ -14,13 +14,14 @@
  * there are at least 2 nodes; the app refuses other shapes.
  *
  * Exchange. After one barrier (the only synchronisation: none between rounds,
- * none across distinct pairs), ROUNDS rounds; in each, every rank exchanges
- * CHUNKS messages of SIZE bytes with its partner, one MPI_Sendrecv per chunk
- * (it sends its chunk and receives the partner's at the same time). The
- * first WARMUP rounds are not timed. A rank's time per pair runs from the
- * start of its first timed round to the end of its last round (MPI_Wtime).
- * Paper: ROUNDS = 30, WARMUP = 4, CHUNKS = 16, SIZE = 0.1342 GB (128 MiB),
- * 2 GB per pair and direction over the timed rounds.
+ * none across distinct pairs), WARMUP untimed then ITERATIONS timed rounds;
+ * in each, every rank exchanges CHUNKS messages of SIZE bytes with its
+ * partner, one MPI_Sendrecv per chunk (it sends its chunk and receives the
+ * partner's at the same time). A rank's time per pair runs from the start of
+ * its first timed round to the end of its last round (MPI_Wtime). Paper: 30
+ * rounds of which 4 warm-up (ITERATIONS = 26, WARMUP = 4), CHUNKS = 16,
+ * SIZE = 0.1342 GB (128 MiB), 2 GB per pair and direction over the timed
+ * rounds. --print-schedule prints the one step that every chunk repeats.
  *
  * Buffers: one send and one receive buffer of SIZE bytes, the two halves of
  * one allocation made once, and never touched without --verify (under SMPI a
@@ -35,14 +36,14 @@
  * the filling and checking is inside the timed rounds.
  *
  * Rank 0 prints one JSON line:
- *   {"app":"bisection_pairing","version":1,"dims":[L0,..],"ranks":P,
- *    "hops":HOPS,"chunk_bytes":SIZE,"chunks":CHUNKS,"rounds":ROUNDS,
+ *   {"app":"bisection_pairing","version":2,"dims":[L0,..],"ranks":P,
+ *    "hops":HOPS,"chunk_bytes":SIZE,"chunks":CHUNKS,"iterations":ITERATIONS,
  *    "warmup":WARMUP,"bytes_per_pair":..,"time_per_pair_s_min":..,
  *    "time_per_pair_s_avg":..,"time_per_pair_s_max":..,
  *    "time_per_round_s":..,"verified":true|false|null}
  * time_per_pair_s_* are the min/avg/max over ranks of each rank's time per
- * pair; time_per_round_s is time_per_pair_s_avg / (ROUNDS - WARMUP);
- * bytes_per_pair = (ROUNDS - WARMUP) * CHUNKS * SIZE, the bytes a rank sends
+ * pair; time_per_round_s is time_per_pair_s_avg / ITERATIONS;
+ * bytes_per_pair = ITERATIONS * CHUNKS * SIZE, the bytes a rank sends
  * (and receives) in the timed rounds. Exit status 1 if --verify finds a wrong
  * word.
  */
@@ -56,10 +57,10 @@
 #include "topolab_app.h"
 
 #define APP_NAME "bisection_pairing"
-#define OUTPUT_VERSION 1
+#define OUTPUT_VERSION 2 /* 2: "iterations" (timed rounds) instead of "rounds" (all) */
 #define DEFAULT_CHUNK ((int64_t)1 << 27) /* 128 MiB = 0.1342 GB, the paper's chunk */
 #define DEFAULT_CHUNKS 16
-#define DEFAULT_ROUNDS 30
+#define DEFAULT_ITERATIONS 26
 #define DEFAULT_WARMUP 4
 #define PAIRING_TAG 0
 #define EXIT_VERIFY_FAILED 1
@@ -69,18 +70,19 @@ static const char description[] =
     "Bisection pairing (furthest-node scheme): on a torus of dimensions DIMS, one rank per node "
     "(first dimension fastest), every node exchanges data with its antipode, the node at the "
     "maximal hop distance sum(L_i/2), coordinate (c_i + L_i/2) mod L_i in every dimension (every "
-    "L_i must be 1 or even). After one barrier, ROUNDS rounds without any further "
-    "synchronisation, each of CHUNKS MPI_Sendrecv exchanges of SIZE bytes with the partner; the "
-    "first WARMUP rounds are not timed. Rank 0 prints one JSON line on stdout with the time a "
+    "L_i must be 1 or even). After one barrier, WARMUP untimed then ITERATIONS timed rounds "
+    "without any further synchronisation, each of CHUNKS MPI_Sendrecv exchanges of SIZE bytes "
+    "with the partner. Rank 0 prints one JSON line on stdout with the time a "
     "pair takes for the timed rounds.";
 
 struct options {
     tl_int_list dims;
     int64_t chunk;
     int chunks;
-    int rounds;
+    int iterations;
     int warmup;
     int verify;
+    int print_schedule;
 };
 
 /* ---------------------------------------------------------------------------
@@ -113,9 +115,10 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .dims = {.count = 0, .given = 0},
         .chunk = DEFAULT_CHUNK,
         .chunks = DEFAULT_CHUNKS,
-        .rounds = DEFAULT_ROUNDS,
+        .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
         .verify = 0,
+        .print_schedule = 0,
     };
     const tl_option options[] = {
         tl_opt_int_list('d', "dims", "DIMS", &opt->dims, 1, INT_MAX,
@@ -125,13 +128,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_size('s', "chunk", "SIZE", &opt->chunk, INT_MAX,
                     "bytes of one chunk, sent and received with one MPI_Sendrecv"),
         tl_opt_int('c', "chunks", "CHUNKS", &opt->chunks, 1, INT_MAX, "chunks per round"),
-        tl_opt_int('r', "rounds", "ROUNDS", &opt->rounds, 1, INT_MAX,
-                   "rounds in all, warm-up included"),
-        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed warm-up rounds first, fewer than ROUNDS"),
-        tl_opt_flag('v', "verify", &opt->verify,
-                    "send a pattern of (sender, round, chunk) and check every received word; "
-                    "exit status 1 if one is wrong"),
+        tl_opt_iterations(&opt->iterations, "timed rounds"),
+        tl_opt_warmup(&opt->warmup, "untimed warm-up rounds before them"),
+        tl_opt_verify(&opt->verify,
+                      "send a pattern of (sender, round, chunk) and check every received word; "
+                      "exit status 1 if one is wrong"),
+        tl_opt_print_schedule(&opt->print_schedule),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -179,11 +181,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                      (long long)opt->chunk);
         return TL_EXIT_USAGE;
     }
-    if (opt->warmup >= opt->rounds) {
-        tl_arg_error(APP_NAME,
-                     "%d warm-up rounds out of %d rounds leave no timed round (need WARMUP < "
-                     "ROUNDS)",
-                     opt->warmup, opt->rounds);
+    if (opt->warmup > INT_MAX - opt->iterations) {
+        tl_arg_error(APP_NAME, "%d warm-up and %d timed rounds are more than %d rounds",
+                     opt->warmup, opt->iterations, INT_MAX);
         return TL_EXIT_USAGE;
     }
     return TL_ARGS_OK;
@@ -262,6 +262,69 @@ static long long count_wrong_words(const unsigned char *buf, size_t bytes, uint6
     return errors;
 }
 
+/* ---------------------------------------------------------------------------
+ * The exchange and its output.
+ */
+
+/* --print-schedule: the one step every chunk of every round repeats, each rank to its antipode. */
+static void print_schedule(const tl_int_list *dims, int nranks)
+{
+    tl_schedule_step step;
+    tl_schedule_begin(&step, APP_NAME, 0);
+    for (int r = 0; r < nranks; r++)
+        tl_schedule_send(&step, r, antipode(dims, r));
+    tl_schedule_end(&step);
+}
+
+/* One barrier, then WARMUP + ITERATIONS rounds of CHUNKS exchanges with the partner; returns the
+ * time of the timed rounds and adds the wrong words (--verify) to *errors. */
+static double exchange_rounds(const struct options *opt, int rank, int partner, long long *errors)
+{
+    size_t bytes = (size_t)opt->chunk;
+    int count = (int)opt->chunk;
+    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
+    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, 2 * bytes);
+    unsigned char *recvbuf = sendbuf + bytes;
+    double start = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD); /* the only synchronisation */
+    for (int round_no = 0; round_no < opt->warmup + opt->iterations; round_no++) {
+        if (round_no == opt->warmup)
+            start = MPI_Wtime();
+        for (int chunk = 0; chunk < opt->chunks; chunk++) {
+            if (opt->verify)
+                fill_pattern(sendbuf, bytes, pattern_seed(rank, round_no, chunk));
+            MPI_Sendrecv(sendbuf, count, MPI_BYTE, partner, PAIRING_TAG, recvbuf, count,
+                         MPI_BYTE, partner, PAIRING_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (opt->verify)
+                *errors += count_wrong_words(recvbuf, bytes, pattern_seed(partner, round_no, chunk));
+        }
+    }
+    double elapsed = MPI_Wtime() - start;
+    free(sendbuf);
+    return elapsed;
+}
+
+static void print_result(const struct options *opt, int nranks, const double spread[3],
+                         long long errors)
+{
+    int64_t bytes_per_pair = mul_saturated((int64_t)opt->iterations * opt->chunks, opt->chunk);
+    tl_json json;
+    tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+    tl_json_int_array(&json, "dims", opt->dims.values, opt->dims.count);
+    tl_json_i64(&json, "ranks", nranks);
+    tl_json_i64(&json, "hops", pair_hops(&opt->dims));
+    tl_json_i64(&json, "chunk_bytes", opt->chunk);
+    tl_json_i64(&json, "chunks", opt->chunks);
+    tl_json_i64(&json, "iterations", opt->iterations);
+    tl_json_i64(&json, "warmup", opt->warmup);
+    tl_json_i64(&json, "bytes_per_pair", bytes_per_pair);
+    tl_json_f64(&json, "time_per_pair_s_min", spread[0]);
+    tl_json_f64(&json, "time_per_pair_s_avg", spread[1]);
+    tl_json_f64(&json, "time_per_pair_s_max", spread[2]);
+    tl_json_f64(&json, "time_per_round_s", spread[1] / opt->iterations);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "words");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -275,60 +338,20 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return code;
     }
-
-    int partner = antipode(&opt.dims, rank);
-    int hops = pair_hops(&opt.dims);
-    size_t bytes = (size_t)opt.chunk;
-    int count = (int)opt.chunk;
-    int timed_rounds = opt.rounds - opt.warmup;
-
-    /* Untouched unless --verify: under SMPI, big buffers may be folded shared memory. */
-    unsigned char *sendbuf = tl_alloc_or_abort(APP_NAME, 2 * bytes);
-    unsigned char *recvbuf = sendbuf + bytes;
+    if (opt.print_schedule) {
+        if (rank == 0)
+            print_schedule(&opt.dims, nranks);
+        MPI_Finalize();
+        return 0;
+    }
 
     long long errors = 0;
-    double start = 0.0;
-    MPI_Barrier(MPI_COMM_WORLD); /* the only synchronisation */
-    for (int round_no = 0; round_no < opt.rounds; round_no++) {
-        if (round_no == opt.warmup)
-            start = MPI_Wtime();
-        for (int chunk = 0; chunk < opt.chunks; chunk++) {
-            if (opt.verify)
-                fill_pattern(sendbuf, bytes, pattern_seed(rank, round_no, chunk));
-            MPI_Sendrecv(sendbuf, count, MPI_BYTE, partner, PAIRING_TAG, recvbuf, count,
-                         MPI_BYTE, partner, PAIRING_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (opt.verify)
-                errors += count_wrong_words(recvbuf, bytes, pattern_seed(partner, round_no, chunk));
-        }
-    }
-    double mine = MPI_Wtime() - start;
-
-    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
+    double mine = exchange_rounds(&opt, rank, antipode(&opt.dims, rank), &errors);
+    double spread[3] = {0.0, 0.0, 0.0};
+    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
     long long total_errors = tl_sum_errors(opt.verify, errors);
-
-    if (rank == 0) {
-        int64_t bytes_per_pair = mul_saturated((int64_t)timed_rounds * opt.chunks, opt.chunk);
-        tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "version", OUTPUT_VERSION);
-        tl_json_int_array(&json, "dims", opt.dims.values, opt.dims.count);
-        tl_json_i64(&json, "ranks", nranks);
-        tl_json_i64(&json, "hops", hops);
-        tl_json_i64(&json, "chunk_bytes", opt.chunk);
-        tl_json_i64(&json, "chunks", opt.chunks);
-        tl_json_i64(&json, "rounds", opt.rounds);
-        tl_json_i64(&json, "warmup", opt.warmup);
-        tl_json_i64(&json, "bytes_per_pair", bytes_per_pair);
-        tl_json_f64(&json, "time_per_pair_s_min", t_min);
-        tl_json_f64(&json, "time_per_pair_s_avg", t_avg);
-        tl_json_f64(&json, "time_per_pair_s_max", t_max);
-        tl_json_f64(&json, "time_per_round_s", t_avg / timed_rounds);
-        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "words");
-    }
-
-    free(sendbuf);
+    if (rank == 0)
+        print_result(&opt, nranks, spread, total_errors);
     MPI_Finalize();
     return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }

@@ -95,6 +95,7 @@ struct options {
     int warmup;
     int iterations;
     int verify;
+    int print_schedule;
 };
 
 /* A node of the snake or fence pipeline: where its blocks go and when. */
@@ -127,6 +128,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
         .verify = 0,
+        .print_schedule = 0,
     };
     const tl_option options[] = {
         tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
@@ -146,13 +148,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                     "modelled cost per element of combining two vectors"),
         tl_opt_real('\0', "c3", "SECONDS", &opt->c3, 0.0,
                     "modelled cost per element of combining three vectors at once"),
-        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed iterations first"),
-        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
-                   "timed iterations"),
-        tl_opt_flag('\0', "verify", &opt->verify,
-                    "fill the vectors with known small integers and check every element of the "
-                    "sum on every rank after each iteration; exit status 1 if wrong"),
+        tl_opt_warmup(&opt->warmup, "untimed iterations first"),
+        tl_opt_iterations(&opt->iterations, "timed iterations"),
+        tl_opt_verify(&opt->verify,
+                      "fill the vectors with known small integers and check every element of the "
+                      "sum on every rank after each iteration; exit status 1 if wrong"),
+        tl_opt_print_schedule(&opt->print_schedule),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -262,6 +263,40 @@ static struct pipe_node fence_node(int width, int height, int x, int y)
     return n;
 }
 
+/*
+ * Tree, step s of 2(kx + ky), kx = ceil(log2 W), ky = ceil(log2 H): reduction along x in every
+ * row at distance 2^s (s < kx), then along y in column x = 0 at distance 2^(s-kx); the
+ * broadcast retraces these steps backwards. At distance d along a line, the node at c = d mod 2d
+ * sends its vector to c - d in the reduction (c - d combines it), and receives from c - d in the
+ * broadcast.
+ */
+enum tree_role { TREE_IDLE, TREE_SEND, TREE_RECEIVE };
+struct tree_move {
+    enum tree_role role;
+    int peer;
+    int tag;
+};
+
+static struct tree_move tree_step(int width, int height, int x, int y, int s)
+{
+    int kx = ceil_log2(width), ky = ceil_log2(height);
+    int towards_root = s < kx + ky;
+    int level = towards_root ? s : 2 * (kx + ky) - 1 - s; /* the reduction step it mirrors */
+    int along_x = level < kx;
+    int d = 1 << (along_x ? level : level - kx);
+    int c = along_x ? x : y, length = along_x ? width : height;
+    struct tree_move move = {TREE_IDLE, -1, towards_root ? TAG_PARTIAL : TAG_FINAL};
+    if (!along_x && x != 0)
+        return move;
+    int upper = c % (2 * d) == d, lower = c % (2 * d) == 0 && c + d < length;
+    if (!upper && !lower)
+        return move;
+    int peer_c = upper ? c - d : c + d;
+    move.peer = along_x ? mesh_rank(width, peer_c, y) : mesh_rank(width, 0, peer_c);
+    move.role = upper == towards_root ? TREE_SEND : TREE_RECEIVE;
+    return move;
+}
+
 /* Global steps of the algorithm: see the schedules above. */
 static int algorithm_steps(const struct options *opt, int blocks)
 {
@@ -301,46 +336,18 @@ static void combine(double *v, double *const *inputs, int k, int e, const struct
 /* Tree: binomial reduction (rows, then column 0) and the reverse broadcast. */
 static void run_tree(double *v, double *scratch, int x, int y, const struct options *opt)
 {
-    int w = opt->width, h = opt->height, n = opt->elements;
-    int kx = ceil_log2(w), ky = ceil_log2(h);
-    /* Reduction along x in row y: step k, x = 2^k mod 2^(k+1) sends to x - 2^k. */
-    for (int k = 0; k < kx; k++) {
-        int d = 1 << k;
-        if (x % (2 * d) == d) {
-            MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, x - d, y), TAG_PARTIAL, MPI_COMM_WORLD);
-        } else if (x % (2 * d) == 0 && x + d < w) {
-            MPI_Recv(scratch, n, MPI_DOUBLE, mesh_rank(w, x + d, y), TAG_PARTIAL, MPI_COMM_WORLD,
+    int n = opt->elements;
+    for (int s = 0; s < algorithm_steps(opt, 1); s++) {
+        struct tree_move move = tree_step(opt->width, opt->height, x, y, s);
+        if (move.role == TREE_SEND) {
+            MPI_Send(v, n, MPI_DOUBLE, move.peer, move.tag, MPI_COMM_WORLD);
+        } else if (move.role == TREE_RECEIVE && move.tag == TAG_PARTIAL) {
+            MPI_Recv(scratch, n, MPI_DOUBLE, move.peer, TAG_PARTIAL, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             combine(v, &scratch, 1, n, opt);
+        } else if (move.role == TREE_RECEIVE) {
+            MPI_Recv(v, n, MPI_DOUBLE, move.peer, TAG_FINAL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
-    }
-    if (x == 0) {
-        for (int k = 0; k < ky; k++) { /* along y in column 0 */
-            int d = 1 << k;
-            if (y % (2 * d) == d) {
-                MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, 0, y - d), TAG_PARTIAL, MPI_COMM_WORLD);
-            } else if (y % (2 * d) == 0 && y + d < h) {
-                MPI_Recv(scratch, n, MPI_DOUBLE, mesh_rank(w, 0, y + d), TAG_PARTIAL,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                combine(v, &scratch, 1, n, opt);
-            }
-        }
-        for (int k = ky - 1; k >= 0; k--) { /* broadcast back: column 0 */
-            int d = 1 << k;
-            if (y % (2 * d) == 0 && y + d < h)
-                MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, 0, y + d), TAG_FINAL, MPI_COMM_WORLD);
-            else if (y % (2 * d) == d)
-                MPI_Recv(v, n, MPI_DOUBLE, mesh_rank(w, 0, y - d), TAG_FINAL, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
-        }
-    }
-    for (int k = kx - 1; k >= 0; k--) { /* then the rows */
-        int d = 1 << k;
-        if (x % (2 * d) == 0 && x + d < w)
-            MPI_Send(v, n, MPI_DOUBLE, mesh_rank(w, x + d, y), TAG_FINAL, MPI_COMM_WORLD);
-        else if (x % (2 * d) == d)
-            MPI_Recv(v, n, MPI_DOUBLE, mesh_rank(w, x - d, y), TAG_FINAL, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
     }
 }
 
@@ -349,6 +356,13 @@ static int block_length(const struct options *opt, int b)
 {
     int64_t rest = (int64_t)opt->elements - (int64_t)b * opt->block;
     return rest < opt->block ? (int)rest : opt->block;
+}
+
+/* The block that moves in step t when block b moves in step b + offset; -1 if none does. */
+static int block_at(int t, int offset, int blocks)
+{
+    int b = t - offset;
+    return b >= 0 && b < blocks ? b : -1;
 }
 
 /* Snake and fence: this node's part of every global step (see struct pipe_node). */
@@ -361,26 +375,26 @@ static void run_pipeline(double *v, double *const *scratch, const struct pipe_no
     MPI_Status statuses[2 * MAX_CHILDREN + 2];
     for (int t = 0; t < steps; t++) {
         int nreq = 0;
-        int in = t - (node->send_offset - 1); /* partial block arriving from the children */
-        int has_input = node->nchildren > 0 && in >= 0 && in < blocks;
+        int in = block_at(t, node->send_offset - 1, blocks); /* partial block from the children */
+        int has_input = node->nchildren > 0 && in >= 0;
         if (has_input)
             for (int c = 0; c < node->nchildren; c++)
                 MPI_Irecv(scratch[c], block_length(opt, in), MPI_DOUBLE, node->children[c],
                           TAG_PARTIAL, MPI_COMM_WORLD, &requests[nreq++]);
         if (node->parent >= 0) {
-            int out = t - node->send_offset; /* partial block to the parent */
-            if (out >= 0 && out < blocks)
+            int out = block_at(t, node->send_offset, blocks); /* partial block to the parent */
+            if (out >= 0)
                 MPI_Isend(v + (size_t)out * (size_t)opt->block, block_length(opt, out),
                           MPI_DOUBLE, node->parent, TAG_PARTIAL, MPI_COMM_WORLD,
                           &requests[nreq++]);
-            int final_in = t - node->final_offset; /* final block from the parent */
-            if (final_in >= 0 && final_in < blocks)
+            int final_in = block_at(t, node->final_offset, blocks); /* final block from the parent */
+            if (final_in >= 0)
                 MPI_Irecv(v + (size_t)final_in * (size_t)opt->block, block_length(opt, final_in),
                           MPI_DOUBLE, node->parent, TAG_FINAL, MPI_COMM_WORLD,
                           &requests[nreq++]);
         }
-        int final_out = t - node->final_offset - 1; /* final block to the children */
-        if (final_out >= 0 && final_out < blocks)
+        int final_out = block_at(t, node->final_offset + 1, blocks); /* final block to the children */
+        if (final_out >= 0)
             for (int c = 0; c < node->nchildren; c++)
                 MPI_Isend(v + (size_t)final_out * (size_t)opt->block,
                           block_length(opt, final_out), MPI_DOUBLE, node->children[c],
@@ -410,6 +424,115 @@ static void fill(double *v, int rank, int n)
         v[e] = element(rank, e);
 }
 
+/* ---------------------------------------------------------------------------
+ * Runs and output.
+ */
+
+static struct pipe_node pipe_node_of(const struct options *opt, int x, int y)
+{
+    return opt->algorithm == ALGORITHM_SNAKE ? snake_node(opt->width, opt->height, x, y)
+                                             : fence_node(opt->width, opt->height, x, y);
+}
+
+/* --print-schedule: the messages (from, to, block) of every global step, listed with the
+ * functions run_tree and run_pipeline use. */
+static void print_schedule(const struct options *opt, int blocks, int steps)
+{
+    for (int t = 0; t < steps; t++) {
+        tl_schedule_step step;
+        tl_schedule_begin(&step, APP_NAME, t);
+        for (int r = 0; r < opt->width * opt->height; r++) {
+            int x = r % opt->width, y = r / opt->width;
+            if (opt->algorithm == ALGORITHM_TREE) {
+                struct tree_move move = tree_step(opt->width, opt->height, x, y, t);
+                if (move.role == TREE_SEND)
+                    tl_schedule_send_part(&step, r, move.peer, 0);
+                continue;
+            }
+            struct pipe_node node = pipe_node_of(opt, x, y);
+            int out = block_at(t, node.send_offset, blocks);
+            if (node.parent >= 0 && out >= 0)
+                tl_schedule_send_part(&step, r, node.parent, out);
+            int final_out = block_at(t, node.final_offset + 1, blocks);
+            for (int c = 0; final_out >= 0 && c < node.nchildren; c++)
+                tl_schedule_send_part(&step, r, node.children[c], final_out);
+        }
+        tl_schedule_end(&step);
+    }
+}
+
+/* WARMUP + ITERATIONS global sums, each after a barrier; returns this rank's mean time of the
+ * timed ones and adds the wrong elements (--verify) to *errors. */
+static double run_iterations(const struct options *opt, int rank, int nranks, int blocks,
+                             int steps, long long *errors)
+{
+    int x = rank % opt->width, y = rank / opt->width;
+    int n = opt->elements;
+    struct pipe_node node = pipe_node_of(opt, x, y);
+    double *v = tl_alloc_or_abort(APP_NAME, (size_t)n * sizeof *v);
+    /* Incoming data: a whole vector (tree) or one block per child (snake, fence). */
+    int chunk = opt->block < n ? opt->block : n;
+    double *scratch[MAX_CHILDREN];
+    for (int c = 0; c < MAX_CHILDREN; c++) {
+        size_t count = opt->algorithm == ALGORITHM_TREE ? (c == 0 ? (size_t)n : 0) : (size_t)chunk;
+        scratch[c] = tl_alloc_or_abort(APP_NAME, count * sizeof *scratch[c]);
+    }
+    /* The sum of element e over all ranks depends on e % PATTERN only. */
+    double expected[PATTERN];
+    for (int k = 0; k < PATTERN; k++) {
+        expected[k] = 0.0;
+        for (int r = 0; r < nranks; r++)
+            expected[k] += element(r, k);
+    }
+
+    tl_stats times;
+    tl_stats_init(&times);
+    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
+        fill(v, rank, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        if (nranks > 1) {
+            if (opt->algorithm == ALGORITHM_TREE)
+                run_tree(v, scratch[0], x, y, opt);
+            else
+                run_pipeline(v, scratch, &node, blocks, steps, opt);
+        }
+        double elapsed = MPI_Wtime() - start;
+        if (it >= opt->warmup)
+            tl_stats_add(&times, elapsed);
+        if (opt->verify)
+            for (int e = 0; e < n; e++)
+                *errors += v[e] != expected[e % PATTERN];
+    }
+    for (int c = 0; c < MAX_CHILDREN; c++)
+        free(scratch[c]);
+    free(v);
+    return tl_stats_avg(&times);
+}
+
+static void print_result(const struct options *opt, int nranks, int blocks, int steps,
+                         const double spread[3], long long errors)
+{
+    tl_json json;
+    tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+    tl_json_str(&json, "algorithm", algorithm_names[opt->algorithm]);
+    tl_json_i64(&json, "width", opt->width);
+    tl_json_i64(&json, "height", opt->height);
+    tl_json_i64(&json, "ranks", nranks);
+    tl_json_i64(&json, "elements", opt->elements);
+    tl_json_i64(&json, "block", opt->block);
+    tl_json_i64(&json, "blocks", blocks);
+    tl_json_i64(&json, "steps", steps);
+    tl_json_f64(&json, "c2", opt->c2);
+    tl_json_f64(&json, "c3", opt->c3);
+    tl_json_i64(&json, "warmup", opt->warmup);
+    tl_json_i64(&json, "iterations", opt->iterations);
+    tl_json_f64(&json, "time_s_min", spread[0]);
+    tl_json_f64(&json, "time_s_avg", spread[1]);
+    tl_json_f64(&json, "time_s_max", spread[2]);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "elements");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -423,84 +546,22 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return code;
     }
-
-    int x = rank % opt.width, y = rank / opt.width;
-    int n = opt.elements;
-    int blocks = opt.algorithm == ALGORITHM_TREE ? 1 : (n - 1) / opt.block + 1;
+    int blocks = opt.algorithm == ALGORITHM_TREE ? 1 : (opt.elements - 1) / opt.block + 1;
     int steps = algorithm_steps(&opt, blocks);
-    struct pipe_node node = opt.algorithm == ALGORITHM_SNAKE
-                                ? snake_node(opt.width, opt.height, x, y)
-                                : fence_node(opt.width, opt.height, x, y);
-
-    double *v = tl_alloc_or_abort(APP_NAME, (size_t)n * sizeof *v);
-    /* Incoming data: a whole vector (tree) or one block per child (snake, fence). */
-    int chunk = opt.block < n ? opt.block : n;
-    double *scratch[MAX_CHILDREN];
-    for (int c = 0; c < MAX_CHILDREN; c++) {
-        size_t count = opt.algorithm == ALGORITHM_TREE ? (c == 0 ? (size_t)n : 0) : (size_t)chunk;
-        scratch[c] = tl_alloc_or_abort(APP_NAME, count * sizeof *scratch[c]);
+    if (opt.print_schedule) {
+        if (rank == 0)
+            print_schedule(&opt, blocks, steps);
+        MPI_Finalize();
+        return 0;
     }
 
-    /* The sum of element e over all ranks depends on e % PATTERN only. */
-    double expected[PATTERN];
-    for (int k = 0; k < PATTERN; k++) {
-        expected[k] = 0.0;
-        for (int r = 0; r < nranks; r++)
-            expected[k] += element(r, k);
-    }
-
-    tl_stats times;
-    tl_stats_init(&times);
     long long errors = 0;
-    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
-        fill(v, rank, n);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        if (nranks > 1) {
-            if (opt.algorithm == ALGORITHM_TREE)
-                run_tree(v, scratch[0], x, y, &opt);
-            else
-                run_pipeline(v, scratch, &node, blocks, steps, &opt);
-        }
-        double elapsed = MPI_Wtime() - start;
-        if (it >= opt.warmup)
-            tl_stats_add(&times, elapsed);
-        if (opt.verify)
-            for (int e = 0; e < n; e++)
-                errors += v[e] != expected[e % PATTERN];
-    }
-
-    double mine = tl_stats_avg(&times);
-    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    tl_spread_to_root(mine, &t_min, &t_avg, &t_max);
+    double mine = run_iterations(&opt, rank, nranks, blocks, steps, &errors);
+    double spread[3] = {0.0, 0.0, 0.0};
+    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
     long long total_errors = tl_sum_errors(opt.verify, errors);
-
-    if (rank == 0) {
-        tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "version", OUTPUT_VERSION);
-        tl_json_str(&json, "algorithm", algorithm_names[opt.algorithm]);
-        tl_json_i64(&json, "width", opt.width);
-        tl_json_i64(&json, "height", opt.height);
-        tl_json_i64(&json, "ranks", nranks);
-        tl_json_i64(&json, "elements", n);
-        tl_json_i64(&json, "block", opt.block);
-        tl_json_i64(&json, "blocks", blocks);
-        tl_json_i64(&json, "steps", steps);
-        tl_json_f64(&json, "c2", opt.c2);
-        tl_json_f64(&json, "c3", opt.c3);
-        tl_json_i64(&json, "warmup", opt.warmup);
-        tl_json_i64(&json, "iterations", opt.iterations);
-        tl_json_f64(&json, "time_s_min", t_min);
-        tl_json_f64(&json, "time_s_avg", t_avg);
-        tl_json_f64(&json, "time_s_max", t_max);
-        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "elements");
-    }
-
-    for (int c = 0; c < MAX_CHILDREN; c++)
-        free(scratch[c]);
-    free(v);
+    if (rank == 0)
+        print_result(&opt, nranks, blocks, steps, spread, total_errors);
     MPI_Finalize();
     return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }

@@ -718,6 +718,39 @@ void tl_json_end(tl_json *json)
     fflush(json->out);
 }
 
+void tl_json_header(tl_json *json, const char *app, int version)
+{
+    tl_json_begin(json, stdout);
+    tl_json_str(json, "app", app);
+    tl_json_i64(json, "version", version);
+}
+
+void tl_schedule_begin(tl_schedule_step *step, const char *app, int index)
+{
+    tl_json_begin(&step->json, stdout);
+    tl_json_str(&step->json, "app", app);
+    tl_json_i64(&step->json, "step", index);
+    json_key(&step->json, "messages");
+    fputc('[', step->json.out);
+    step->messages = 0;
+}
+
+void tl_schedule_send(tl_schedule_step *step, int from, int to)
+{
+    fprintf(step->json.out, "%s[%d,%d]", step->messages++ > 0 ? "," : "", from, to);
+}
+
+void tl_schedule_send_part(tl_schedule_step *step, int from, int to, int part)
+{
+    fprintf(step->json.out, "%s[%d,%d,%d]", step->messages++ > 0 ? "," : "", from, to, part);
+}
+
+void tl_schedule_end(tl_schedule_step *step)
+{
+    fputc(']', step->json.out);
+    tl_json_end(&step->json);
+}
+
 void *tl_alloc_or_abort(const char *app, size_t n)
 {
     void *p = malloc(n > 0 ? n : 1);

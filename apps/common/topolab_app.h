@@ -18,6 +18,7 @@
 #ifndef TOPOLAB_APP_H
 #define TOPOLAB_APP_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -196,6 +197,34 @@ static inline tl_option tl_opt_string(char short_name, const char *long_name, co
     return o;
 }
 
+/*
+ * The options every app spells the same way: -w/--warmup (untimed repetitions before the timed
+ * ones), -i/--iterations (timed repetitions), --verify (check the data moved; exit status 1 if
+ * wrong) and --print-schedule (print the messages of every step, then exit: see tl_schedule_*).
+ */
+static inline tl_option tl_opt_warmup(int *target, const char *help)
+{
+    return tl_opt_int('w', "warmup", "WARMUP", target, 0, INT_MAX, help);
+}
+
+static inline tl_option tl_opt_iterations(int *target, const char *help)
+{
+    return tl_opt_int('i', "iterations", "ITERATIONS", target, 1, INT_MAX, help);
+}
+
+static inline tl_option tl_opt_verify(int *target, const char *help)
+{
+    return tl_opt_flag('\0', "verify", target, help);
+}
+
+static inline tl_option tl_opt_print_schedule(int *target)
+{
+    return tl_opt_flag('\0', "print-schedule", target,
+                       "print the messages of every step as JSON lines {\"app\",\"step\","
+                       "\"messages\":[[from,to(,part)],..]} (the static analyses' schedule) and exit "
+                       "without communicating");
+}
+
 /* Number of elements of an array (not a pointer). */
 #define TL_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
@@ -288,5 +317,25 @@ void tl_json_end_verified(tl_json *json, const char *app, int verify, long long 
 void tl_json_int_array(tl_json *json, const char *key, const int *values, size_t count);
 void tl_json_f64_array(tl_json *json, const char *key, const double *values, size_t count);
 void tl_json_end(tl_json *json);
+
+/*
+ * --print-schedule output, written by rank 0 alone: one JSON line per step,
+ *   {"app":APP,"step":S,"messages":[[from,to],..]}   or  [[from,to,part],..]
+ * where `part` says what a message carries when messages differ (a block index, a block count).
+ * The app lists every rank's messages of a step with the same functions its kernels use, so the
+ * printout is the schedule that runs; generators/schedules.py holds the same schedules in Python.
+ */
+typedef struct {
+    tl_json json;
+    int messages;
+} tl_schedule_step;
+
+void tl_schedule_begin(tl_schedule_step *step, const char *app, int index);
+void tl_schedule_send(tl_schedule_step *step, int from, int to);
+void tl_schedule_send_part(tl_schedule_step *step, int from, int to, int part);
+void tl_schedule_end(tl_schedule_step *step);
+
+/* {"app":APP,"version":VERSION: the first fields of every result line. */
+void tl_json_header(tl_json *json, const char *app, int version);
 
 #endif /* TOPOLAB_APP_H */

@@ -75,6 +75,7 @@ struct options {
     int block;
     const char *assignment;
     int verify;
+    int print_schedule;
     int local;
     double transpose_cost;
 };
@@ -118,6 +119,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .block = DEFAULT_BLOCK,
         .assignment = NULL,
         .verify = 0,
+        .print_schedule = 0,
         .local = LOCAL_REAL,
         .transpose_cost = 0.0,
     };
@@ -132,10 +134,11 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         tl_opt_string('\0', "assignment", "FILE", &opt->assignment,
                       "text file of P ranks: the holder of block i*(s*q)+j, a permutation of "
                       "0..P-1 (default: the paper's placement)"),
-        tl_opt_flag('\0', "verify", &opt->verify,
-                    "fill the matrix with known values and check the result; exit status 1 if "
-                    "wrong. Needs real memory: under SMPI keep smpi/auto-shared-malloc-thresh "
-                    "above N*N*8 bytes"),
+        tl_opt_verify(&opt->verify,
+                      "fill the matrix with known values and check the result; exit status 1 if "
+                      "wrong. Needs real memory: under SMPI keep smpi/auto-shared-malloc-thresh "
+                      "above N*N*8 bytes"),
+        tl_opt_print_schedule(&opt->print_schedule),
         tl_opt_choice('\0', "local-transpose", "MODE", &opt->local, local_names,
                       "real: fill and transpose the blocks; skip: never touch them, for "
                       "communication-only simulations of large N, not with --verify"),
@@ -362,9 +365,7 @@ enum { I_BLOCK, I_STEP1, I_STEP2, I_COUNT };
 static void json_start(tl_json *json, const struct options *opt, const struct geometry *g,
                        int summary)
 {
-    tl_json_begin(json, stdout);
-    tl_json_str(json, "app", APP_NAME);
-    tl_json_i64(json, "version", OUTPUT_VERSION);
+    tl_json_header(json, APP_NAME, OUTPUT_VERSION);
     if (summary)
         tl_json_bool(json, "summary", 1);
     tl_json_str(json, "algorithm", algorithm_names[opt->algorithm]);
@@ -372,6 +373,120 @@ static void json_start(tl_json *json, const struct options *opt, const struct ge
     tl_json_i64(json, "block", opt->block);
     tl_json_i64(json, "q", g->q);
     tl_json_i64(json, "ranks", g->ranks);
+}
+
+/* --print-schedule: the exchanges of step 1 (and step 2), every rank to its partner. */
+static void print_schedule(const struct options *opt, const struct geometry *g, const int *holder)
+{
+    int steps = opt->algorithm == ALGORITHM_TWO_STEP ? 2 : 1;
+    for (int step_no = 0; step_no < steps; step_no++) {
+        tl_schedule_step step;
+        tl_schedule_begin(&step, APP_NAME, step_no);
+        for (int b = 0; b < g->ranks; b++) {
+            int partner[2];
+            partners(opt, g, holder, b / g->side, b % g->side, &partner[0], &partner[1]);
+            if (partner[step_no] != NO_PARTNER)
+                tl_schedule_send(&step, holder[b], partner[step_no]);
+        }
+        tl_schedule_end(&step);
+    }
+}
+
+/* This rank's transpose of block (bi, bj): fill, local transpose, step 1, [barrier, step 2],
+ * each phase's time in t[]; returns the wrong elements of the result (--verify). */
+static long long run_transpose(const struct options *opt, const struct geometry *g, int rank,
+                               int bi, int bj, const int partner[2], double t[T_COUNT])
+{
+    int n = opt->block;
+    int count = n * n; /* <= MAX_BLOCK^2 < INT_MAX */
+    size_t bytes = (size_t)count * sizeof(double);
+    int64_t order = (int64_t)g->side * n;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    /* Two buffers: the original block, then (after the local transpose) the
+     * one being sent from and the one being received into, alternately. */
+    double *original = tl_alloc_or_abort(APP_NAME, bytes);
+    double *transposed = tl_alloc_or_abort(APP_NAME, bytes);
+    if (opt->local == LOCAL_REAL)
+        fill_block(original, n, bi, bj, order);
+    double after_init = MPI_Wtime();
+
+    if (opt->local == LOCAL_REAL)
+        transpose_block(original, transposed, n);
+    tl_model_compute((double)count * opt->transpose_cost);
+    double after_transpose = MPI_Wtime();
+
+    double *current = transposed, *spare = original;
+    if (partner[0] != NO_PARTNER) {
+        swap_blocks(current, spare, count, partner[0], rank, opt->duplex, TAG_STEP1);
+        double *tmp = current;
+        current = spare;
+        spare = tmp;
+    }
+    double after_step1 = MPI_Wtime();
+    double after_wait = after_step1, after_step2 = after_step1;
+    if (opt->algorithm == ALGORITHM_TWO_STEP) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        after_wait = MPI_Wtime();
+        if (partner[1] != NO_PARTNER) {
+            swap_blocks(current, spare, count, partner[1], rank, opt->duplex, TAG_STEP2);
+            double *tmp = current;
+            current = spare;
+            spare = tmp;
+        }
+        after_step2 = MPI_Wtime();
+    }
+    t[T_INIT] = after_init - start;
+    t[T_TRANSPOSE] = after_transpose - after_init;
+    t[T_STEP1] = after_step1 - after_transpose;
+    t[T_WAIT] = after_wait - after_step1;
+    t[T_STEP2] = after_step2 - after_wait;
+    t[T_TOTAL] = after_step2 - start;
+
+    long long errors = opt->verify ? count_errors(current, n, bi, bj, order) : 0;
+    free(transposed);
+    free(original);
+    return errors;
+}
+
+/* Rank 0 prints one line per rank, in rank order, then the summary line. Collective. */
+static void report(const struct options *opt, const struct geometry *g, int rank, int nranks,
+                   const double t[T_COUNT], const int ints[I_COUNT], long long total_errors)
+{
+    double *all_t = NULL;
+    int *all_i = NULL;
+    if (rank == 0) {
+        all_t = tl_alloc_or_abort(APP_NAME, (size_t)nranks * T_COUNT * sizeof *all_t);
+        all_i = tl_alloc_or_abort(APP_NAME, (size_t)nranks * I_COUNT * sizeof *all_i);
+    }
+    MPI_Gather(t, T_COUNT, MPI_DOUBLE, all_t, T_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(ints, I_COUNT, MPI_INT, all_i, I_COUNT, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    double elapsed = 0.0;
+    for (int r = 0; r < nranks; r++) {
+        const double *rt = all_t + (size_t)r * T_COUNT;
+        const int *ri = all_i + (size_t)r * I_COUNT;
+        tl_json json;
+        json_start(&json, opt, g, 0);
+        tl_json_i64(&json, "rank", r);
+        tl_json_i64(&json, "block_i", ri[I_BLOCK] / g->side);
+        tl_json_i64(&json, "block_j", ri[I_BLOCK] % g->side);
+        for (int k = 0; k < T_COUNT; k++)
+            tl_json_f64(&json, time_keys[k], rt[k]);
+        tl_json_i64(&json, "step1_partner", ri[I_STEP1]);
+        tl_json_i64(&json, "step2_partner", ri[I_STEP2]);
+        tl_json_end(&json);
+        if (rt[T_TOTAL] > elapsed)
+            elapsed = rt[T_TOTAL];
+    }
+    tl_json json;
+    json_start(&json, opt, g, 1);
+    tl_json_f64(&json, "elapsed_s", elapsed);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, total_errors, "elements");
+    free(all_i);
+    free(all_t);
 }
 
 int main(int argc, char **argv)
@@ -389,6 +504,11 @@ int main(int argc, char **argv)
         holder = tl_alloc_or_abort(APP_NAME, (size_t)g.ranks * sizeof *holder);
         code = load_assignment(&opt, &g, rank, holder);
     }
+    if (code == TL_ARGS_OK && opt.print_schedule) {
+        if (rank == 0)
+            print_schedule(&opt, &g, holder);
+        code = 0;
+    }
     if (code != TL_ARGS_OK) {
         free(holder);
         MPI_Finalize();
@@ -399,99 +519,13 @@ int main(int argc, char **argv)
     int mine = 0;
     while (holder[mine] != rank)
         mine++;
-    int bi = mine / g.side, bj = mine % g.side;
-    int partner1, partner2;
-    partners(&opt, &g, holder, bi, bj, &partner1, &partner2);
-
-    int n = opt.block;
-    int count = n * n; /* <= MAX_BLOCK^2 < INT_MAX */
-    size_t bytes = (size_t)count * sizeof(double);
-    int64_t order = (int64_t)g.side * n;
-    double t[T_COUNT + 1];
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    double start = MPI_Wtime();
-    /* Two buffers: the original block, then (after the local transpose) the
-     * one being sent from and the one being received into, alternately. */
-    double *original = tl_alloc_or_abort(APP_NAME, bytes);
-    double *transposed = tl_alloc_or_abort(APP_NAME, bytes);
-    if (opt.local == LOCAL_REAL)
-        fill_block(original, n, bi, bj, order);
-    double after_init = MPI_Wtime();
-
-    if (opt.local == LOCAL_REAL)
-        transpose_block(original, transposed, n);
-    tl_model_compute((double)count * opt.transpose_cost);
-    double after_transpose = MPI_Wtime();
-
-    double *current = transposed, *spare = original;
-    if (partner1 != NO_PARTNER) {
-        swap_blocks(current, spare, count, partner1, rank, opt.duplex, TAG_STEP1);
-        double *tmp = current;
-        current = spare;
-        spare = tmp;
-    }
-    double after_step1 = MPI_Wtime();
-    double after_wait = after_step1, after_step2 = after_step1;
-    if (opt.algorithm == ALGORITHM_TWO_STEP) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        after_wait = MPI_Wtime();
-        if (partner2 != NO_PARTNER) {
-            swap_blocks(current, spare, count, partner2, rank, opt.duplex, TAG_STEP2);
-            double *tmp = current;
-            current = spare;
-            spare = tmp;
-        }
-        after_step2 = MPI_Wtime();
-    }
-    t[T_INIT] = after_init - start;
-    t[T_TRANSPOSE] = after_transpose - after_init;
-    t[T_STEP1] = after_step1 - after_transpose;
-    t[T_WAIT] = after_wait - after_step1;
-    t[T_STEP2] = after_step2 - after_wait;
-    t[T_TOTAL] = after_step2 - start;
-
-    long long errors = opt.verify ? count_errors(current, n, bi, bj, order) : 0;
+    int partner[2];
+    partners(&opt, &g, holder, mine / g.side, mine % g.side, &partner[0], &partner[1]);
+    double t[T_COUNT];
+    long long errors = run_transpose(&opt, &g, rank, mine / g.side, mine % g.side, partner, t);
     long long total_errors = tl_sum_errors(opt.verify, errors);
-
-    /* Everything to rank 0, which prints in rank order. */
-    int ints[I_COUNT] = {mine, partner1, partner2};
-    double *all_t = NULL;
-    int *all_i = NULL;
-    if (rank == 0) {
-        all_t = tl_alloc_or_abort(APP_NAME, (size_t)nranks * T_COUNT * sizeof *all_t);
-        all_i = tl_alloc_or_abort(APP_NAME, (size_t)nranks * I_COUNT * sizeof *all_i);
-    }
-    MPI_Gather(t, T_COUNT, MPI_DOUBLE, all_t, T_COUNT, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Gather(ints, I_COUNT, MPI_INT, all_i, I_COUNT, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        double elapsed = 0.0;
-        for (int r = 0; r < nranks; r++) {
-            const double *rt = all_t + (size_t)r * T_COUNT;
-            const int *ri = all_i + (size_t)r * I_COUNT;
-            tl_json json;
-            json_start(&json, &opt, &g, 0);
-            tl_json_i64(&json, "rank", r);
-            tl_json_i64(&json, "block_i", ri[I_BLOCK] / g.side);
-            tl_json_i64(&json, "block_j", ri[I_BLOCK] % g.side);
-            for (int k = 0; k < T_COUNT; k++)
-                tl_json_f64(&json, time_keys[k], rt[k]);
-            tl_json_i64(&json, "step1_partner", ri[I_STEP1]);
-            tl_json_i64(&json, "step2_partner", ri[I_STEP2]);
-            tl_json_end(&json);
-            if (rt[T_TOTAL] > elapsed)
-                elapsed = rt[T_TOTAL];
-        }
-        tl_json json;
-        json_start(&json, &opt, &g, 1);
-        tl_json_f64(&json, "elapsed_s", elapsed);
-        tl_json_end_verified(&json, APP_NAME, opt.verify, total_errors, "elements");
-        free(all_i);
-        free(all_t);
-    }
-
-    free(transposed);
-    free(original);
+    int ints[I_COUNT] = {mine, partner[0], partner[1]};
+    report(&opt, &g, rank, nranks, t, ints, total_errors);
     free(holder);
     MPI_Finalize();
     return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;

@@ -21,19 +21,19 @@
 #define OUTPUT_VERSION 1
 #define DEFAULT_PEERS 1
 #define DEFAULT_BYTES (1 << 20)
-#define DEFAULT_ITERS 5
+#define DEFAULT_ITERATIONS 5
 #define DEFAULT_WARMUP 1
 #define EXCHANGE_TAG 0
 
 static const char description[] =
     "Rank 0 exchanges BYTES with each of ranks 1..PEERS simultaneously (needs >= PEERS+1 ranks; "
-    "the others only join the barriers), WARMUP untimed and then ITERS timed times, each after a "
+    "the others only join the barriers), WARMUP untimed and then ITERATIONS timed times, each after a "
     "barrier. Rank 0 prints one JSON line on stdout.";
 
 struct options {
     int peers;
     int64_t bytes;
-    int iters;
+    int iterations;
     int warmup;
 };
 
@@ -43,16 +43,15 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     *opt = (struct options){
         .peers = DEFAULT_PEERS,
         .bytes = DEFAULT_BYTES,
-        .iters = DEFAULT_ITERS,
+        .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
     };
     const tl_option options[] = {
         tl_opt_int('p', "peers", "PEERS", &opt->peers, 1, INT_MAX, "number of peers of rank 0"),
         tl_opt_size('s', "bytes", "BYTES", &opt->bytes, INT_MAX,
                     "message size in bytes in each direction"),
-        tl_opt_int('i', "iters", "ITERS", &opt->iters, 1, INT_MAX, "timed exchanges"),
-        tl_opt_int('x', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed exchanges before them"),
+        tl_opt_iterations(&opt->iterations, "timed exchanges"),
+        tl_opt_warmup(&opt->warmup, "untimed exchanges before them"),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -99,7 +98,7 @@ int main(int argc, char **argv)
 
     tl_stats times;
     tl_stats_init(&times);
-    for (int it = 0; it < opt.warmup + opt.iters; it++) {
+    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
             double start = MPI_Wtime();
@@ -123,13 +122,11 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         tl_json json;
-        tl_json_begin(&json, stdout);
-        tl_json_str(&json, "app", APP_NAME);
-        tl_json_i64(&json, "version", OUTPUT_VERSION);
+        tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
         tl_json_i64(&json, "ranks", nranks);
         tl_json_i64(&json, "peers", opt.peers);
         tl_json_i64(&json, "bytes", opt.bytes);
-        tl_json_i64(&json, "iterations", opt.iters);
+        tl_json_i64(&json, "iterations", opt.iterations);
         tl_json_i64(&json, "warmup", opt.warmup);
         tl_json_f64(&json, "time_s_min", times.min);
         tl_json_f64(&json, "time_s_avg", tl_stats_avg(&times));

@@ -71,8 +71,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
     };
     const tl_option options[] = {
         tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, MAX_BYTES, "bytes per copy"),
-        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
-                   "timed copies per size"),
+        tl_opt_iterations(&opt->iterations, "timed copies per size"),
         tl_opt_size('\0', "cache", "BYTES", &opt->cache, MAX_BYTES,
                     "cache size: below it consecutive copies use new addresses"),
     };
@@ -148,9 +147,7 @@ int main(int argc, char **argv)
             double seconds =
                 time_copies(b, a, pool_bytes(m, opt.cache), m, opt.iterations, opt.cache);
             tl_json json;
-            tl_json_begin(&json, stdout);
-            tl_json_str(&json, "app", APP_NAME);
-            tl_json_i64(&json, "version", OUTPUT_VERSION);
+            tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
             tl_json_i64(&json, "bytes", m);
             tl_json_i64(&json, "iterations", opt.iterations);
             tl_json_f64(&json, "time_s", seconds);

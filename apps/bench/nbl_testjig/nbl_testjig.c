@@ -71,10 +71,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                         "2, 4 or 6 (exchange with one, two or three neighbours)"),
         tl_opt_int_list('s', "sizes", "SIZES", &opt->sizes, 1, MAX_DOUBLES,
                         "message sizes S, in doubles"),
-        tl_opt_int('i', "iterations", "ITERATIONS", &opt->iterations, 1, INT_MAX,
-                   "timed iterations per case"),
-        tl_opt_int('w', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed iterations first"),
+        tl_opt_iterations(&opt->iterations, "timed iterations per case"),
+        tl_opt_warmup(&opt->warmup, "untimed iterations first"),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -180,9 +178,7 @@ int main(int argc, char **argv)
                 MPI_Recv(&time, 1, MPI_DOUBLE, CENTRE, TAG_RESULT, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
                 tl_json json;
-                tl_json_begin(&json, stdout);
-                tl_json_str(&json, "app", APP_NAME);
-                tl_json_i64(&json, "version", OUTPUT_VERSION);
+                tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
                 tl_json_i64(&json, "links", links);
                 tl_json_i64(&json, "doubles", count);
                 tl_json_i64(&json, "iterations", opt.iterations);

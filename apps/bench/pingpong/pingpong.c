@@ -1,7 +1,7 @@
 /*
  * pingpong.c - point-to-point latency/bandwidth benchmark.
  *
- * For each message size, ranks 0 and 1 do WARMUP + ITERS blocking round trips
+ * For each message size, ranks 0 and 1 do WARMUP + ITERATIONS blocking round trips
  * (MPI_Send/MPI_Recv); each round trip is timed on rank 0 and the one-way time
  * is half of it. Other ranks only take part in the barriers. Rank 0 prints one
  * JSON line per size:
@@ -18,18 +18,18 @@
 
 #define APP_NAME "pingpong"
 #define OUTPUT_VERSION 1
-#define DEFAULT_ITERS 10
+#define DEFAULT_ITERATIONS 10
 #define DEFAULT_WARMUP 2
 #define PINGPONG_TAG 0
 
 static const char description[] =
     "Ping-pong between MPI ranks 0 and 1 (needs >= 2 ranks; the others only join the barriers). "
-    "For each size, WARMUP untimed and then ITERS timed blocking round trips; the one-way time is "
+    "For each size, WARMUP untimed and then ITERATIONS timed blocking round trips; the one-way time is "
     "half a round trip. Rank 0 prints one JSON line per size on stdout.";
 
 struct options {
     tl_size_list sizes;
-    int iters;
+    int iterations;
     int warmup;
 };
 
@@ -38,15 +38,14 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     *opt = (struct options){
         .sizes = {.values = {1, 1 << 10, 64 << 10, 1 << 20}, .count = 4},
-        .iters = DEFAULT_ITERS,
+        .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
     };
     const tl_option options[] = {
         tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, INT_MAX,
                          "message sizes in bytes"),
-        tl_opt_int('i', "iters", "ITERS", &opt->iters, 1, INT_MAX, "timed round trips per size"),
-        tl_opt_int('x', "warmup", "WARMUP", &opt->warmup, 0, INT_MAX,
-                   "untimed round trips before them"),
+        tl_opt_iterations(&opt->iterations, "timed round trips per size"),
+        tl_opt_warmup(&opt->warmup, "untimed round trips before them"),
     };
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
@@ -89,7 +88,7 @@ int main(int argc, char **argv)
         tl_stats_init(&oneway);
 
         MPI_Barrier(MPI_COMM_WORLD);
-        for (int it = 0; it < opt.warmup + opt.iters; it++) {
+        for (int it = 0; it < opt.warmup + opt.iterations; it++) {
             if (rank == 0) {
                 double start = MPI_Wtime();
                 MPI_Send(buffer, count, MPI_CHAR, 1, PINGPONG_TAG, MPI_COMM_WORLD);
@@ -107,12 +106,10 @@ int main(int argc, char **argv)
 
         if (rank == 0) {
             tl_json json;
-            tl_json_begin(&json, stdout);
-            tl_json_str(&json, "app", APP_NAME);
-            tl_json_i64(&json, "version", OUTPUT_VERSION);
+            tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
             tl_json_i64(&json, "ranks", nranks);
             tl_json_i64(&json, "bytes", opt.sizes.values[k]);
-            tl_json_i64(&json, "iterations", opt.iters);
+            tl_json_i64(&json, "iterations", opt.iterations);
             tl_json_i64(&json, "warmup", opt.warmup);
             tl_json_f64(&json, "oneway_s_min", oneway.min);
             tl_json_f64(&json, "oneway_s_avg", tl_stats_avg(&oneway));

@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt
 from generators import bgq
 from generators.analysis import link_loads
 from generators.model import Platform
-from generators.torus import coordinates, index
+from generators.schedules import pairing_steps
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
@@ -62,8 +62,8 @@ QUICK_MIDPLANES = (4,)
 """``--quick`` (CI): the 4-midplane case, 2048 ranks per geometry, about 20 s each."""
 
 CHUNK = "128M"  # 0.1342 GB, the paper's chunk
-DEFAULT_PLAN = ("-c", "1", "-r", "2", "-w", "1")  # one warm-up round, one timed round of one chunk
-FULL_PLAN = ("-c", "16", "-r", "30", "-w", "4")  # the paper's benchmark: 26 timed rounds of 16 chunks
+DEFAULT_PLAN = ("-c", "1", "-i", "1", "-w", "1")  # one warm-up round, one timed round of one chunk
+FULL_PLAN = ("-c", "16", "-i", "26", "-w", "4")  # the paper's benchmark: 26 timed rounds of 16 chunks
 OPTIONS = (
     # Every rank's buffers (one 256 MiB allocation, never read) folded into shared memory that is never touched:
     # no memory and no page tables per rank, one memory map per rank (study_runner.smpi.folded_buffer_options).
@@ -136,16 +136,11 @@ def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
 # --- static analysis ----------------------------------------------------------------------------------------------
 
 
-def partner(k: int, dims: tuple[int, ...]) -> int:
-    """The furthest node of node ``k``: the antipode on every ring (the app's pairing)."""
-    return index(tuple((c + d // 2) % d for c, d in zip(coordinates(k, dims), dims, strict=True)), dims)
-
-
 def pairing_link_loads(platform: Platform) -> Counter[str]:
     """Flows of the furthest-node pairing per cable under the platform's routes (limiters left out)."""
     assert platform.grid is not None, f"{platform.name} is not a torus"
     dims = platform.grid.dims
-    flows = [(f"host-{k}", f"host-{partner(k, dims)}") for k in range(math.prod(dims))]
+    flows = [(f"host-{src}", f"host-{dst}") for src, dst in pairing_steps(dims)[0]]
     return Counter({name: load for name, load in link_loads(platform, flows).items() if "_to_" in name})
 
 

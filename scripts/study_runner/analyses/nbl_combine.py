@@ -9,8 +9,8 @@ Runs (generated here, :func:`generated_runs`; every one with alpha as SMPI messa
   that platform (f = 1 or f = L);
 * ``fig4.<platform>.<algorithm>.S<S>``: the block-size scan of Fig. 4 (4x4, N = 1e4).
 
-Heatmaps (4x4, nominal NBL, N = 1e4): :func:`pipeline_steps` is the combine app's Snake and Fence schedule,
-message by message; statically, the most flows each link carries in one step (cables 1: both are free of link
+Heatmaps (4x4, nominal NBL, N = 1e4): the combine app's Snake and Fence schedule
+(:func:`generators.schedules.combine_steps`), message by message; statically, the most flows each link carries in one step (cables 1: both are free of link
 conflicts; limiters up to the Appendix's L, 4 for Snake and 6 for Fence), and the Fence run traced.
 
 The model is ``study_runner.models.vector_combining`` (DELTA parameters). Checks: the ping-pong is
@@ -32,6 +32,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.colors import ListedColormap
 
+from generators.schedules import combine_steps
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
@@ -123,7 +124,7 @@ def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
             "platform": "pair",
             "app": "pingpong",
             "ranks": 2,
-            "args": ["-s", ",".join(str(8 * d) for d in PINGPONG_DOUBLES), "-i", "2", "-x", "1"],
+            "args": ["-s", ",".join(str(8 * d) for d in PINGPONG_DOUBLES), "-i", "2", "-w", "1"],
             "options": OVERHEADS,
         },
         {
@@ -151,42 +152,6 @@ def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
                 name = _mesh_name(width, height, platform)
                 runs.append(_combine_run(run_id, name, width, height, algorithm, FIG4_LENGTH, s, True))
     return runs
-
-
-def _pipe_node(algorithm: str, width: int, height: int, rank: int) -> tuple[int, list[int], int, int]:
-    """(parent, children, send_offset, final_offset) of ``rank`` in ``apps/combine``'s snake_node / fence_node."""
-    x, y = rank % width, rank // width
-    if algorithm == "snake":
-        nodes = width * height
-
-        def along(i: int) -> int:  # rank of snake index i: even rows left to right, odd rows right to left
-            row, j = divmod(i, width)
-            return row * width + (j if row % 2 == 0 else width - 1 - j)
-
-        i = y * width + (x if y % 2 == 0 else width - 1 - x)
-        children = [along(i + 1)] if i + 1 < nodes else []
-        return (along(i - 1) if i > 0 else -1), children, nodes - 1 - i, nodes - 2 + i
-    parent = (rank - width) if y > 0 else (rank - 1) if x > 0 else -1
-    children = ([rank + width] if y + 1 < height else []) + ([rank + 1] if y == 0 and x + 1 < width else [])
-    return parent, children, (width - 1 - x) + (height - 1 - y), width + height - 3 + x + y
-
-
-def pipeline_steps(algorithm: str, width: int, height: int, blocks: int) -> list[list[tuple[int, int, int]]]:
-    """The messages ``(source rank, destination rank, block)`` of every global step of Snake or Fence on a
-    W x H mesh in ``blocks`` blocks, as ``apps/combine`` sends them: a node sends partial block b to its parent
-    in step b + send_offset, and forwards final block b to its children in step b + final_offset + 1 (the root
-    completes it in step b + final_offset). 2P + B - 3 steps (Snake) or 2W + 2H + B - 5 (Fence)."""
-    nodes = width * height
-    count = 2 * nodes + blocks - 3 if algorithm == "snake" else 2 * width + 2 * height + blocks - 5
-    steps: list[list[tuple[int, int, int]]] = [[] for _ in range(count)]
-    for rank in range(nodes):
-        parent, children, send_offset, final_offset = _pipe_node(algorithm, width, height, rank)
-        for block in range(blocks):
-            if parent >= 0:
-                steps[block + send_offset].append((rank, parent, block))
-            for child in children:
-                steps[block + final_offset + 1].append((rank, child, block))
-    return steps
 
 
 # --- results ------------------------------------------------------------------------------------------------------
@@ -680,9 +645,9 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
         (record,) = ctx.records(run)
         n, s, blocks = int(record["elements"]), int(record["block"]), int(record["blocks"])
-        steps = pipeline_steps(algorithm, width, height, blocks)
+        steps = combine_steps(algorithm, width, height, blocks)
         if len(steps) != int(record["steps"]):
-            raise StudyError(f"nbl-combine: {run} ran {record['steps']} steps, pipeline_steps() has {len(steps)}")
+            raise StudyError(f"nbl-combine: {run} ran {record['steps']} steps, combine_steps() has {len(steps)}")
         loads = heatmaps.step_loads(platform, hosts, [[(a, b) for a, b, _ in step] for step in steps])
         busiest = max(load for name, load in loads.items() if name.endswith("_nbl"))
         title = f"{algorithm.capitalize()} on the nominal {width}x{height} mesh, N = {n}, S = {s} ({blocks} blocks)"

@@ -66,7 +66,7 @@ def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
             "app": "pingpong",
             "ranks": 2,
             "placement": ["host-0", "host-1"],  # x = 0 and x = 1: one cable
-            "args": ["-s", ",".join(map(str, PINGPONG_SIZES)), "-i", "2", "-x", "1"],
+            "args": ["-s", ",".join(map(str, PINGPONG_SIZES)), "-i", "2", "-w", "1"],
             "options": list(SHARED_BUFFERS),
         }
     ]
@@ -103,8 +103,7 @@ def memcpy_table() -> dict[int, float]:
 
 def collisions(platform: Platform, hosts: list[str], algorithm: str) -> list[int]:
     """C of every step of ``algorithm`` with ranks on ``hosts`` (step sizes do not matter)."""
-    steps = model.ring_steps(len(hosts), 1) if algorithm == "ring" else model.bruck_steps(len(hosts), 1)
-    return [model.step_collisions(platform, hosts, messages) for messages, _ in steps]
+    return [model.step_collisions(platform, hosts, messages) for messages, _ in model.steps(algorithm, len(hosts), 1)]
 
 
 def _sizes(ctx: StudyContext) -> list[int]:
@@ -195,16 +194,12 @@ def notes(ctx: StudyContext) -> list[str]:
 HEATMAP_SHAPE = "2x3x4"
 
 
-def _steps(algorithm: str, size: int) -> list[model.Step]:
-    return model.ring_steps(RANKS, size) if algorithm == "ring" else model.bruck_steps(RANKS, size)
-
-
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """Ring and Bruck on shape 2x3x4: the most messages per link in one step (static), Ring traced."""
     for algorithm in model.ALGORITHMS:
         rid = run_id(algorithm, HEATMAP_SHAPE)
         platform, hosts = ctx.platform_of(rid), ctx.results[rid].hosts
-        loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in _steps(algorithm, 1)])
+        loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in model.steps(algorithm, RANKS, 1)])
         title = f"FX10 Tofu, {RANKS} ranks on shape {HEATMAP_SHAPE}: {algorithm.capitalize()} allgather"
         counts = collisions(platform, hosts, algorithm)
         per_step = f"C = {counts[0]} in each of the {len(counts)} steps" if len(set(counts)) == 1 else f"C = {counts}"
@@ -220,7 +215,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         sent = []
         for record in ctx.records(rid):
             repeats = warmup + int(record["iterations"])
-            for messages, size in _steps(algorithm, int(record["bytes"])):
+            for messages, size in model.steps(algorithm, RANKS, int(record["bytes"])):
                 sent.append((messages, repeats * (size + SMPI_ENVELOPE_BYTES)))
         scheduled = heatmaps.schedule_bytes(platform, hosts, sent)
         caption = "bytes per link over the run, every size."

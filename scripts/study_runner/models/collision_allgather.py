@@ -16,7 +16,7 @@ Steps are assumed to start together on every rank and a step lasts as long as it
 
 >>> interpolate({100: 1.0, 200: 2.0, 300: 4.0}, 150)
 1.5
->>> [len(step) for step, _ in bruck_steps(5, 1)], [size for _, size in bruck_steps(5, 1)]
+>>> [len(step) for step, _ in steps("bruck", 5, 1)], [size for _, size in steps("bruck", 5, 1)]
 ([5, 5, 5], [1, 2, 1])
 """
 
@@ -28,16 +28,16 @@ from collections.abc import Mapping, Sequence
 
 from generators.analysis import link_loads
 from generators.model import Platform
+from generators.schedules import allgather_steps
 
 __all__ = [
     "ALGORITHMS",
     "Step",
     "bruck_copies",
-    "bruck_steps",
     "interpolate",
     "predict",
-    "ring_steps",
     "step_collisions",
+    "steps",
 ]
 
 ALGORITHMS = ("ring", "bruck")
@@ -57,20 +57,10 @@ def interpolate(measured: Mapping[int, float], size: float) -> float:
     return measured[lo] + slope * (size - lo)
 
 
-def ring_steps(ranks: int, size: int) -> list[Step]:
-    """Fig. 1: P - 1 steps; in each, rank r sends M bytes to rank r + 1."""
-    return [([(r, (r + 1) % ranks) for r in range(ranks)], size) for _ in range(ranks - 1)]
-
-
-def bruck_steps(ranks: int, size: int) -> list[Step]:
-    """Fig. 2: ceil(log2 P) steps; in step i rank r sends min(2^i, P - 2^i) blocks to rank r - 2^i."""
-    steps = []
-    distance = 1
-    while distance < ranks:
-        blocks = min(distance, ranks - distance)
-        steps.append(([(r, (r - distance) % ranks) for r in range(ranks)], blocks * size))
-        distance *= 2
-    return steps
+def steps(algorithm: str, ranks: int, size: int) -> list[Step]:
+    """Fig. 1 (Ring) or Fig. 2 (Bruck) as the model costs it: each step's messages and the bytes each carries
+    (the schedule of ``generators.schedules.allgather_steps``, every message of a step carrying as many blocks)."""
+    return [([(src, dst) for src, dst, _ in step], step[0][2] * size) for step in allgather_steps(algorithm, ranks)]
 
 
 def bruck_copies(ranks: int, size: int) -> list[int]:
@@ -96,11 +86,13 @@ def predict(
     (C of each step, see :func:`step_collisions`) each step costed as one message of C x its size."""
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}")
-    steps = ring_steps(ranks, size) if algorithm == "ring" else bruck_steps(ranks, size)
-    factors = list(collisions) if collisions is not None else [1] * len(steps)
-    if len(factors) != len(steps):
-        raise ValueError(f"{len(factors)} collision counts for {len(steps)} steps")
-    total = sum(interpolate(comm, max(c, 1) * step_size) for (_, step_size), c in zip(steps, factors, strict=True))
+    algorithm_steps = steps(algorithm, ranks, size)
+    factors = list(collisions) if collisions is not None else [1] * len(algorithm_steps)
+    if len(factors) != len(algorithm_steps):
+        raise ValueError(f"{len(factors)} collision counts for {len(algorithm_steps)} steps")
+    total = sum(
+        interpolate(comm, max(c, 1) * step_size) for (_, step_size), c in zip(algorithm_steps, factors, strict=True)
+    )
     if algorithm == "bruck" and memcpy is not None:
         total += sum(interpolate(memcpy, n) for n in bruck_copies(ranks, size))
     return total

@@ -216,7 +216,7 @@ def _readme(written: Sequence[_Written]) -> str:
         )
     lines += [
         "",
-        "*.params* files are compiled zones (`generators/loader/torus_zone.cpp`): SimGrid loads the shared object",
+        "*.params* files are compiled zones (`simgrid_cpp/torus_zone.cpp`): SimGrid loads the shared object",
         "`<file>.so`, which reads `<file>.params` beside it. `scripts/build` writes every platform complete, the",
         "shared objects and the XML too large to commit included, into `build/platforms/<machine>/`.",
         "",

@@ -159,7 +159,7 @@ def graph_routes(graph: RoutingGraph, src: str, dst: str) -> set[tuple[str, ...]
 
 @dataclass(frozen=True)
 class CompiledZone:
-    """A platform that SimGrid builds from a shared object (``generators/loader/<library>.cpp``).
+    """A platform that SimGrid builds from a shared object (``simgrid_cpp/<library>.cpp``).
 
     ``parameters`` is the text of the parameter file the library reads; the library must create the
     same hosts, links and routes as the model (tests compare them through the loader).

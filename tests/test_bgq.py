@@ -1,4 +1,4 @@
-"""generators.bgq against the paper's Tables 1, 2, 6, 7 (Oltchik & Schwartz) and a brute-force min balanced cut."""
+"""paper_models.bgq against the paper's Tables 1, 2, 6, 7 (Oltchik & Schwartz) and a brute-force min balanced cut."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from generators.bgq import (
+from generators.errors import TopologyError
+from paper_models.bgq import (
     JUQUEEN,
     MIDPLANE_NODES,
     MIRA,
@@ -31,7 +32,6 @@ from generators.bgq import (
     partitions,
     worst_partition,
 )
-from generators.errors import TopologyError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -241,7 +241,7 @@ def test_bad_input_raises(call, message):
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "generators.bgq", *args], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "paper_models.bgq", *args], cwd=ROOT, capture_output=True, text=True, check=False
     )
 
 

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from generators import bgq, torus
+from generators import torus
+from paper_models import bgq
 from study_runner.analyses import bgq_pairing
 from study_runner.errors import StudyError
 from study_runner.study import load_study

@@ -8,7 +8,7 @@ import pytest
 
 from generators import torus
 from generators.tofu import fx10, shape_hosts
-from study_runner.models import collision_allgather as model
+from paper_models import collision_allgather as model
 
 
 def test_eq1_interpolates_between_the_two_nearest_sizes() -> None:

@@ -14,12 +14,12 @@ import study_runner.context
 from generators import build_platform
 from generators.drawing import REPRESENTATIVE
 from generators.schedules import combine_steps
+from paper_models import vector_combining as vc
 from study_runner import heatmaps
 from study_runner.cache import Cache
 from study_runner.context import RunTracer, StudyContext, trace_key
 from study_runner.errors import StudyError
 from study_runner.execute import RunResult, parse_records, prepare_runs
-from study_runner.models import vector_combining as vc
 from study_runner.report import FAMILIES_DIR, draw_families, write_report
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
 from study_runner.study import load_study

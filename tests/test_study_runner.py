@@ -249,8 +249,8 @@ def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path)
 def test_nbl_combine_generates_its_sweep() -> None:
     # The study file declares only platforms; the analysis generates every run, pipelined ones at the model's
     # integer optimal block size for the run's platform (f = 1 or f = L).
+    from paper_models import vector_combining as vc
     from study_runner.analyses import nbl_combine
-    from study_runner.models import vector_combining as vc
 
     study = load_study("nbl-combine")
     runs = {run.id: run for run in study.runs}

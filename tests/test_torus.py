@@ -161,7 +161,7 @@ def test_loader_routes_equal_model(
 
 
 class TestCompiledZone:
-    """The compiled zone (generators/loader/torus_zone.cpp) builds the model's hosts, links and routes in SimGrid."""
+    """The compiled zone (simgrid_cpp/torus_zone.cpp) builds the model's hosts, links and routes in SimGrid."""
 
     @pytest.mark.parametrize(
         ("dims", "wrap", "nbl"),

@@ -240,7 +240,7 @@ class TestTracedRuns:
     def test_pingpong_on_a_compiled_zone(
         self, tmp_path: Path, bin_dir: Path, params: dict[str, str], hosts: list[str]
     ) -> None:
-        """The compiled torus zone (generators/loader/torus_zone.cpp) traces like XML: every link of both routes
+        """The compiled torus zone (simgrid_cpp/torus_zone.cpp) traces like XML: every link of both routes
         carries the messages' bytes exactly. (SimGrid creates a link's trace container at each seal of the
         link; the zone leaves its links to NetZoneImpl::seal(), which seals each once.)"""
         model, platform = platform_files(tmp_path, "torus", params, hosts)

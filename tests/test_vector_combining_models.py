@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 import sympy as sp
 
-from study_runner.models.vector_combining import (
+from paper_models.vector_combining import (
     DELTA,
     FITTED,
     NOMINAL,

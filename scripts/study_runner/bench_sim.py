@@ -34,8 +34,9 @@ from typing import Any
 
 from lxml import etree
 
-from generators import bgq, build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
+from generators import build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
 from generators.files import atomic_write_text
+from paper_models import bgq
 from study_runner.analyses import bgq_pairing, nbl_combine
 from study_runner.cases import case_parser, cases_to_run
 from study_runner.errors import StudyError

@@ -90,8 +90,9 @@ def _families_digest() -> str:
     import matplotlib
 
     digest = hashlib.sha256(matplotlib.__version__.encode())
-    for source in sorted(Path(generators.__file__).parent.glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    package = Path(generators.__file__).parent
+    for source in sorted(package.rglob("*.py")):  # the drawing subpackage included
+        digest.update(str(source.relative_to(package)).encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()
 
 

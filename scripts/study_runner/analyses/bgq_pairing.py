@@ -2,7 +2,7 @@
 
 Two halves:
 
-* The partition analysis (``generators.bgq``): the internal bisection of every Mira predefined partition
+* The partition analysis (``paper_models.bgq``): the internal bisection of every Mira predefined partition
   and of its proposed replacement (Tables 1 and 6), of JUQUEEN's worst and best partition per size
   (Tables 2 and 7), checked exactly against the printed values; Fig. 1 and 2 drawn from it.
 * The bisection pairing experiment (Sect. 4.1, Fig. 3 and 4) simulated at full node scale on the
@@ -31,10 +31,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from generators import bgq
 from generators.analysis import link_loads
 from generators.model import Platform
 from generators.schedules import pairing_steps
+from paper_models import bgq
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
@@ -49,7 +49,6 @@ __all__ = [
     "generated_runs",
     "notes",
     "pairing_link_loads",
-    "partner",
 ]
 
 Geometry = tuple[int, ...]

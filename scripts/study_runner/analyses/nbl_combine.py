@@ -10,10 +10,11 @@ Runs (generated here, :func:`generated_runs`; every one with alpha as SMPI messa
 * ``fig4.<platform>.<algorithm>.S<S>``: the block-size scan of Fig. 4 (4x4, N = 1e4).
 
 Heatmaps (4x4, nominal NBL, N = 1e4): the combine app's Snake and Fence schedule
-(:func:`generators.schedules.combine_steps`), message by message; statically, the most flows each link carries in one step (cables 1: both are free of link
-conflicts; limiters up to the Appendix's L, 4 for Snake and 6 for Fence), and the Fence run traced.
+(:func:`generators.schedules.combine_steps`), message by message; statically, the most flows each link carries
+in one step (cables 1: both are free of link conflicts; limiters up to the Appendix's L, 4 for Snake and 6 for
+Fence), and the Fence run traced.
 
-The model is ``study_runner.models.vector_combining`` (DELTA parameters). Checks: the ping-pong is
+The model is ``paper_models.vector_combining`` (DELTA parameters). Checks: the ping-pong is
 alpha + beta*S, the simulated f(L) of Table 1, Fig. 4's optimum shift and reversal, the three claims of
 Fig. 5 on the simulated regime map (the analogue of the paper's empirical Fig. 8), and Fig. 7's 33%.
 """
@@ -33,11 +34,11 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import ListedColormap
 
 from generators.schedules import combine_steps
+from paper_models import vector_combining as vc
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
-from study_runner.models import vector_combining as vc
 from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, message_overhead_options
 from study_runner.study import PlatformSpec
 

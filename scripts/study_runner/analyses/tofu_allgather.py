@@ -1,6 +1,6 @@
 """Study ``tofu-allgather``: Ring and Bruck allgather on Tofu shapes, the collision-aware model vs simulation.
 
-The model (``study_runner.models.collision_allgather``) is built exactly as the paper builds it, from
+The model (``paper_models.collision_allgather``) is built exactly as the paper builds it, from
 micro-benchmarks run on the same platform: the one-hop ping-pong's one-way times (communication) and the
 memcpy cost (memory copies; computation is not simulated, so the allgather app charges every copy
 ``bytes / MEMCPY_RATE`` through topolab's one modelling shim and the model uses the same figure). Each
@@ -23,10 +23,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from generators.model import Platform
+from paper_models import collision_allgather as model
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
-from study_runner.models import collision_allgather as model
 from study_runner.smpi import SMPI_ENVELOPE_BYTES, folded_buffer_options
 from study_runner.study import PlatformSpec
 

@@ -27,7 +27,7 @@ size may tie. ``best_partition`` takes the highest bisection and, among ties, th
 smallest canonical geometry; ``worst_partition`` the lowest bisection and, among ties, the
 lexicographically largest (e.g. the most ring-like).
 
-CLI: ``python -m generators.bgq --machine mira|juqueen|sequoia|AxBxCxD (--midplanes M | --nodes N) [--json]``.
+CLI: ``python -m paper_models.bgq --machine mira|juqueen|sequoia|AxBxCxD (--midplanes M | --nodes N) [--json]``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,91 @@
+"""The pictures as files: one platform to a PNG (structure or heatmap), and every family at a representative size."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from generators.drawing.elements import Layout
+from generators.drawing.layout import layout
+from generators.drawing.render import DPI, render
+from generators.errors import TopologyError
+from generators.families import FAMILIES, build_platform
+from generators.files import atomic_path
+from generators.model import Platform
+
+__all__ = ["REPRESENTATIVE", "check_picture", "draw_all_families", "draw_platform"]
+
+#: The parameters each family is drawn with by :func:`draw_all_families`: close to the papers' machines.
+REPRESENTATIVE: dict[str, dict[str, object]] = {
+    "crossbar": {"hosts": 16},
+    "enterprise": {"modules": 4, "ports": 16},  # the Three Quads paper's 4 x 16 GbE chassis
+    "fattree": {"radix": 8},  # 32 servers, as many as the MLFM testbed
+    "mesh": {"width": 8, "height": 8},
+    "mlfm": {"d": 3, "servers_per_leaf": "3,3,2"},  # the MLFM paper's 32-server testbed
+    "threequads": {"q": 4},  # the paper's 64-node Scube
+    "tofu": {"xyz": "2x2x2", "zone": "auto"},  # 8 Tofu units, 96 nodes
+    "torus": {"dims": "4x4x4x2x2"},  # Blue Gene/Q-like 5-D (E = 2): half a midplane (4x4x4x4x2 is dense)
+}
+
+
+def _check_loads(platform: Platform, link_loads: Mapping[str, float]) -> dict[str, float]:
+    """``link_loads`` as floats; ``TopologyError`` for the first link the platform does not have or a bad amount."""
+    loads = {}
+    for name, value in link_loads.items():
+        if name not in platform.links:
+            raise TopologyError(f"link_loads names link {name!r}, which {platform.name} does not have")
+        try:
+            amount = float(value)
+        except (TypeError, ValueError):
+            amount = math.nan
+        if not math.isfinite(amount) or amount < 0:
+            raise TopologyError(f"link_loads[{name!r}] must be a finite number >= 0, got {value!r}")
+        loads[name] = amount
+    return loads
+
+
+def check_picture(platform: Platform, path: str | Path) -> Layout:
+    """The layout of ``platform`` if it can be drawn to ``path`` (a ``.png``); ``TopologyError`` otherwise."""
+    if Path(path).suffix.lower() != ".png":
+        raise TopologyError(f"a picture must be a .png file, got {str(path)!r}")
+    return layout(platform)
+
+
+def draw_platform(
+    platform: Platform,
+    path: str | Path,
+    *,
+    link_loads: Mapping[str, float] | None = None,
+    title: str | None = None,
+    load_label: str = "bytes",
+) -> None:
+    """Draw ``platform`` to the PNG ``path`` (written atomically).
+
+    Without ``link_loads``: the structure (hosts as circles, switches as squares, the family's groups).
+    With ``link_loads`` (link name -> amount, e.g. bytes or flows): a heatmap, each cable coloured by the
+    larger of its two directed loads (unused cables thin and light grey), each node's limiter or fabric load on
+    its marker. ``TopologyError`` for a link the platform does not have (nothing is written).
+    """
+    lay = check_picture(platform, path)
+    loads = _check_loads(platform, link_loads) if link_loads is not None else None
+    fig = render(platform, lay, loads, title, load_label)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=DPI, pil_kwargs={"compress_level": 2})
+
+
+def draw_all_families(directory: str | Path, families: Sequence[str] | None = None) -> list[Path]:
+    """One structure picture ``<family>.png`` per registered family (or per name in ``families``), drawn
+    at its :data:`REPRESENTATIVE` size; returns the files written."""
+    names = list(FAMILIES) if families is None else list(families)
+    for name in names:
+        if name not in FAMILIES:
+            raise TopologyError(f"unknown topology family {name!r}; known families: {', '.join(sorted(FAMILIES))}")
+        if name not in REPRESENTATIVE:
+            raise TopologyError(f"family {name!r} has no representative size to draw (generators.drawing)")
+    written = []
+    for name in names:
+        target = Path(directory) / f"{name}.png"
+        draw_platform(build_platform(name, REPRESENTATIVE[name]), target)
+        written.append(target)
+    return written

@@ -1,1 +1,0 @@
-"""Analytic performance models of published algorithms, for studies to compare simulations against."""

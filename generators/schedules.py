@@ -178,13 +178,10 @@ def alltoall_destinations(algorithm: str, ranks: int, shape: tuple[int, int, int
     raise TopologyError(f"algorithm must be one of {', '.join(ALLTOALL_ALGORITHMS)}, got {algorithm!r}")
 
 
-def alltoall_steps(
-    algorithm: str, ranks: int, shape: tuple[int, int, int] | None = None
-) -> list[list[Message]]:
+def alltoall_steps(algorithm: str, ranks: int, shape: tuple[int, int, int] | None = None) -> list[list[Message]]:
     """The messages of phases 1 .. N-1 (phase 0 is local), as (source, destination) rank pairs."""
     phases = alltoall_destinations(algorithm, ranks, shape)[1:]
     return [[(r, dst) for r, dst in enumerate(phase) if dst != r] for phase in phases]
-
 
 
 # --- combine: Littlefield's tree, snake and fence on a W x H mesh (apps/combine) -------------------------------------

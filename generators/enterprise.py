@@ -16,7 +16,7 @@ Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
 
 from __future__ import annotations
 
-from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import (
     Family,
     Param,
@@ -95,38 +95,56 @@ def enterprise(
     """
     names = [f"host-{k}" for k in range(modules * ports)]
     module_names = [f"module-{m}" for m in range(modules)]
-    links: dict[str, Link] = {}
-    for name in names:
-        add_links(links, *duplex_link(name, module_names[module_of(name, ports)], link_bw, link_lat))
-        if nbl is not None:
-            add_links(links, nbl_link(name, nbl * link_bw))
-    for module in module_names:
-        add_links(links, *duplex_link(module, BACKPLANE, module_uplink, 0.0))
-    if backplane is not None:
-        add_links(links, Link(f"{BACKPLANE}_fabric", backplane, 0.0))
-    if module_fabric is not None:
-        add_links(links, *(Link(f"{module}_fabric", module_fabric, 0.0) for module in module_names))
-
-    def inside(module: str) -> list[str]:
-        return [f"{module}_fabric"] if module_fabric is not None else []
-
-    def route(src: str, dst: str) -> list[str]:
-        a, b = module_names[module_of(src, ports)], module_names[module_of(dst, ports)]
-        if a == b:
-            hops = [f"{src}_to_{a}", *inside(a), f"{a}_to_{dst}"]
-        else:
-            fabric = [f"{BACKPLANE}_fabric"] if backplane is not None else []
-            hops = [f"{src}_to_{a}", *inside(a), f"{a}_to_{BACKPLANE}", *fabric, f"{BACKPLANE}_to_{b}",
-                    *inside(b), f"{b}_to_{dst}"]  # fmt: skip
-        return with_nbl(src, dst, hops, nbl is not None)
-
+    links = _host_cables(names, module_names, ports, link_bw, link_lat, nbl)
+    add_links(links, *_chassis_links(module_names, module_uplink, backplane, module_fabric))
     return Platform(
         name=f"enterprise-{modules}x{ports}",
         hosts=[Host(name, host_speed) for name in names],
         routers=[*module_names, BACKPLANE],
         links=links,
-        route_rule=route,
+        route_rule=_route_rule(module_names, ports, backplane is not None, module_fabric is not None, nbl is not None),
     )
+
+
+def _host_cables(
+    names: list[str], module_names: list[str], ports: int, link_bw: float, link_lat: float, nbl: float | None
+) -> dict[str, Link]:
+    """Every host's cable to its module, and its limiter when ``nbl`` is set."""
+    links: dict[str, Link] = {}
+    for name in names:
+        add_links(links, *duplex_link(name, module_names[module_of(name, ports)], link_bw, link_lat))
+        if nbl is not None:
+            add_links(links, nbl_link(name, nbl * link_bw))
+    return links
+
+
+def _chassis_links(
+    module_names: list[str], module_uplink: float, backplane: float | None, module_fabric: float | None
+) -> list[Link]:
+    """The modules' uplinks to the backplane, then the backplane's and the modules' fabrics when they are set."""
+    links = [link for module in module_names for link in duplex_link(module, BACKPLANE, module_uplink, 0.0)]
+    if backplane is not None:
+        links.append(Link(f"{BACKPLANE}_fabric", backplane, 0.0))
+    if module_fabric is not None:
+        links += [Link(f"{module}_fabric", module_fabric, 0.0) for module in module_names]
+    return links
+
+
+def _route_rule(module_names: list[str], ports: int, backplane: bool, module_fabric: bool, limited: bool) -> RouteRule:
+    """Through the module, or up its uplink, across the backplane and down the other module's (module docstring)."""
+    inside = {module: [f"{module}_fabric"] if module_fabric else [] for module in module_names}
+    fabric = [f"{BACKPLANE}_fabric"] if backplane else []
+
+    def route(src: str, dst: str) -> list[str]:
+        a, b = module_names[module_of(src, ports)], module_names[module_of(dst, ports)]
+        if a == b:
+            hops = [f"{src}_to_{a}", *inside[a], f"{a}_to_{dst}"]
+        else:
+            hops = [f"{src}_to_{a}", *inside[a], f"{a}_to_{BACKPLANE}", *fabric, f"{BACKPLANE}_to_{b}",
+                    *inside[b], f"{b}_to_{dst}"]  # fmt: skip
+        return with_nbl(src, dst, hops, limited)
+
+    return route
 
 
 FAMILY = Family(

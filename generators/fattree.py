@@ -19,10 +19,21 @@ of its port index only (through their leaf's cable), so that the fewest-links pa
 from __future__ import annotations
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, RouteRule, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int, speed
 
 __all__ = ["FAMILY", "fattree"]
+
+
+def server_name(a: int, k: int) -> str:
+    """Name of the server on port k of leaf a."""
+    return f"server-{a}-{k}"
+
+
+def _coordinates(host: str) -> tuple[int, int]:
+    """(a, k) of ``server-a-k``."""
+    a, k = host.removeprefix("server-").split("-")
+    return int(a), int(k)
 
 
 PARAMS = (
@@ -73,55 +84,60 @@ def fattree(
     if not 1 <= leaves <= radix:
         raise TopologyError(f"leaves must be between 1 and radix={radix}, got {leaves}")
     ports = radix // 2
-    limited = nbl is not None
     servers = [(a, k) for a in range(leaves) for k in range(ports)]
+    limited = nbl is not None
+    return Platform(
+        name=f"fattree-{radix}",
+        hosts=[Host(server_name(a, k), host_speed) for a, k in servers],
+        routers=[f"leaf-{a}" for a in range(leaves)] + [f"spine-{s}" for s in range(ports)],
+        links=_cables(servers, leaves, ports, link_bw, link_lat, nbl),
+        route_rule=_route_rule(limited),
+        graph=_routing_graph(servers, leaves, ports, limited),
+    )
 
-    def server(a: int, k: int) -> str:
-        return f"server-{a}-{k}"
 
+def _cables(
+    servers: list[tuple[int, int]], leaves: int, ports: int, link_bw: float, link_lat: float, nbl: float | None
+) -> dict[str, Link]:
+    """Every server's cable to its leaf (and its limiter when ``nbl`` is set), then every leaf's to every spine."""
     links: dict[str, Link] = {}
     for a, k in servers:
-        add_links(links, *duplex_link(server(a, k), f"leaf-{a}", link_bw, link_lat))
-        if limited:
-            add_links(links, nbl_link(server(a, k), nbl * link_bw))
+        add_links(links, *duplex_link(server_name(a, k), f"leaf-{a}", link_bw, link_lat))
+        if nbl is not None:
+            add_links(links, nbl_link(server_name(a, k), nbl * link_bw))
     for a in range(leaves):
         for s in range(ports):
             add_links(links, *duplex_link(f"leaf-{a}", f"spine-{s}", link_bw, link_lat))
+    return links
 
-    def coordinates(host: str) -> tuple[int, int]:
-        a, k = host.removeprefix("server-").split("-")
-        return int(a), int(k)
+
+def _route_rule(limited: bool) -> RouteRule:
+    """Through the leaf, or up to the spine of the destination's port and down (module docstring)."""
 
     def route(src: str, dst: str) -> list[str]:
-        (a, _), (b, k2) = coordinates(src), coordinates(dst)
+        (a, _), (b, k2) = _coordinates(src), _coordinates(dst)
         hops = [f"{src}_to_leaf-{a}"]
         if a != b:
             hops += [f"leaf-{a}_to_spine-{k2}", f"spine-{k2}_to_leaf-{b}"]
         hops.append(f"leaf-{b}_to_{dst}")
         return with_nbl(src, dst, hops, limited)
 
-    def nbl_of(a: int, k: int) -> tuple[str, ...]:
-        return (f"{server(a, k)}_nbl",) if limited else ()
+    return route
 
+
+def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limited: bool) -> RoutingGraph:
+    """Servers to their leaf and back, each spine straight down to the servers of its port index, leaves up."""
     edges: list[tuple[str, str, tuple[str, ...]]] = []
     for a, k in servers:
-        edges.append((server(a, k), f"leaf-{a}", (*nbl_of(a, k), f"{server(a, k)}_to_leaf-{a}")))
-        edges.append((f"leaf-{a}", server(a, k), (f"leaf-{a}_to_{server(a, k)}", *nbl_of(a, k))))
-        edges.append(
-            (f"spine-{k}", server(a, k), (f"spine-{k}_to_leaf-{a}", f"leaf-{a}_to_{server(a, k)}", *nbl_of(a, k)))
-        )
+        server = server_name(a, k)
+        limiter = (f"{server}_nbl",) if limited else ()
+        edges.append((server, f"leaf-{a}", (*limiter, f"{server}_to_leaf-{a}")))
+        edges.append((f"leaf-{a}", server, (f"leaf-{a}_to_{server}", *limiter)))
+        edges.append((f"spine-{k}", server, (f"spine-{k}_to_leaf-{a}", f"leaf-{a}_to_{server}", *limiter)))
     for a in range(leaves):
         for s in range(ports):
             edges.append((f"leaf-{a}", f"spine-{s}", (f"leaf-{a}_to_spine-{s}",)))
-
-    return Platform(
-        name=f"fattree-{radix}",
-        hosts=[Host(server(a, k), host_speed) for a, k in servers],
-        routers=[f"leaf-{a}" for a in range(leaves)] + [f"spine-{s}" for s in range(ports)],
-        links=links,
-        route_rule=route,
-        graph=RoutingGraph((), tuple(edges)),
-    )
+    return RoutingGraph((), tuple(edges))
 
 
 FAMILY = Family(

@@ -34,7 +34,7 @@ servers is the rule's route. Each spine appears as two kinds of graph-only route
 from __future__ import annotations
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, RouteRule, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import (
     Family,
     Param,
@@ -58,6 +58,11 @@ SPINE_CHOICES = ("source", "destination")
 def server_name(i: int, j: int, k: int) -> str:
     """Name of server (i, j, k)."""
     return f"server-{i}-{j}-{k}"
+
+
+def leaf_name(i: int, j: int) -> str:
+    """Name of the leaf switch of layer i, column j."""
+    return f"leaf-{i}-{j}"
 
 
 def spine_name(a: int, b: int) -> str:
@@ -167,6 +172,24 @@ def mlfm(
     >>> p.route("server-0-0-1", "server-1-0-2")[1]  # same column, source port 1: spine {0, 2}
     'leaf-0-0_to_spine-0-2'
     """
+    per_leaf = _servers_per_leaf(d, layers, servers_per_leaf)
+    columns = d + 1
+    limited = nbl is not None
+    links = _server_cables(per_leaf, columns, link_bw, link_lat, nbl)
+    add_links(links, *_spine_cables(len(per_leaf), columns, link_bw if spine_bw is None else spine_bw, link_lat))
+    return Platform(
+        name=f"mlfm-{d}",
+        hosts=[Host(server_name(*s), host_speed) for s in _servers(per_leaf, columns)],
+        routers=[leaf_name(i, j) for i in range(len(per_leaf)) for j in range(columns)]
+        + [spine_name(*spine) for spine in _spines(columns)],
+        links=links,
+        route_rule=_route_rule(columns, spine_choice, limited),
+        graph=_routing_graph(per_leaf, columns, spine_choice, limited),
+    )
+
+
+def _servers_per_leaf(d: int, layers: int | None, servers_per_leaf: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The servers on each leaf of every layer built (one value per layer), checked against d."""
     layers = d if layers is None else layers
     if not 1 <= layers <= d:
         raise TopologyError(f"layers must be between 1 and d={d}, got {layers}")
@@ -177,103 +200,159 @@ def mlfm(
         raise TopologyError(f"servers_per_leaf needs one value or one per layer ({layers}), got {len(per_leaf)}")
     if not all(1 <= count <= d for count in per_leaf):
         raise TopologyError(f"servers_per_leaf values must be between 1 and d={d}, got {list(per_leaf)}")
-    spine_bw = link_bw if spine_bw is None else spine_bw
-    columns = d + 1
-    limited = nbl is not None
+    return per_leaf
 
-    servers = [(i, j, k) for i in range(layers) for j in range(columns) for k in range(per_leaf[i])]
-    leaves = [(i, j) for i in range(layers) for j in range(columns)]
-    spines = [(a, b) for a in range(columns) for b in range(a + 1, columns)]
 
-    def leaf(i: int, j: int) -> str:
-        return f"leaf-{i}-{j}"
+def _servers(per_leaf: tuple[int, ...], columns: int) -> list[tuple[int, int, int]]:
+    """(i, j, k) of every server, layer by layer, column by column, port by port: the hosts' order."""
+    return [(i, j, k) for i in range(len(per_leaf)) for j in range(columns) for k in range(per_leaf[i])]
 
+
+def _spines(columns: int) -> list[tuple[int, int]]:
+    """(a, b) of every spine switch: one per pair of leaf columns a < b."""
+    return [(a, b) for a in range(columns) for b in range(a + 1, columns)]
+
+
+def _column_pairs(columns: int) -> list[tuple[int, int]]:
+    """Every ordered pair (a, b) of distinct leaf columns, a slowest."""
+    return [(a, b) for a in range(columns) for b in range(columns) if a != b]
+
+
+def _turn_column(j: int, k: int, columns: int) -> int:
+    """Column c of the spine {j, c} that same-column traffic of port k uses."""
+    return (j + k + 1) % columns
+
+
+def _server_cables(
+    per_leaf: tuple[int, ...], columns: int, link_bw: float, link_lat: float, nbl: float | None
+) -> dict[str, Link]:
+    """The cable of every server to its leaf, and its limiter when ``nbl`` is set."""
     links: dict[str, Link] = {}
-    for i, j, k in servers:
-        add_links(links, *duplex_link(server_name(i, j, k), leaf(i, j), link_bw, link_lat))
-        if limited:
+    for i, j, k in _servers(per_leaf, columns):
+        add_links(links, *duplex_link(server_name(i, j, k), leaf_name(i, j), link_bw, link_lat))
+        if nbl is not None:
             add_links(links, nbl_link(server_name(i, j, k), nbl * link_bw))
-    for a, b in spines:
-        for i in range(layers):
-            for column in (a, b):
-                add_links(links, *duplex_link(leaf(i, column), spine_name(a, b), spine_bw, link_lat))
+    return links
 
-    def turn_column(j: int, k: int) -> int:
-        """Column c of the spine {j, c} that same-column traffic of port k uses."""
-        return (j + k + 1) % columns
+
+def _spine_cables(layers: int, columns: int, spine_bw: float, link_lat: float) -> list[Link]:
+    """The cables of every spine {a, b} to leaf a and leaf b of every layer."""
+    return [
+        link
+        for a, b in _spines(columns)
+        for i in range(layers)
+        for column in (a, b)
+        for link in duplex_link(leaf_name(i, column), spine_name(a, b), spine_bw, link_lat)
+    ]
+
+
+def _route_rule(columns: int, spine_choice: str, limited: bool) -> RouteRule:
+    """The paper's routing (module docstring): through the leaf, or up to the spine the rule picks and down."""
 
     def route(src: str, dst: str) -> list[str]:
         (i, j, k), (i2, j2, k2) = server_coordinates(src), server_coordinates(dst)
-        hops = [f"{src}_to_{leaf(i, j)}"]
+        hops = [f"{src}_to_{leaf_name(i, j)}"]
         if (i, j) != (i2, j2):
             if j != j2:
                 spine = spine_name(j, j2)
             else:
-                spine = spine_name(j, turn_column(j, k if spine_choice == "source" else k2))
-            hops += [f"{leaf(i, j)}_to_{spine}", f"{spine}_to_{leaf(i2, j2)}"]
-        hops.append(f"{leaf(i2, j2)}_to_{dst}")
+                spine = spine_name(j, _turn_column(j, k if spine_choice == "source" else k2, columns))
+            hops += [f"{leaf_name(i, j)}_to_{spine}", f"{spine}_to_{leaf_name(i2, j2)}"]
+        hops.append(f"{leaf_name(i2, j2)}_to_{dst}")
         return with_nbl(src, dst, hops, limited)
 
-    # The routing graph (module docstring). Hosts' own edges carry their limiter, so that every
-    # server-to-server path starts and ends with it.
-    def up(i: int, j: int, k: int) -> tuple[str, ...]:
-        name = server_name(i, j, k)
-        return (f"{name}_nbl", f"{name}_to_{leaf(i, j)}") if limited else (f"{name}_to_{leaf(i, j)}",)
+    return route
 
-    def down(i: int, j: int, k: int) -> tuple[str, ...]:
-        name = server_name(i, j, k)
-        return (f"{leaf(i, j)}_to_{name}", f"{name}_nbl") if limited else (f"{leaf(i, j)}_to_{name}",)
 
-    def side(a: int, b: int, kind: str) -> str:
-        return f"{spine_name(a, b)}.{kind}-{a}"
+def _routing_graph(per_leaf: tuple[int, ...], columns: int, spine_choice: str, limited: bool) -> RoutingGraph:
+    """The routing graph (module docstring): servers and leaves, the spines' cross-column sides, their turn sides."""
+    turns = _turn_routers(columns, max(per_leaf), spine_choice)
+    edges = [
+        *_server_edges(per_leaf, columns, limited),
+        *_cross_column_edges(len(per_leaf), columns),
+        *_turn_edges(per_leaf, columns, turns, spine_choice, limited),
+    ]
+    virtual = tuple(_side(a, b, "from") for a, b in _column_pairs(columns)) + tuple(
+        _side(a, c, "turn") for a, c in turns
+    )
+    return RoutingGraph(virtual, tuple(edges))
 
+
+def _side(a: int, b: int, kind: str) -> str:
+    """The graph-only router ``spine-a-b.<kind>-a`` of spine {a, b} (kind ``from`` or ``turn``)."""
+    return f"{spine_name(a, b)}.{kind}-{a}"
+
+
+def _turn_routers(columns: int, ports: int, spine_choice: str) -> list[tuple[int, int]]:
+    """(a, c) of every turn router ``spine-a-c.turn-a`` built.
+
+    With source choice a turn router is entered only from the ports that pick it: build only those (a router
+    without an in-edge breaks SimGrid's Dijkstra).
+    """
+    if spine_choice == "destination":
+        return _column_pairs(columns)
+    turns = {(a, _turn_column(a, k, columns)) for a in range(columns) for k in range(ports)}
+    return [pair for pair in _column_pairs(columns) if pair in turns]
+
+
+def _up(i: int, j: int, k: int, limited: bool) -> tuple[str, ...]:
+    """The links from server (i, j, k) into its leaf, its limiter first.
+
+    Hosts' own edges carry their limiter, so that every server-to-server path starts and ends with it.
+    """
+    name = server_name(i, j, k)
+    return (f"{name}_nbl", f"{name}_to_{leaf_name(i, j)}") if limited else (f"{name}_to_{leaf_name(i, j)}",)
+
+
+def _down(i: int, j: int, k: int, limited: bool) -> tuple[str, ...]:
+    """The links from its leaf into server (i, j, k), its limiter last (see :func:`_up`)."""
+    name = server_name(i, j, k)
+    return (f"{leaf_name(i, j)}_to_{name}", f"{name}_nbl") if limited else (f"{leaf_name(i, j)}_to_{name}",)
+
+
+def _server_edges(per_leaf: tuple[int, ...], columns: int, limited: bool) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Every server to its leaf and back."""
     edges: list[tuple[str, str, tuple[str, ...]]] = []
-    for i, j, k in servers:
-        edges.append((server_name(i, j, k), leaf(i, j), up(i, j, k)))
-        edges.append((leaf(i, j), server_name(i, j, k), down(i, j, k)))
-    for a in range(columns):
-        for b in range(columns):
-            if a == b:
-                continue
-            for i in range(layers):
-                edges.append((leaf(i, a), side(a, b, "from"), (f"{leaf(i, a)}_to_{spine_name(a, b)}",)))
-                edges.append((side(a, b, "from"), leaf(i, b), (f"{spine_name(a, b)}_to_{leaf(i, b)}",)))
-    for i, j, k in servers:
-        turn = side(j, turn_column(j, k), "turn")
-        leaf_to_spine = f"{leaf(i, j)}_to_{spine_name(j, turn_column(j, k))}"
-        if spine_choice == "source":  # only port k's traffic reaches its turn router
-            edges.append((server_name(i, j, k), turn, (*up(i, j, k), leaf_to_spine)))
-        else:  # the turn router leads only to the ports whose traffic it carries
-            spine_to_leaf = f"{spine_name(j, turn_column(j, k))}_to_{leaf(i, j)}"
-            edges.append((turn, server_name(i, j, k), (spine_to_leaf, *down(i, j, k))))
-    # With source choice a turn router is entered only from the ports that pick it: build only those (a router
-    # without an in-edge breaks SimGrid's Dijkstra).
-    ports = max(per_leaf)
-    turns = {(a, turn_column(a, k)) for a in range(columns) for k in range(ports)}
-    for a in range(columns):
-        for c in range(columns):
-            if a == c or (spine_choice == "source" and (a, c) not in turns):
-                continue
-            for i in range(layers):
-                if spine_choice == "source":
-                    edges.append((side(a, c, "turn"), leaf(i, a), (f"{spine_name(a, c)}_to_{leaf(i, a)}",)))
-                else:
-                    edges.append((leaf(i, a), side(a, c, "turn"), (f"{leaf(i, a)}_to_{spine_name(a, c)}",)))
-    virtual = tuple(side(a, b, "from") for a in range(columns) for b in range(columns) if a != b) + tuple(
-        side(a, c, "turn")
-        for a in range(columns)
-        for c in range(columns)
-        if a != c and (spine_choice == "destination" or (a, c) in turns)
-    )
+    for i, j, k in _servers(per_leaf, columns):
+        edges.append((server_name(i, j, k), leaf_name(i, j), _up(i, j, k, limited)))
+        edges.append((leaf_name(i, j), server_name(i, j, k), _down(i, j, k, limited)))
+    return edges
 
-    return Platform(
-        name=f"mlfm-{d}",
-        hosts=[Host(server_name(*s), host_speed) for s in servers],
-        routers=[leaf(*lf) for lf in leaves] + [spine_name(*sp) for sp in spines],
-        links=links,
-        route_rule=route,
-        graph=RoutingGraph(virtual, tuple(edges)),
-    )
+
+def _cross_column_edges(layers: int, columns: int) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Cross-column traffic: from leaf (i, a) into side ``from-a`` of spine {a, b}, and on to leaf (i', b)."""
+    edges: list[tuple[str, str, tuple[str, ...]]] = []
+    for a, b in _column_pairs(columns):
+        for i in range(layers):
+            edges.append((leaf_name(i, a), _side(a, b, "from"), (f"{leaf_name(i, a)}_to_{spine_name(a, b)}",)))
+            edges.append((_side(a, b, "from"), leaf_name(i, b), (f"{spine_name(a, b)}_to_{leaf_name(i, b)}",)))
+    return edges
+
+
+def _turn_edges(
+    per_leaf: tuple[int, ...], columns: int, turns: list[tuple[int, int]], spine_choice: str, limited: bool
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Same-column traffic: through turn router ``spine-j-c.turn-j`` back into column j.
+
+    The port that picks the spine is bound to the turn router by a direct edge: from the source server
+    (source choice) or to the destination server (destination choice); the other side of the turn router
+    is open to every leaf of the column.
+    """
+    edges: list[tuple[str, str, tuple[str, ...]]] = []
+    for i, j, k in _servers(per_leaf, columns):
+        turn = _side(j, _turn_column(j, k, columns), "turn")
+        spine = spine_name(j, _turn_column(j, k, columns))
+        if spine_choice == "source":  # only port k's traffic reaches its turn router
+            edges.append((server_name(i, j, k), turn, (*_up(i, j, k, limited), f"{leaf_name(i, j)}_to_{spine}")))
+        else:  # the turn router leads only to the ports whose traffic it carries
+            edges.append((turn, server_name(i, j, k), (f"{spine}_to_{leaf_name(i, j)}", *_down(i, j, k, limited))))
+    for a, c in turns:
+        for i in range(len(per_leaf)):
+            if spine_choice == "source":
+                edges.append((_side(a, c, "turn"), leaf_name(i, a), (f"{spine_name(a, c)}_to_{leaf_name(i, a)}",)))
+            else:
+                edges.append((leaf_name(i, a), _side(a, c, "turn"), (f"{leaf_name(i, a)}_to_{spine_name(a, c)}",)))
+    return edges
 
 
 FAMILY = Family(

@@ -28,7 +28,7 @@ Written as a SimGrid Full zone with explicit routes (q = 4: 4032 routes).
 from __future__ import annotations
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import (
     Family,
     Param,
@@ -117,6 +117,25 @@ def three_quads(
         raise TopologyError(f"q must be an integer >= 2, got {q}")
     names = [host_name(z, y, x, q) for z in range(q) for y in range(q) for x in range(q)]
     switches = [f"sw{axis}-{i}" for axis in AXES for i in range(q)]
+    return Platform(
+        name=f"threequads-{q}",
+        hosts=[Host(name, host_speed) for name in names],
+        routers=switches,
+        links=_links(names, switches, q, link_bw, link_lat, switch_fabric, nbl),
+        route_rule=_route_rule(q, switch_fabric is not None, subnet_order, nbl is not None),
+    )
+
+
+def _links(
+    names: list[str],
+    switches: list[str],
+    q: int,
+    link_bw: float,
+    link_lat: float,
+    switch_fabric: float | None,
+    nbl: float | None,
+) -> dict[str, Link]:
+    """Node by node its three NIC cables (and its limiter when ``nbl`` is set), then the switches' fabrics."""
     links: dict[str, Link] = {}
     for name in names:
         coords = coordinates(name, q)
@@ -126,33 +145,36 @@ def three_quads(
             add_links(links, nbl_link(name, nbl * link_bw))
     if switch_fabric is not None:
         add_links(links, *(Link(f"{sw}_fabric", switch_fabric, 0.0) for sw in switches))
+    return links
 
-    def hop(src: str, dst: str, axis: str) -> list[str]:
-        switch = switch_of(axis, coordinates(src, q))
-        fabric = [f"{switch}_fabric"] if switch_fabric is not None else []
-        return [f"{src}_to_{switch}", *fabric, f"{switch}_to_{dst}"]
 
-    def shared_axis(a: tuple[int, int, int], b: tuple[int, int, int]) -> str | None:
-        shared = [axis for axis in subnet_order if a[AXES.index(axis)] == b[AXES.index(axis)]]
-        return shared[0] if shared else None
+def _route_rule(q: int, fabric: bool, subnet_order: str, limited: bool) -> RouteRule:
+    """One hop through the first shared subnetwork in ``subnet_order``, or two through a relay (module docstring)."""
 
     def route(src: str, dst: str) -> list[str]:
         s, d = coordinates(src, q), coordinates(dst, q)
-        axis = shared_axis(s, d)
+        axis = _shared_axis(s, d, subnet_order)
         if axis is not None:
-            hops = hop(src, dst, axis)
+            hops = _hop(src, dst, axis, q, fabric)
         else:
             relay = host_name(s[0], d[1], d[2], q)
-            hops = hop(src, relay, "z") + hop(relay, dst, shared_axis(coordinates(relay, q), d) or "x")
-        return with_nbl(src, dst, hops, nbl is not None)
+            shared = _shared_axis(coordinates(relay, q), d, subnet_order) or "x"
+            hops = _hop(src, relay, "z", q, fabric) + _hop(relay, dst, shared, q, fabric)
+        return with_nbl(src, dst, hops, limited)
 
-    return Platform(
-        name=f"threequads-{q}",
-        hosts=[Host(name, host_speed) for name in names],
-        routers=switches,
-        links=links,
-        route_rule=route,
-    )
+    return route
+
+
+def _shared_axis(a: tuple[int, int, int], b: tuple[int, int, int], subnet_order: str) -> str | None:
+    """The first subnetwork in ``subnet_order`` on whose coordinate nodes ``a`` and ``b`` agree, or None."""
+    shared = [axis for axis in subnet_order if a[AXES.index(axis)] == b[AXES.index(axis)]]
+    return shared[0] if shared else None
+
+
+def _hop(src: str, dst: str, axis: str, q: int, fabric: bool) -> list[str]:
+    """The links from ``src`` to ``dst`` through the switch of subnetwork ``axis`` they share (and its fabric)."""
+    switch = switch_of(axis, coordinates(src, q))
+    return [f"{src}_to_{switch}", *([f"{switch}_fabric"] if fabric else []), f"{switch}_to_{dst}"]
 
 
 FAMILY = Family(

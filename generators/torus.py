@@ -34,7 +34,7 @@ simulated times. docs/simulation-speed.md.)
 Rings of even length >= 4 have ties (half-way round) that a graph cannot break by SimGrid's rule, so
 such tori are written with explicit routes (a Full zone), practical up to about 2000 nodes
 (``MAX_EXPLICIT_HOSTS``). Larger ones (or any, with ``zone="compiled"``) are a compiled zone:
-``generators/loader/torus_zone.cpp``, a shared object that SimGrid loads as the platform, builds the same
+``simgrid_cpp/torus_zone.cpp``, a shared object that SimGrid loads as the platform, builds the same
 hosts and links from a few parameters and computes each route on demand by the same rule (Mira's 49152
 nodes load in 1.5 s, 0.4 GB).
 """
@@ -51,6 +51,7 @@ from generators.model import (
     Host,
     Link,
     Platform,
+    RouteRule,
     RoutingGraph,
     add_links,
     duplex_link,
@@ -198,40 +199,73 @@ def torus(
     wraps = wrap * len(dims) if len(wrap) == 1 else wrap
     if len(wraps) != len(dims):
         raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
+    grid = Grid(dims, wraps)
     hosts = math.prod(dims)
     compiled = zone == "compiled" or (not graph_routable(dims, wraps) and hosts > MAX_EXPLICIT_HOSTS)
     layered = not compiled and graph_routable(dims, wraps)
     names = [f"host-{k}" for k in range(hosts)]
+    name = _platform_name(grid)
+    return Platform(
+        name=name,
+        hosts=[Host(host, host_speed) for host in names],
+        routers=[],
+        links=_links(names, grid, link_bw, link_lat, nbl, layered),
+        route_rule=_route_rule(names, grid, nbl is not None, layered),
+        graph=_layered_graph(names, grid, nbl is not None) if layered else None,
+        compiled=_compiled_zone(name, grid, link_bw, link_lat, nbl, host_speed) if compiled else None,
+        grid=grid,
+    )
+
+
+def _platform_name(grid: Grid) -> str:
+    """``torus-<shape>``, ``mesh-<shape>`` or ``mixed-<shape>`` as the dimensions wrap."""
+    shape = "x".join(map(str, grid.dims))
+    kind = "torus" if all(grid.wraps) else "mesh" if not any(grid.wraps) else "mixed"
+    return f"{kind}-{shape}"
+
+
+def _neighbours(k: int, axis: int, grid: Grid) -> list[int]:
+    """Nodes one hop from node k along ``axis`` (no duplicates: a length-2 ring is one cable)."""
+    coords, size = coordinates(k, grid.dims), grid.dims[axis]
+    found = []
+    for step in (1, -1):
+        c = coords[axis] + step
+        if grid.wraps[axis] and size > 2:
+            c %= size
+        if 0 <= c < size and c != coords[axis]:
+            other = index((*coords[:axis], c, *coords[axis + 1 :]), grid.dims)
+            if other not in found:
+                found.append(other)
+    return found
+
+
+def _endpoint(name: str, limited: bool, layered: bool) -> list[str]:
+    """The link every route that starts or ends at node ``name`` crosses there: its limiter, its port, or none."""
+    if limited:
+        return [f"{name}_nbl"]
+    return [f"{name}_port"] if layered else []
+
+
+def _links(
+    names: list[str], grid: Grid, link_bw: float, link_lat: float, nbl: float | None, layered: bool
+) -> dict[str, Link]:
+    """Node by node: its cables to the higher-numbered neighbours, then its limiter or its port."""
     links: dict[str, Link] = {}
-
-    def neighbours(k: int, axis: int) -> list[int]:
-        """Nodes one hop from node k along ``axis`` (no duplicates: a length-2 ring is one cable)."""
-        coords, size = coordinates(k, dims), dims[axis]
-        found = []
-        for step in (1, -1):
-            c = coords[axis] + step
-            if wraps[axis] and size > 2:
-                c %= size
-            if 0 <= c < size and c != coords[axis]:
-                other = index((*coords[:axis], c, *coords[axis + 1 :]), dims)
-                if other not in found:
-                    found.append(other)
-        return found
-
     for k, name in enumerate(names):
-        for axis in range(len(dims)):
-            for other in neighbours(k, axis):
+        for axis in range(len(grid.dims)):
+            for other in _neighbours(k, axis, grid):
                 if other > k:
                     add_links(links, *duplex_link(name, names[other], link_bw, link_lat))
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
         elif layered:
             add_links(links, Link(f"{name}_port", link_bw, 0.0, FATPIPE))
+    return links
 
-    def endpoint(name: str) -> list[str]:
-        if nbl is not None:
-            return [f"{name}_nbl"]
-        return [f"{name}_port"] if layered else []
+
+def _route_rule(names: list[str], grid: Grid, limited: bool, layered: bool) -> RouteRule:
+    """Dimension-ordered routing (module docstring), framed by the end nodes' endpoint links."""
+    dims, wraps = grid.dims, grid.wraps
 
     def route(src: str, dst: str) -> list[str]:
         here = list(coordinates(int(src.removeprefix("host-")), dims))
@@ -242,53 +276,50 @@ def torus(
                 before = names[index(tuple(here), dims)]
                 here[axis] = c
                 hops.append(f"{before}_to_{names[index(tuple(here), dims)]}")
-        return [*endpoint(src), *hops, *endpoint(dst)]
+        return [*_endpoint(src, limited, layered), *hops, *_endpoint(dst, limited, layered)]
 
-    graph = None
-    if layered:
+    return route
 
-        def lane(k: int, axis: int) -> str:
-            return f"{names[k]}.d{axis}"
 
-        # Layer 0 is entered from the node; a later layer only by a hop along its dimension, so a dimension
-        # of length 1 has no layer beyond the first.
-        layers = [0, *(axis for axis in range(1, len(dims)) if dims[axis] > 1)]
-        edges: list[tuple[str, str, tuple[str, ...]]] = []
-        for k, name in enumerate(names):
-            edges.append((name, lane(k, 0), tuple(endpoint(name))))
-            for axis in layers:
-                edges.append((lane(k, axis), name, tuple(endpoint(name))))
-                for later in (a for a in layers if a >= axis):
-                    for other in neighbours(k, later):
-                        edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))
-        virtual = tuple(lane(k, axis) for k in range(hosts) for axis in layers)
-        graph = RoutingGraph(virtual, tuple(edges))
+def _layered_graph(names: list[str], grid: Grid, limited: bool) -> RoutingGraph:
+    """The layered routing graph (module docstring): one graph-only router ``host-k.d<i>`` per node and layer."""
 
-    shape = "x".join(map(str, dims))
-    kind = "torus" if all(wraps) else "mesh" if not any(wraps) else "mixed"
-    name = f"{kind}-{shape}"
+    def lane(k: int, axis: int) -> str:
+        return f"{names[k]}.d{axis}"
+
+    # Layer 0 is entered from the node; a later layer only by a hop along its dimension, so a dimension
+    # of length 1 has no layer beyond the first.
+    layers = [0, *(axis for axis in range(1, len(grid.dims)) if grid.dims[axis] > 1)]
+    edges: list[tuple[str, str, tuple[str, ...]]] = []
+    for k, name in enumerate(names):
+        endpoint = tuple(_endpoint(name, limited, True))
+        edges.append((name, lane(k, 0), endpoint))
+        for axis in layers:
+            edges.append((lane(k, axis), name, endpoint))
+            for later in (a for a in layers if a >= axis):
+                for other in _neighbours(k, later, grid):
+                    edges.append((lane(k, axis), lane(other, later), (f"{name}_to_{names[other]}",)))
+    virtual = tuple(lane(k, axis) for k in range(len(names)) for axis in layers)
+    return RoutingGraph(virtual, tuple(edges))
+
+
+def _compiled_zone(
+    name: str, grid: Grid, link_bw: float, link_lat: float, nbl: float | None, host_speed: float
+) -> CompiledZone:
+    """The compiled zone ``topolab_torus_zone`` (module docstring) and the parameter file it reads."""
     parameters = "".join(
         f"{key} {value}\n"
         for key, value in (
             ("name", name),
-            ("dims", " ".join(map(str, dims))),
-            ("wrap", " ".join("1" if w else "0" for w in wraps)),
+            ("dims", " ".join(map(str, grid.dims))),
+            ("wrap", " ".join("1" if w else "0" for w in grid.wraps)),
             ("link_bw", repr(float(link_bw))),
             ("link_lat", repr(float(link_lat))),
             ("nbl", "none" if nbl is None else repr(float(nbl))),
             ("host_speed", repr(float(host_speed))),
         )
     )
-    return Platform(
-        name=name,
-        hosts=[Host(name, host_speed) for name in names],
-        routers=[],
-        links=links,
-        route_rule=route,
-        graph=graph,
-        compiled=CompiledZone("topolab_torus_zone", parameters) if compiled else None,
-        grid=Grid(dims, wraps),
-    )
+    return CompiledZone("topolab_torus_zone", parameters)
 
 
 @builds("mesh", MESH_PARAMS)

@@ -414,28 +414,22 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
     if (opt.print_schedule) {
         if (rank == 0)
             print_schedule(opt.algorithm, nranks);
-        MPI_Finalize();
-        return 0;
+        return tl_stop(0);
     }
 
     long long errors = 0;
     for (size_t k = 0; k < opt.sizes.count; k++)
         errors += run_size(&opt, (size_t)opt.sizes.values[k], rank, nranks);
 
-    MPI_Finalize();
-    return opt.verify && errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return tl_stop(opt.verify && errors != 0 ? EXIT_VERIFY_FAILED : 0);
 }

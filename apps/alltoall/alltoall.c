@@ -457,23 +457,18 @@ static void print_result(const struct options *opt, const struct schedule *s,
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     struct schedule sched;
     int code = parse_args(argc, argv, nranks, &opt, &sched);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
     if (opt.print_schedule) {
         if (rank == 0)
             print_schedule(&sched);
-        MPI_Finalize();
-        return 0;
+        return tl_stop(0);
     }
 
     struct exchange x;
@@ -491,6 +486,5 @@ int main(int argc, char **argv)
         print_result(&opt, &sched, spread, latest, total_errors);
     free(latest);
     exchange_free(&x);
-    MPI_Finalize();
-    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
 }

@@ -327,22 +327,17 @@ static void print_result(const struct options *opt, int nranks, const double spr
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
     if (opt.print_schedule) {
         if (rank == 0)
             print_schedule(&opt.dims, nranks);
-        MPI_Finalize();
-        return 0;
+        return tl_stop(0);
     }
 
     long long errors = 0;
@@ -352,6 +347,5 @@ int main(int argc, char **argv)
     long long total_errors = tl_sum_errors(opt.verify, errors);
     if (rank == 0)
         print_result(&opt, nranks, spread, total_errors);
-    MPI_Finalize();
-    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
 }

@@ -718,6 +718,19 @@ void tl_json_end(tl_json *json)
     fflush(json->out);
 }
 
+void tl_start(int *argc, char ***argv, int *rank, int *nranks)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+}
+
+int tl_stop(int code)
+{
+    MPI_Finalize();
+    return code;
+}
+
 void tl_json_header(tl_json *json, const char *app, int version)
 {
     tl_json_begin(json, stdout);

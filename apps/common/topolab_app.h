@@ -225,6 +225,11 @@ static inline tl_option tl_opt_print_schedule(int *target)
                        "without communicating");
 }
 
+/* The first and last calls of every app's main: MPI_Init and this rank's place in MPI_COMM_WORLD;
+ * MPI_Finalize, then the exit status `code` for main to return. */
+void tl_start(int *argc, char ***argv, int *rank, int *nranks);
+int tl_stop(int code);
+
 /* Number of elements of an array (not a pointer). */
 #define TL_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 

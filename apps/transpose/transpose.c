@@ -491,10 +491,8 @@ static void report(const struct options *opt, const struct geometry *g, int rank
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     struct geometry g;
@@ -511,8 +509,7 @@ int main(int argc, char **argv)
     }
     if (code != TL_ARGS_OK) {
         free(holder);
-        MPI_Finalize();
-        return code;
+        return tl_stop(code);
     }
 
     /* This rank's block position and its partners. */
@@ -527,6 +524,5 @@ int main(int argc, char **argv)
     int ints[I_COUNT] = {mine, partner[0], partner[1]};
     report(&opt, &g, rank, nranks, t, ints, total_errors);
     free(holder);
-    MPI_Finalize();
-    return opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
 }

@@ -27,7 +27,7 @@ model last updated the flow. The latency phase of a message carries nothing. Hen
 Only what is needed is traced: ``tracing/smpi`` (the MPI states of every rank) is not, as the link
 variables do not need it and it grows the trace with every MPI call. Times and values are written with
 ``TRACE_PRECISION`` decimals instead of SimGrid's default 6 (microseconds), which would round short
-transfers away. Compiled-zone platforms (``.so``, ``generators/loader/torus_zone.cpp``) trace like XML
+transfers away. Compiled-zone platforms (``.so``, ``simgrid_cpp/torus_zone.cpp``) trace like XML
 ones: the zone leaves its links unsealed and its ``seal()`` seals each of them once (SimGrid creates a
 link's trace container at every seal of the link, and aborts on a second one: "container ... already
 present in all_containers_"). SimGrid 4.1 as released crashes when it traces any platform with a router; the
@@ -128,11 +128,8 @@ def link_bytes(trace_file: Path) -> dict[str, float]:
     """
     trace_file = Path(trace_file)
     events: dict[str, tuple[str, int, tuple[int, ...]]] = {}  # id -> (name, field count, positions of _NEEDED)
-    link_types: set[str] = set()
-    link_variables: set[str] = set()
-    links: dict[str, str] = {}  # container alias -> link name
-    # container alias -> [value of its bandwidth_used, since when, integral up to then, largest |value|]
-    usage: dict[str, list[float]] = {}
+    declared = _Links()
+    link_variables, usage = declared.variables, declared.usage
     defining: tuple[str, str, list[str]] | None = None  # name, id and field names of the %EventDef being read
     number = 0
     try:
@@ -157,54 +154,79 @@ def link_bytes(trace_file: Path) -> dict[str, float]:
                 if len(fields) != count + 1:
                     raise _Malformed(f"{name} has {count} fields, this line {len(fields) - 1}: {line.strip()[:80]!r}")
                 kind = _VARIABLE_EVENTS.get(name)
-                if kind is not None:  # the bulk of a trace: keep this branch lean
-                    if fields[at[1]] not in link_variables:
-                        continue
-                    state = usage.get(fields[at[2]])
-                    if state is None:
-                        raise _Malformed(f"{name} of {_VARIABLE} on {fields[at[2]]!r}, which is no link container")
-                    try:
-                        when, value = float(fields[at[0]]), float(fields[at[3]])
-                    except ValueError:
-                        when, value = _number(fields[at[0]], "time"), _number(fields[at[3]], "value")
-                    if not (math.isfinite(when) and math.isfinite(value)):
-                        when, value = _number(fields[at[0]], "time"), _number(fields[at[3]], "value")
-                    if when < state[1]:
-                        raise _Malformed(f"time {fields[at[0]]} is before the previous event of the same link")
-                    state[2] += state[0] * (when - state[1])
-                    state[1] = when
-                    state[0] = value if kind == _SET else state[0] + kind * value
-                    if abs(state[0]) > state[3]:
-                        state[3] = abs(state[0])
-                elif name == "PajeCreateContainer":
-                    if fields[at[2]] in link_types:
-                        alias = fields[at[1]]
-                        if alias in usage:
-                            raise _Malformed(f"container {alias!r} created twice")
-                        links[alias] = fields[at[3]]
-                        usage[alias] = [0.0, _number(fields[at[0]], "time"), 0.0, 0.0]
-                elif name == "PajeDefineContainerType":
-                    if fields[at[1]] == _LINK_TYPE:
-                        link_types.add(fields[at[0]])
-                elif name == "PajeDefineVariableType":
-                    if fields[at[2]] == _VARIABLE and fields[at[1]] in link_types:
-                        link_variables.add(fields[at[0]])
+                if kind is None:
+                    _declare(name, fields, at, declared)
+                    continue
+                # A variable event, the bulk of a trace: keep this branch lean (inline, no call).
+                if fields[at[1]] not in link_variables:
+                    continue
+                state = usage.get(fields[at[2]])
+                if state is None:
+                    raise _Malformed(f"{name} of {_VARIABLE} on {fields[at[2]]!r}, which is no link container")
+                try:
+                    when, value = float(fields[at[0]]), float(fields[at[3]])
+                except ValueError:
+                    when, value = _number(fields[at[0]], "time"), _number(fields[at[3]], "value")
+                if not (math.isfinite(when) and math.isfinite(value)):
+                    when, value = _number(fields[at[0]], "time"), _number(fields[at[3]], "value")
+                if when < state[1]:
+                    raise _Malformed(f"time {fields[at[0]]} is before the previous event of the same link")
+                state[2] += state[0] * (when - state[1])
+                state[1] = when
+                state[0] = value if kind == _SET else state[0] + kind * value
+                if abs(state[0]) > state[3]:
+                    state[3] = abs(state[0])
             except _Malformed as err:
                 raise StudyError(f"{trace_file}: line {number}: {err}") from None
-    if number == 0:
+    return _totals(trace_file, number, defining, declared)
+
+
+class _Links:
+    """What a trace has declared about its links so far, and each link's ``bandwidth_used`` up to now."""
+
+    def __init__(self) -> None:
+        self.types: set[str] = set()  # aliases of the link container types
+        self.variables: set[str] = set()  # aliases of the variable types that are a link's bandwidth_used
+        self.names: dict[str, str] = {}  # container alias -> link name
+        # container alias -> [value of its bandwidth_used, since when, integral up to then, largest |value|]
+        self.usage: dict[str, list[float]] = {}
+
+
+def _declare(name: str, fields: list[str], at: tuple[int, ...], declared: _Links) -> None:
+    """Note what a definition or container event ``name`` declares about links (other events declare nothing)."""
+    if name == "PajeCreateContainer":
+        if fields[at[2]] in declared.types:
+            alias = fields[at[1]]
+            if alias in declared.usage:
+                raise _Malformed(f"container {alias!r} created twice")
+            declared.names[alias] = fields[at[3]]
+            declared.usage[alias] = [0.0, _number(fields[at[0]], "time"), 0.0, 0.0]
+    elif name == "PajeDefineContainerType":
+        if fields[at[1]] == _LINK_TYPE:
+            declared.types.add(fields[at[0]])
+    elif name == "PajeDefineVariableType":
+        if fields[at[2]] == _VARIABLE and fields[at[1]] in declared.types:
+            declared.variables.add(fields[at[0]])
+
+
+def _totals(
+    trace_file: Path, lines: int, defining: tuple[str, str, list[str]] | None, declared: _Links
+) -> dict[str, float]:
+    """The bytes of every link once the whole trace (``lines`` lines) is read, or why the trace is unusable."""
+    if lines == 0:
         raise StudyError(f"{trace_file}: the trace is empty (did SimGrid fail before writing it?)")
     if defining is not None:
-        raise StudyError(f"{trace_file}: line {number}: the trace ends inside the definition of {defining[0]}")
-    if not link_variables:
+        raise StudyError(f"{trace_file}: line {lines}: the trace ends inside the definition of {defining[0]}")
+    if not declared.variables:
         raise StudyError(
             f"{trace_file}: no link {_VARIABLE} variable in the trace (written without tracing_options()?)"
         )
     result = {}
-    for alias, name in links.items():
-        value, _, integral, peak = usage[alias]
+    for alias, name in declared.names.items():
+        value, _, integral, peak = declared.usage[alias]
         if abs(value) > _RESIDUE * peak:
             raise StudyError(
-                f"{trace_file}: line {number}: the trace ends while link {name} is in use ({value:g} B/s): truncated?"
+                f"{trace_file}: line {lines}: the trace ends while link {name} is in use ({value:g} B/s): truncated?"
             )
         result[name] = integral
     return result

@@ -66,17 +66,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
 
     /* Rank 0 talks to `peers` ranks, a peer only to rank 0. One block holds
      * the separate send buffers (first half) and receive buffers (second
@@ -139,6 +135,5 @@ int main(int argc, char **argv)
         free(requests);
         free(block);
     }
-    MPI_Finalize();
-    return 0;
+    return tl_stop(0);
 }

@@ -119,16 +119,13 @@ static double time_copies(unsigned char *b, const unsigned char *a, int64_t pool
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int rank, nranks;
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
 
     if (rank == 0) {
         int64_t pool = 0;
@@ -162,6 +159,5 @@ int main(int argc, char **argv)
     }
 
     MPI_Barrier(MPI_COMM_WORLD); /* the other ranks wait for rank 0 */
-    MPI_Finalize();
-    return 0;
+    return tl_stop(0);
 }

@@ -146,17 +146,13 @@ static double run_case(int rank, int links, int count, const struct options *opt
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
 
     int largest = 1;
     for (size_t k = 0; k < opt.sizes.count; k++)
@@ -189,6 +185,5 @@ int main(int argc, char **argv)
 
     free(recvbuf);
     free(sendbuf);
-    MPI_Finalize();
-    return 0;
+    return tl_stop(0);
 }

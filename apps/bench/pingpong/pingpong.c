@@ -59,17 +59,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, nranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    tl_start(&argc, &argv, &rank, &nranks);
 
     struct options opt;
     int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK) {
-        MPI_Finalize();
-        return code;
-    }
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
 
     /* One buffer, large enough for every size (and never 0 bytes), touched once. */
     char *buffer = NULL;
@@ -120,6 +116,5 @@ int main(int argc, char **argv)
 
     if (buffer != NULL)
         free(buffer);
-    MPI_Finalize();
-    return 0;
+    return tl_stop(0);
 }

@@ -14,7 +14,6 @@ from paper_models.vector_combining import (
     NOMINAL,
     PIPELINED,
     STANDARD,
-    SYMBOLS,
     MachineParams,
     NBLFunction,
     StepRow,
@@ -23,16 +22,19 @@ from paper_models.vector_combining import (
     fence_step_table,
     fence_time,
     integer_optimal_block,
-    optimal_block,
-    paper_optimal_block,
-    paper_optimal_block_expr,
     snake_step_table,
     snake_time,
     step_table_time,
-    symbolic_optimal_block,
-    symbolic_time,
     times_links,
     tree_time,
+)
+from paper_models.vector_combining_symbolic import (
+    SYMBOLS,
+    optimal_block,
+    paper_optimal_block,
+    paper_optimal_block_expr,
+    symbolic_optimal_block,
+    symbolic_time,
 )
 
 US = 1e-6

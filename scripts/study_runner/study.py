@@ -35,6 +35,10 @@ Example::
 A study with many similar runs (a sweep) may let its analysis module generate them: if the module
 defines ``generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict]``, each returned table is
 validated exactly like a ``[[runs]]`` table of the file and appended to the file's runs.
+
+Published numbers that a figure or a note shows but no check compares (a paper's measured table beside the
+simulated one, a fit the paper reports) are data too, never code: ``[reference.<name>]`` with ``source`` (where
+in the paper), ``value`` (a number, a list, or a table of them) and optionally ``unit``.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ __all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "rea
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
-_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "published"}
+_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "published", "reference"}
+_REFERENCE_KEYS = {"source", "value", "unit"}
 _RUN_KEYS = {
     "id",
     "platform",
@@ -142,6 +147,7 @@ class Study:
     runs: tuple[RunSpec, ...]
     published: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    reference: dict[str, Any] = field(default_factory=dict)
 
     def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
         """The runs of the full study, or of its quick version."""
@@ -158,6 +164,18 @@ class Study:
 
 _PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
 _OPTIONAL_PUBLISHED_KEYS = {"relation", "miss", "miss_range"}
+
+
+def _reference(raw: object, where: str) -> dict[str, Any]:
+    """Validate the ``[reference.<name>]`` tables; return each name's value."""
+    if not isinstance(raw, dict):
+        raise StudyError(f"{where}: reference must be a table of names")
+    for name, entry in raw.items():
+        if not isinstance(entry, dict) or not {"source", "value"} <= set(entry) <= _REFERENCE_KEYS:
+            raise StudyError(f"{where}: reference.{name} must have source and value (and optionally unit)")
+        if not isinstance(entry["source"], str) or not entry["source"].strip():
+            raise StudyError(f"{where}: reference.{name}.source must say where in the paper the value is")
+    return {name: entry["value"] for name, entry in raw.items()}
 
 
 def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
@@ -326,4 +344,5 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs=runs,
         published=_published(data.get("published", {}), where),
         path=path,
+        reference=_reference(data.get("reference", {}), where),
     )

@@ -1,0 +1,131 @@
+"""nbl-combine's simulated results, read from the runs: times, Table 1's f(L), the winners, the fit."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from paper_models import vector_combining as vc
+from study_runner.analyses.nbl_combine.runs import (
+    FIG4_BLOCKS,
+    JIG_SIZES,
+    LENGTHS,
+    MACHINE,
+    MESHES,
+    PLATFORMS,
+    model_block,
+    model_time,
+    sweep_id,
+)
+from study_runner.context import StudyContext
+
+
+def run_time(ctx: StudyContext, run_id: str) -> float:
+    """The slowest rank's time of a combine run (every rank ends with the sum)."""
+    (record,) = ctx.records(run_id)
+    return float(record["time_s_max"])
+
+
+def meshes_run(ctx: StudyContext) -> list[tuple[int, int]]:
+    """The meshes whose whole sweep ran (all of them, or the quick subset)."""
+    return [m for m in MESHES if sweep_id(*m, "standard", "tree", LENGTHS[0]) in ctx.results]
+
+
+def lengths_run(ctx: StudyContext, width: int, height: int) -> list[int]:
+    return [n for n in LENGTHS if sweep_id(width, height, "standard", "tree", n) in ctx.results]
+
+
+def jig_table(ctx: StudyContext) -> dict[int, dict[int, float]]:
+    """Simulated T (s) of the testjig by L, then S."""
+    table: dict[int, dict[int, float]] = {}
+    for record in ctx.records("jig"):
+        table.setdefault(int(record["links"]), {})[int(record["doubles"])] = float(record["time_s"])
+    return table
+
+
+def jig_f(table: dict[int, dict[int, float]], links: int, s: int) -> float:
+    """f(L) = dT(L)/dT(1), dT from S to the next larger S of Table 1."""
+    nxt = JIG_SIZES[JIG_SIZES.index(s) + 1]
+    return (table[links][nxt] - table[links][s]) / (table[1][nxt] - table[1][s])
+
+
+def winners(ctx: StudyContext, platform: str) -> dict[tuple[int, int, int], str]:
+    """The fastest simulated algorithm of every (W, H, N) of the sweep."""
+    result = {}
+    for width, height in meshes_run(ctx):
+        for n in lengths_run(ctx, width, height):
+            times = {a: run_time(ctx, sweep_id(width, height, platform, a, n)) for a in vc.ALGORITHMS}
+            result[width, height, n] = min(times, key=lambda a: (times[a], vc.ALGORITHMS.index(a)))
+    return result
+
+
+def winner_share(cells: dict[tuple[int, int, int], str], algorithm: str, keep) -> float:
+    chosen = [winner for key, winner in cells.items() if keep(*key)]
+    return sum(w == algorithm for w in chosen) / len(chosen) if chosen else math.nan
+
+
+def fig4_scan(ctx: StudyContext, platform: str, algorithm: str) -> tuple[list[int], list[float]]:
+    """Simulated T against S of the Fig. 4 case."""
+    return list(FIG4_BLOCKS), [run_time(ctx, f"fig4.{platform}.{algorithm}.S{s}") for s in FIG4_BLOCKS]
+
+
+def fig4_optimum(ctx: StudyContext, platform: str, algorithm: str) -> tuple[int, float]:
+    blocks, times = fig4_scan(ctx, platform, algorithm)
+    best = int(np.argmin(times))
+    return blocks[best], times[best]
+
+
+def model_vs_sim_rows(ctx: StudyContext) -> list[dict[str, Any]]:
+    """One row per (mesh, platform, N, algorithm) of the sweep: the block size, the model's and simulated times."""
+    half = vc.MachineParams(MACHINE.alpha / 2, MACHINE.beta, MACHINE.c2, MACHINE.c3)
+    rows = []
+    for width, height in meshes_run(ctx):
+        for platform, f in PLATFORMS.items():
+            for n in lengths_run(ctx, width, height):
+                for algorithm in vc.ALGORITHMS:
+                    s = model_block(algorithm, n, width, height, platform)
+                    model = model_time(algorithm, n, s, width, height, f)
+                    simulated = run_time(ctx, sweep_id(width, height, platform, algorithm, n))
+                    rows.append(
+                        {
+                            "mesh": f"{width}x{height}",
+                            "platform": platform,
+                            "N": n,
+                            "algorithm": algorithm,
+                            "S": s,
+                            "model_s": model,
+                            "model_half_alpha_s": model_time(algorithm, n, s, width, height, f, half),
+                            "simulated_s": simulated,
+                            "rel_diff": simulated / model - 1,
+                        }
+                    )
+    return rows
+
+
+def fit_nbl(ctx: StudyContext, platform: str = "nominal") -> dict[str, float]:
+    """The paper's fit (Sect. 4.2) on simulated data: least squares of the Snake and Fence times of ``platform``
+    for alpha and f(2), f(3), f(4), f(6) (f(1) = 1), relative errors, every sweep point with B >= 3."""
+    unknowns = ["alpha", "f2", "f3", "f4", "f6"]
+    matrix, target = [], []
+    for width, height in meshes_run(ctx):
+        for n in lengths_run(ctx, width, height):
+            for algorithm in vc.PIPELINED:
+                s = model_block(algorithm, n, width, height, platform)
+                rows = (vc.snake_step_table if algorithm == "snake" else vc.fence_step_table)(n, s, width, height)
+                coefficient = dict.fromkeys(unknowns, 0.0)
+                known = 0.0
+                for row in rows:
+                    coefficient["alpha"] += row.steps * row.links
+                    transfer = row.steps * MACHINE.beta * s
+                    if row.links == 1:
+                        known += transfer
+                    else:
+                        coefficient[f"f{row.links}"] += transfer
+                    known += row.steps * MACHINE.combine_cost(row.combine) * s
+                simulated = run_time(ctx, sweep_id(width, height, platform, algorithm, n))
+                matrix.append([coefficient[u] / simulated for u in unknowns])
+                target.append((simulated - known) / simulated)
+    solution, *_ = np.linalg.lstsq(np.array(matrix), np.array(target), rcond=None)
+    return dict(zip(unknowns, (float(v) for v in solution), strict=True))

@@ -246,15 +246,19 @@ def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path)
     assert "**FAIL**" in (tmp_path / "results" / "REPORT.md").read_text()
 
 
-def test_nbl_combine_generates_its_sweep() -> None:
-    # The study file declares only platforms; the analysis generates every run, pipelined ones at the model's
-    # integer optimal block size for the run's platform (f = 1 or f = L).
+def test_nbl_combine_declares_its_sweep_as_grids() -> None:
+    # The study file's grids give every run, pipelined ones at the model's integer optimal block size for the
+    # run's platform (f = 1 or f = L), through the analysis's template function model_block.
     from paper_models import vector_combining as vc
-    from study_runner.analyses import nbl_combine
+    from study_runner.smpi import message_overhead_options
 
     study = load_study("nbl-combine")
     runs = {run.id: run for run in study.runs}
-    assert len(runs) == 2 + 4 * 2 * 5 * 3 + 2 * 2 * len(nbl_combine.FIG4_BLOCKS)
+    blocks = study.values("fig4", "block")
+    assert len(runs) == 2 + 4 * 2 * 5 * 3 + 2 * 2 * len(blocks) and len(blocks) == 19
+    assert study.values("sweep", "width", "height") == [(4, 4), (8, 8), (16, 16), (16, 32)]
+    # Every run charges the Appendix's alpha as SMPI overheads: the file's literal options are the model's.
+    assert all(run.options == tuple(message_overhead_options(vc.DELTA.alpha)) for run in study.runs)
     snake = runs["sweep.16x32.nominal.snake.N500000"]
     assert snake.ranks == 512 and snake.platform == "mesh16x32.nominal" and not snake.quick
     block = vc.integer_optimal_block("snake", 500_000, 16, 32, vc.DELTA, vc.NOMINAL)

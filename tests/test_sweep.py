@@ -18,9 +18,10 @@ from study_runner.engine import BatchJobs, Engine, job_script
 from study_runner.errors import StudyError
 from study_runner.progress import BarProgress
 from study_runner.smpi import SMPI_ENVELOPE_BYTES
-from study_runner.sweep import evaluate, load_sweep, render
+from study_runner.sweep import load_sweep
 from study_runner.sweep_cli import main
 from study_runner.sweep_table import best_rows, rows
+from study_runner.templates import evaluate, render
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "scripts" / "sweeps").glob("*.toml"))

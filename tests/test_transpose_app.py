@@ -83,7 +83,7 @@ class TestVerify:
         per_rank, summary = transpose(ranks, "-a", algorithm, "-d", duplex, "-n", "4", "--verify")
         side = SIDE_OF[ranks]
         expected = {"app": "transpose", "version": 1, "algorithm": algorithm, "duplex": duplex, "block": 4}
-        expected |= {"q": Q if ranks == RANKS else 1, "ranks": ranks}
+        expected |= {"q": Q if ranks == RANKS else 1, "ranks": ranks, "warmup": 0, "iterations": 1}
         assert summary == expected | {"summary": True, "elapsed_s": summary["elapsed_s"], "verified": True}
         assert all({k: r[k] for k in expected} == expected for r in per_rank)
         assert summary["elapsed_s"] == max(r["total_s"] for r in per_rank)
@@ -158,6 +158,16 @@ class TestPaperStructure:
             swapped = r["step1_partner"] >= 0
             assert r["step1_s"] == pytest.approx(directions * one_way if swapped else 0, rel=1e-9, abs=1e-15)
 
+    def test_repeated_transposes_report_each_phase_mean(self, transpose: Run) -> None:
+        # Identical transposes in a deterministic simulation: the mean over 3 timed ones (after a warm-up) is
+        # one transpose's time, and every one of them verifies.
+        once, _ = transpose(RANKS, "-a", "two-step", "-n", "32")
+        repeated, summary = transpose(RANKS, "-a", "two-step", "-n", "32", "-w", "1", "-i", "3", "--verify")
+        assert summary["warmup"] == 1 and summary["iterations"] == 3 and summary["verified"] is True
+        for a, b in zip(once, repeated, strict=True):
+            for key in ("init_s", "transpose_s", "step1_s", "wait_s", "step2_s", "total_s"):
+                assert b[key] == pytest.approx(a[key], rel=1e-9, abs=1e-15)
+
     def test_transpose_cost_is_modelled(self, transpose: Run) -> None:
         per_rank, _ = transpose(1, "-n", "100", "--local-transpose", "skip", "--transpose-cost", "1e-6")
         assert per_rank[0]["transpose_s"] == pytest.approx(100 * 100 * 1e-6, rel=1e-12)
@@ -193,6 +203,8 @@ class TestBadInput:
         [
             (8, [], "transpose: error: needs P = q^3 MPI ranks with q a perfect square, i.e. 1, 64, 729, 4096"),
             (RANKS, ["-n", "0"], "transpose: error: invalid -n value '0': value out of range"),
+            (RANKS, ["-i", "0"], "transpose: error: invalid -i value '0': value out of range"),
+            (RANKS, ["--warmup=-1"], "transpose: error: invalid --warmup value '-1'"),
             (RANKS, ["--block=x"], "transpose: error: invalid --block value 'x': invalid syntax"),
             (RANKS, ["--verify", "--local-transpose", "skip"], "transpose: error: --verify needs the data"),
             (RANKS, ["-a", "three-step"], "transpose: error: invalid -a value 'three-step': unknown name"),

@@ -76,6 +76,8 @@ struct options {
     const char *assignment;
     int verify;
     int print_schedule;
+    int warmup;
+    int iterations;
     int local;
     double transpose_cost;
 };
@@ -120,6 +122,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .assignment = NULL,
         .verify = 0,
         .print_schedule = 0,
+        .warmup = 0,
+        .iterations = 1,
         .local = LOCAL_REAL,
         .transpose_cost = 0.0,
     };
@@ -139,6 +143,10 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                       "wrong. Needs real memory: under SMPI keep smpi/auto-shared-malloc-thresh "
                       "above N*N*8 bytes"),
         tl_opt_print_schedule(&opt->print_schedule),
+        tl_opt_warmup(&opt->warmup, "untimed transposes before the timed ones (default 0: the "
+                                    "paper's one-shot measurement)"),
+        tl_opt_iterations(&opt->iterations,
+                          "timed transposes; each phase's time is their mean (default 1)"),
         tl_opt_choice('\0', "local-transpose", "MODE", &opt->local, local_names,
                       "real: fill and transpose the blocks; skip: never touch them, for "
                       "communication-only simulations of large N, not with --verify"),
@@ -373,6 +381,8 @@ static void json_start(tl_json *json, const struct options *opt, const struct ge
     tl_json_i64(json, "block", opt->block);
     tl_json_i64(json, "q", g->q);
     tl_json_i64(json, "ranks", g->ranks);
+    tl_json_i64(json, "warmup", opt->warmup);
+    tl_json_i64(json, "iterations", opt->iterations);
 }
 
 /* --print-schedule: the exchanges of step 1 (and step 2), every rank to its partner. */
@@ -450,6 +460,24 @@ static long long run_transpose(const struct options *opt, const struct geometry 
     return errors;
 }
 
+/* --warmup untimed transposes, then --iterations timed ones: t[] is each phase's mean over the
+ * timed ones; returns the wrong elements over all of them (--verify). */
+static long long run_transposes(const struct options *opt, const struct geometry *g, int rank,
+                                int bi, int bj, const int partner[2], double t[T_COUNT])
+{
+    long long errors = 0;
+    double once[T_COUNT];
+    for (int k = 0; k < T_COUNT; k++)
+        t[k] = 0.0;
+    for (int run = 0; run < opt->warmup + opt->iterations; run++) {
+        errors += run_transpose(opt, g, rank, bi, bj, partner, once);
+        if (run >= opt->warmup)
+            for (int k = 0; k < T_COUNT; k++)
+                t[k] += once[k] / opt->iterations;
+    }
+    return errors;
+}
+
 /* Rank 0 prints one line per rank, in rank order, then the summary line. Collective. */
 static void report(const struct options *opt, const struct geometry *g, int rank, int nranks,
                    const double t[T_COUNT], const int ints[I_COUNT], long long total_errors)
@@ -519,7 +547,7 @@ int main(int argc, char **argv)
     int partner[2];
     partners(&opt, &g, holder, mine / g.side, mine % g.side, &partner[0], &partner[1]);
     double t[T_COUNT];
-    long long errors = run_transpose(&opt, &g, rank, mine / g.side, mine % g.side, partner, t);
+    long long errors = run_transposes(&opt, &g, rank, mine / g.side, mine % g.side, partner, t);
     long long total_errors = tl_sum_errors(opt.verify, errors);
     int ints[I_COUNT] = {mine, partner[0], partner[1]};
     report(&opt, &g, rank, nranks, t, ints, total_errors);

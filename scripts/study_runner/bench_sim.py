@@ -37,11 +37,11 @@ from lxml import etree
 from generators import build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
 from generators.files import atomic_write_text
 from paper_models import bgq
-from study_runner.analyses import bgq_pairing, nbl_combine
 from study_runner.cases import case_parser, cases_to_run
 from study_runner.errors import StudyError
 from study_runner.execute import parse_records, simgrid_version
 from study_runner.smpi import folded_buffer_options, run_smpirun_measured, smpirun_command
+from study_runner.study import RunSpec, load_study
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "build" / "bin"
@@ -92,7 +92,17 @@ def flat_cluster(link_bw: str) -> Callable[[int], str]:
     return lambda hosts: _cluster_xml(hosts, id="flat", bw=link_bw)
 
 
+def _study_run(study: str, grid: str, run_id: str | None = None) -> RunSpec:
+    """A run of a study's grid (its first, or ``run_id``): the benchmarks run what the studies run."""
+    runs = [run for run in load_study(study).runs if run.grid == grid and run_id in (None, run.id)]
+    if not runs:
+        raise StudyError(f"{study}: no run {run_id or ''} in grid {grid!r} to benchmark")
+    return runs[0]
+
+
 def _pairing(midplanes: tuple[int, ...]) -> Case:
+    """The bgq-pairing study's run (its arguments and options) on any partition, the whole machine too."""
+    study_run = _study_run("bgq-pairing", "pairing")
     dims = bgq.node_dims(midplanes)
     ranks = 1
     for d in dims:
@@ -104,8 +114,8 @@ def _pairing(midplanes: tuple[int, ...]) -> Case:
         family="torus",
         params={"dims": shape, "link_bw": "2GBps", "link_lat": "0s", "zone": "compiled"},
         app="bisection_pairing",
-        args=("-d", ",".join(map(str, dims)), "-s", bgq_pairing.CHUNK, *bgq_pairing.DEFAULT_PLAN),
-        options=tuple(bgq_pairing.OPTIONS),
+        args=("-d", ",".join(map(str, dims)), *study_run.args[2:]),
+        options=study_run.options,
         ranks=ranks,
         placement=None,
         reference=torus_cluster(dims, "2GBps"),
@@ -116,7 +126,8 @@ def _pairing(midplanes: tuple[int, ...]) -> Case:
 
 def _combine() -> Case:
     width, height, algorithm, n = 16, 32, "snake", 500_000
-    s = nbl_combine.model_block(algorithm, n, width, height, "nominal")
+    study_run = _study_run("nbl-combine", "sweep", f"sweep.{width}x{height}.nominal.{algorithm}.N{n}")
+    s = study_run.args[study_run.args.index("-S") + 1]
     link_bw = "5.194805194805195MBps"
     return Case(
         name="combine-16x32",
@@ -124,8 +135,8 @@ def _combine() -> Case:
         family="mesh",
         params={"width": width, "height": height, "link_bw": link_bw, "link_lat": "0s", "nbl": "nominal"},
         app="combine",
-        args=("-a", algorithm, "-W", str(width), "-H", str(height), "-n", str(n), "-S", str(s), "-w", "0", "-i", "1"),
-        options=tuple(nbl_combine.OVERHEADS),
+        args=study_run.args,
+        options=study_run.options,
         ranks=width * height,
         placement=None,
         reference=torus_cluster((width, height), link_bw, limiter_bw=link_bw),

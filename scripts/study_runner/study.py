@@ -32,9 +32,18 @@ Example::
                                   # placement of the family, e.g. "allocation:2,4,3" on an MLFM
     timeout = 600                 # optional: seconds
 
-A study with many similar runs (a sweep) may let its analysis module generate them: if the module
-defines ``generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict]``, each returned table is
-validated exactly like a ``[[runs]]`` table of the file and appended to the file's runs.
+A study with many similar runs writes them as grids, in the sweep grammar (``study_runner.generate``)::
+
+    [[generate]]
+    name = "scan"                 # the analysis reads the grid's axes: study.values("scan", "block")
+    [generate.grid]
+    block = [20, 40, 60]
+    [generate.run]                # a run table whose values are templates of the grid's variables
+    id = "scan.S{block}"
+    platform = "pair"
+    app = "combine"
+    ranks = 2
+    args = ["-S", "{block}"]
 
 Published numbers that a figure or a note shows but no check compares (a paper's measured table beside the
 simulated one, a fit the paper reports) are data too, never code: ``[reference.<name>]`` with ``source`` (where
@@ -54,12 +63,13 @@ from generators.errors import TopologyError
 from generators.machines import ReadyPlatform, load_catalogue
 from study_runner.checks import KINDS, RELATIONS
 from study_runner.errors import StudyError
+from study_runner.generate import generated_runs
 
 __all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "read_toml", "study_names"]
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
-_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "published", "reference"}
+_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "generate", "published", "reference"}
 _REFERENCE_KEYS = {"source", "value", "unit"}
 _RUN_KEYS = {
     "id",
@@ -129,6 +139,8 @@ class RunSpec:
     timeout: float
     full_args: tuple[str, ...] = ()
     full_timeout: float | None = None
+    grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
+    variables: dict[str, Any] = field(default_factory=dict)
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""
@@ -148,6 +160,15 @@ class Study:
     published: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     reference: dict[str, Any] = field(default_factory=dict)
+
+    def values(self, grid: str, *names: str) -> list[Any]:
+        """The distinct values of variable ``names[0]`` (of tuples of ``names``, if several) over the runs of
+        ``[[generate]]`` grid ``grid``, in run order."""
+        points = [run.variables for run in self.runs if run.grid == grid]
+        if not points or any(name not in points[0] for name in names):
+            raise StudyError(f"{self.name}: the study file has no grid {grid!r} with variables {', '.join(names)}")
+        values = (point[names[0]] if len(names) == 1 else tuple(point[n] for n in names) for point in points)
+        return list(dict.fromkeys(values))
 
     def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
         """The runs of the full study, or of its quick version."""
@@ -264,6 +285,8 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         isinstance(full_timeout, bool) or not isinstance(full_timeout, int | float) or full_timeout <= 0
     ):
         raise StudyError(f"{where}: run {run_id}: full_timeout must be a number of seconds > 0, got {full_timeout!r}")
+    if not isinstance(raw.get("quick", True), bool):
+        raise StudyError(f"{where}: run {run_id}: quick must be true or false, got {raw['quick']!r}")
     placement = raw.get("placement")
     return RunSpec(
         id=run_id,
@@ -272,7 +295,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         ranks=ranks,
         args=_strings(raw.get("args", []), f"{where}: run {run_id}: args"),
         quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
-        quick=bool(raw.get("quick", True)),
+        quick=raw.get("quick", True),
         options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
         placement=_placement(placement, f"{where}: run {run_id}: placement"),
         timeout=float(timeout),
@@ -281,14 +304,13 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     )
 
 
-def _generated_runs(analysis: str, platforms: dict[str, PlatformSpec]) -> list[object]:
-    """The run tables the analysis module generates (``generated_runs``), if it defines the hook."""
+def _template_functions(analysis: str) -> dict[str, Any]:
+    """The model functions the analysis module lets ``[[generate]]`` templates call (``TEMPLATE_FUNCTIONS``)."""
     try:
         module = importlib.import_module(f"study_runner.analyses.{analysis}")
     except ModuleNotFoundError:
-        return []  # reported when the study runs (cli._analysis)
-    hook = getattr(module, "generated_runs", None)
-    return list(hook(platforms)) if callable(hook) else []
+        return {}  # reported when the study runs (cli._analysis)
+    return dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))
 
 
 def read_toml(path: Path, kind: str) -> dict[str, Any]:
@@ -316,7 +338,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     unknown = sorted(set(data) - _STUDY_KEYS)
     if unknown:
         raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_STUDY_KEYS))}")
-    for key in ("name", "title", "analysis", "platforms", "runs"):
+    for key in ("name", "title", "analysis", "platforms"):
         if key not in data:
             raise StudyError(f"{where}: missing {key!r}")
     platforms: dict[str, PlatformSpec] = {}
@@ -324,13 +346,16 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         raise StudyError(f"{where}: platforms must be a non-empty table of named platforms")
     for pname, raw in data["platforms"].items():
         platforms[pname] = _platform(pname, raw, where)
-    raw_runs = data["runs"]
+    raw_runs = data.get("runs", [])
     if not isinstance(raw_runs, list):
         raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")
-    raw_runs = [*raw_runs, *_generated_runs(str(data["analysis"]), platforms)]
-    if not raw_runs:
-        raise StudyError(f"{where}: runs must be a non-empty array of tables ([[runs]])")
-    runs = tuple(_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs))
+    runs = [_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs)]
+    functions = _template_functions(str(data["analysis"]))
+    for point in generated_runs(data.get("generate", []), functions, where):
+        run = _run(point.table, len(runs), platforms, f"{where}: generate {point.block!r}")
+        runs.append(replace(run, grid=point.block, variables=point.variables))
+    if not runs:
+        raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
     ids = [run.id for run in runs]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -341,7 +366,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         description=str(data.get("description", "")),
         analysis=str(data["analysis"]),
         platforms=platforms,
-        runs=runs,
+        runs=tuple(runs),
         published=_published(data.get("published", {}), where),
         path=path,
         reference=_reference(data.get("reference", {}), where),

@@ -41,11 +41,10 @@ A sweep declares variables and how every point uses them::
     y = "nbl"
     compare = "algorithm"
 
-Templates. Any string may hold ``{expression}`` parts: arithmetic on the variables (``+ - * / // % **``,
-``min``, ``max``, ``int``, ``round``, ``str``, and ``replace(text, old, new)``). A string that is one
-expression alone keeps its type (``"{side * side}"`` is the integer 16); otherwise each part is formatted
-into the string. ``{{`` and ``}}`` are literal braces. Every key of ``[platform]`` and ``[run]`` may be
-a template, the family too.
+Axes and templates are the grammar of ``study_runner.templates`` (study files use it too): axes vary in the
+order they are declared, the last fastest; a template is ``{expression}`` arithmetic, comparisons and a few
+functions on the variables (``"{side * side}"`` is the integer 16). Every key of ``[platform]`` and ``[run]``
+may be a template, the family too.
 
 Variables a plot does not show (neither x, y, series, compare nor a facet) are reduced to their best
 value, so a regime map over algorithms can let each algorithm use its best block size.
@@ -57,12 +56,7 @@ naming an unknown variable — is one ``StudyError`` before anything runs.
 
 from __future__ import annotations
 
-import ast
-import itertools
-import math
-import operator
 import re
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +66,7 @@ from generators.families import FAMILIES
 from generators.params import check_params
 from study_runner.errors import StudyError
 from study_runner.study import read_toml
+from study_runner.templates import assignments, axes, evaluate, render
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
 
@@ -84,98 +79,7 @@ _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
     "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
 }
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-
-_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "min": min,
-    "max": max,
-    "int": int,
-    "round": round,
-    "str": str,
-    "replace": lambda text, old, new: str(text).replace(old, new),
-}
-
-
-def evaluate(expression: str, variables: Mapping[str, Any]) -> Any:
-    """Value of a template expression: arithmetic on ``variables`` and a few functions, nothing else.
-
-    >>> evaluate("side * side", {"side": 4}), evaluate("max(1, n // 64)", {"n": 100})
-    (16, 1)
-    """
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError:
-        raise StudyError(f"malformed expression {{{expression}}}") from None
-
-    def value(node: ast.AST) -> Any:
-        if isinstance(node, ast.Expression):
-            return value(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in variables:
-                known = ", ".join(sorted(variables)) or "none"
-                raise StudyError(f"{{{expression}}} names unknown variable {node.id!r} (variables: {known})")
-            return variables[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](value(node.operand))
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in _FUNCTIONS
-            and not node.keywords
-        ):
-            return _FUNCTIONS[node.func.id](*(value(arg) for arg in node.args))
-        raise StudyError(
-            f"{{{expression}}}: only arithmetic on variables and {', '.join(_FUNCTIONS)} are allowed in a template"
-        )
-
-    try:
-        return value(tree)
-    except StudyError:
-        raise
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as err:
-        raise StudyError(f"{{{expression}}} cannot be evaluated with {dict(variables)}: {err}") from None
-
-
-def render(template: Any, variables: Mapping[str, Any]) -> Any:
-    """``template`` with its ``{expression}`` parts evaluated (lists element by element).
-
-    >>> render("{w}x{w}", {"w": 4}), render("{w * 2}", {"w": 4}), render(["-n", "{w}"], {"w": 4})
-    ('4x4', 8, ['-n', '4'])
-    """
-    if isinstance(template, list):
-        return [_as_argument(render(item, variables)) for item in template]
-    if not isinstance(template, str):
-        return template
-    whole = _TEMPLATE.fullmatch(template)
-    if whole and whole.group(1) is not None:
-        return evaluate(whole.group(1), variables)
-
-    def part(match: re.Match[str]) -> str:
-        if match.group(1) is None:
-            return match.group(0)[0]
-        return str(evaluate(match.group(1), variables))
-
-    return _TEMPLATE.sub(part, template)
-
-
-def _as_argument(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 @dataclass(frozen=True)
@@ -234,49 +138,6 @@ class Sweep:
     better: str
     plots: tuple[Plot, ...]
     path: Path
-
-
-def _axes(data: dict[str, Any], where: str) -> list[list[dict[str, Any]]]:
-    """The grid's axes, each a list of variable assignments (one per value)."""
-    axes: list[list[dict[str, Any]]] = []
-    seen: set[str] = set()
-
-    def check_values(name: str, values: object, table: str) -> list[Any]:
-        if not _NAME.match(name):
-            raise StudyError(f"{where}: {table} variable {name!r} is not a valid name (letters, digits, _)")
-        if name in seen:
-            raise StudyError(f"{where}: variable {name!r} is declared twice")
-        seen.add(name)
-        if not isinstance(values, list):
-            raise StudyError(f"{where}: {table}.{name} must be a list of values, got {values!r}")
-        if not values:
-            raise StudyError(f"{where}: {table}.{name} is empty: the grid has no point")
-        for item in values:
-            if isinstance(item, dict | list) or (isinstance(item, float) and not math.isfinite(item)):
-                raise StudyError(f"{where}: {table}.{name} must hold numbers, strings or booleans, got {item!r}")
-        return values
-
-    grid = data.get("grid", {})
-    if not isinstance(grid, dict):
-        raise StudyError(f"{where}: grid must be a table of variables ([grid])")
-    for name, values in grid.items():
-        axes.append([{name: value} for value in check_values(name, values, "grid")])
-    zips = data.get("zip", [])
-    if not isinstance(zips, list) or not all(isinstance(z, dict) for z in zips):
-        raise StudyError(f"{where}: zip must be an array of tables ([[zip]])")
-    for number, table in enumerate(zips, 1):
-        if not table:
-            raise StudyError(f"{where}: zip table {number} is empty: the grid has no point")
-        columns = {name: check_values(name, values, f"zip[{number}]") for name, values in table.items()}
-        lengths = {name: len(values) for name, values in columns.items()}
-        if len(set(lengths.values())) > 1:
-            sizes = ", ".join(f"{name}: {n}" for name, n in lengths.items())
-            raise StudyError(f"{where}: the lists of zip table {number} must have one length, got {sizes}")
-        size = next(iter(lengths.values()))
-        axes.append([{name: columns[name][i] for name in columns} for i in range(size)])
-    if not axes:
-        raise StudyError(f"{where}: the grid is empty: declare variables in [grid] or [[zip]]")
-    return axes
 
 
 def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
@@ -412,17 +273,12 @@ def load_sweep(path: str | Path) -> Sweep:
     if metric is not None and (not isinstance(metric, str) or not metric):
         raise StudyError(f"{where}: output.metric must be the name of a field of the app's records")
 
-    axes = _axes(data, where)
-    variables = tuple(name for axis in axes for name in axis[0])
+    grid_axes = axes(data, where)
+    variables = tuple(name for axis in grid_axes for name in axis[0])
     plots = _plots(output, variables, where)
     if plots and metric is None:
         raise StudyError(f"{where}: plots need output.metric (the record field they show)")
-    points = []
-    for index, combination in enumerate(itertools.product(*axes)):
-        assignment: dict[str, Any] = {}
-        for part in combination:
-            assignment.update(part)
-        points.append(_point(index, assignment, platform, run, where))
+    points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
     return Sweep(
         name=name,
         title=str(data.get("title", name)),

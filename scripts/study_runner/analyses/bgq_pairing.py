@@ -38,15 +38,11 @@ from paper_models import bgq
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
-from study_runner.errors import StudyError
-from study_runner.smpi import folded_buffer_options
-from study_runner.study import PlatformSpec
 
 __all__ = [
     "checks",
     "comparisons",
     "figures",
-    "generated_runs",
     "notes",
     "pairing_link_loads",
 ]
@@ -57,28 +53,6 @@ MIRA_MIDPLANES = (4, 8, 16, 24)
 """Fig. 3: the sizes where Mira's proposed partition beats its current one (Table 1)."""
 JUQUEEN_MIDPLANES = (4, 6, 8, 12, 16, 24)
 """Fig. 4: the sizes up to 24 midplanes where JUQUEEN's worst and best partitions differ (Table 2)."""
-QUICK_MIDPLANES = (4,)
-"""``--quick`` (CI): the 4-midplane case, 2048 ranks per geometry, about 20 s each."""
-
-CHUNK = "128M"  # 0.1342 GB, the paper's chunk
-DEFAULT_PLAN = ("-c", "1", "-i", "1", "-w", "1")  # one warm-up round, one timed round of one chunk
-FULL_PLAN = ("-c", "16", "-i", "26", "-w", "4")  # the paper's benchmark: 26 timed rounds of 16 chunks
-OPTIONS = (
-    # Every rank's buffers (one 256 MiB allocation, never read) folded into shared memory that is never touched:
-    # no memory and no page tables per rank, one memory map per rank (study_runner.smpi.folded_buffer_options).
-    *folded_buffer_options(1 << 20),
-    # Scalable collectives for the app's barrier and final reductions (measured at 1024 ranks: the ompi
-    # selector's default allreduce costs 66 s of wall time, recursive doubling 0.3 s).
-    "--cfg=smpi/barrier:ompi_recursivedoubling",
-    "--cfg=smpi/reduce:binomial",
-    "--cfg=smpi/allreduce:rdb",
-    # Memory maps: vm.max_map_count is 65530 by default, and at 8192 ranks the per-rank data-segment copies
-    # (privatization) and stack guard pages exhaust it ("Could not map folded virtual memory"). The app has no
-    # mutable globals, so it runs unprivatized; stacks go without guard pages.
-    "--cfg=smpi/privatization:0",
-    "--cfg=contexts/guard-size:0",
-)
-
 # Paper, Sect. 4.1: "the difference in average execution time is at least a factor of 1.92 where the
 # predicted factor is 2.00 (except for 24 midplanes on Mira, where it is 1.44 and 1.50, respectively)".
 MEASURED_AT_LEAST = 1.92
@@ -103,33 +77,6 @@ def comparisons() -> list[tuple[str, int, Geometry, Geometry]]:
         best, _ = bgq.best_partition(bgq.JUQUEEN, m)
         rows.append((f"fig4.juqueen.{m}", m, worst, best))
     return rows
-
-
-def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
-    """One pairing run per distinct geometry of Fig. 3 and 4 (Mira's 4-midplane pair is JUQUEEN's too)."""
-    runs: dict[str, dict[str, Any]] = {}
-    for _, midplanes, *pair in comparisons():
-        for geometry in pair:
-            name = _name(geometry)
-            if name in runs:
-                runs[name]["quick"] = runs[name]["quick"] or midplanes in QUICK_MIDPLANES
-                continue
-            if name not in platforms:
-                raise StudyError(f"bgq-pairing: the study file declares no platform {name!r} (node dims)")
-            dims = ",".join(map(str, bgq.node_dims(geometry)))
-            runs[name] = {
-                "id": run_id(geometry),
-                "platform": name,
-                "app": "bisection_pairing",
-                "ranks": midplanes * bgq.MIDPLANE_NODES,
-                "args": ["-d", dims, "-s", CHUNK, *DEFAULT_PLAN],
-                "full_args": ["-d", dims, "-s", CHUNK, *FULL_PLAN],
-                "quick": midplanes in QUICK_MIDPLANES,
-                "options": list(OPTIONS),
-                "timeout": 3600,
-                "full_timeout": 7 * 86400,
-            }
-    return list(runs.values())
 
 
 # --- static analysis ----------------------------------------------------------------------------------------------
@@ -187,15 +134,9 @@ def checks(ctx: StudyContext) -> list[Check]:
     return out
 
 
-def _cost(ctx: StudyContext, geometry: Geometry) -> str:
-    result = ctx.results[run_id(geometry)]
-    wall = "?" if result.wall_s is None else f"{result.wall_s:.0f} s"
-    memory = "?" if result.peak_private_mib is None else f"{result.peak_private_mib:.0f} MiB"
-    return f"{wall}, {memory}"
-
-
 def notes(ctx: StudyContext) -> list[str]:
-    """The simulated ratios beside the paper's measured ones, the 24-midplane question, per-run costs."""
+    """The simulated ratios beside the paper's measured ones, and the 24-midplane question (each run's wall time
+    and memory are in runs.csv: real time, not part of the reproducible summary)."""
     out = []
     rows = _ran(ctx)
     for prefix, m, slow, fast in rows:
@@ -216,7 +157,7 @@ def notes(ctx: StudyContext) -> list[str]:
             f"{t_slow:.4f} s vs {t_fast:.4f} s per round of one 128 MiB chunk, ratio {t_slow / t_fast:.3f}; "
             f"bisection ratio {predicted:.3f}; busiest cable {loads[slow]} vs {loads[fast]} pairing flows "
             f"(ratio {loads[slow] / loads[fast]:.3f}); {measured}. Pair times differ by at most {spread:.1e} "
-            f"(relative) within a run. Cost: {_cost(ctx, slow)} and {_cost(ctx, fast)} (wall, peak private memory)."
+            f"(relative) within a run."
         )
     ran = {g for row in rows for g in row[2:]}
     p16, p24 = bgq.MIRA_PROPOSED[16], bgq.MIRA_PROPOSED[24]

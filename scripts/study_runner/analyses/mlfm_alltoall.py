@@ -124,9 +124,6 @@ def notes(ctx: StudyContext) -> list[str]:
         "route latency per phase: the simulation has no per-message software cost, no memory-copy cost for the "
         "local block and no InfiniBand flow-control effect, so it sits on the optimal line where the testbed is "
         "'close to' it.",
-        "The paper's condition is printed as '1 <= l-1 <= m <= d', which rejects its own 24A (l = 4, m = 2); the "
-        "schedule works exactly when 1 <= m <= l-1 <= d (docs/mlfm.md; tests/test_mlfm.py proves both directions "
-        "for every allocation of d <= 4).",
     ]
     return lines
 

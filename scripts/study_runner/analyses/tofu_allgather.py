@@ -3,9 +3,9 @@
 The model (``paper_models.collision_allgather``) is built exactly as the paper builds it, from
 micro-benchmarks run on the same platform: the one-hop ping-pong's one-way times (communication) and the
 memcpy cost (memory copies; computation is not simulated, so the allgather app charges every copy
-``bytes / MEMCPY_RATE`` through topolab's one modelling shim and the model uses the same figure). Each
-prediction is then compared with the simulated allgather, without and with the collisions of each step
-routed on the platform with the run's placement.
+``bytes / memcpy_rate``, the study file's figure, through topolab's one modelling shim, and the model uses the
+same figure). Each prediction is then compared with the simulated allgather, without and with the collisions
+of each step routed on the platform with the run's placement.
 
 Heatmaps (shape 2x3x4): the most messages a link carries in one step of Ring and of Bruck (static: the
 collisions C of the model), and the Ring run's bytes per link (traced).
@@ -27,65 +27,29 @@ from paper_models import collision_allgather as model
 from study_runner import heatmaps
 from study_runner.checks import Check
 from study_runner.context import StudyContext
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, folded_buffer_options
-from study_runner.study import PlatformSpec
+from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
-__all__ = ["checks", "figures", "generated_runs", "notes", "predictions"]
+__all__ = ["checks", "figures", "notes", "predictions"]
 
-RANKS = 24
-SHAPES = ("1x6x4", "2x3x4")
-KIB, MIB = 1 << 10, 1 << 20
-SIZES = tuple(KIB * 4**k for k in range(8))  # 1 KiB .. 16 MiB
-QUICK_SIZES = SIZES[:6]  # --quick: 1 KiB .. 1 MiB, one iteration (real memcpy of the folded buffers costs wall time)
-PINGPONG_SIZES = tuple(KIB * 4**k for k in range(11))  # 1 KiB .. 1 GiB: covers C x the largest Bruck step
-MEMCPY_RATE = 42.5e9
-"""Bytes/s of a memcpy on an FX10 node: half the SPARC64 IXfx's 85 GB/s memory bandwidth (Fujitsu's data
-sheet; a copy reads and writes every byte). An upper bound for one core: an assumption, stated as such."""
+KIB = 1 << 10
 FIG4 = ("bruck", "1x6x4")
 FIG5 = ("ring", "2x3x4")
 CROSSOVER_SHAPE = "2x3x4"
-SHARED_BUFFERS = folded_buffer_options(1 << 20)
 
 
 def run_id(algorithm: str, shape: str) -> str:
     return f"allgather.{algorithm}.{shape}"
 
 
-def _allgather_args(algorithm: str, sizes: tuple[int, ...], iterations: int, warmup: int) -> list[str]:
-    sizes_text = ",".join(map(str, sizes))
-    timing = ["-i", str(iterations), "-w", str(warmup)]
-    return ["-a", algorithm, "-s", sizes_text, *timing, "--memcpy-rate", repr(MEMCPY_RATE)]
+def _grid(ctx: StudyContext, variable: str) -> list[Any]:
+    """The values of a variable of the study file's ``allgather`` grid."""
+    return ctx.study.values("allgather", variable)
 
 
-def generated_runs(platforms: dict[str, PlatformSpec]) -> list[dict[str, Any]]:
-    """The one-hop ping-pong, and both algorithms on both shapes over every size."""
-    runs: list[dict[str, Any]] = [
-        {
-            "id": "pingpong",
-            "platform": "fx10",
-            "app": "pingpong",
-            "ranks": 2,
-            "placement": ["host-0", "host-1"],  # x = 0 and x = 1: one cable
-            "args": ["-s", ",".join(map(str, PINGPONG_SIZES)), "-i", "2", "-w", "1"],
-            "options": list(SHARED_BUFFERS),
-        }
-    ]
-    for algorithm in model.ALGORITHMS:
-        for shape in SHAPES:
-            runs.append(
-                {
-                    "id": run_id(algorithm, shape),
-                    "platform": "fx10",
-                    "app": "allgather",
-                    "ranks": RANKS,
-                    "placement": f"shape:{shape}",
-                    "args": _allgather_args(algorithm, SIZES, iterations=2, warmup=1),
-                    "quick_args": _allgather_args(algorithm, QUICK_SIZES, iterations=1, warmup=0),
-                    # The dissemination barrier releases every rank at the same instant (the app's header).
-                    "options": [*SHARED_BUFFERS, "--cfg=smpi/barrier:ompi_bruck"],
-                }
-            )
-    return runs
+def ranks(ctx: StudyContext) -> int:
+    """The allgather's rank count (one per grid: every shape holds it)."""
+    (count,) = _grid(ctx, "ranks")
+    return int(count)
 
 
 # --- model inputs -------------------------------------------------------------------------------------------------
@@ -96,9 +60,10 @@ def comm_table(ctx: StudyContext) -> dict[int, float]:
     return {int(r["bytes"]): float(r["oneway_s_avg"]) for r in ctx.records("pingpong")}
 
 
-def memcpy_table() -> dict[int, float]:
-    """The memcpy benchmark's times: what the app charges (``bytes / MEMCPY_RATE``), at the ping-pong sizes."""
-    return {size: size / MEMCPY_RATE for size in PINGPONG_SIZES}
+def memcpy_table(ctx: StudyContext) -> dict[int, float]:
+    """The memcpy benchmark's times: what the app charges (``bytes / memcpy_rate``), at the ping-pong sizes."""
+    (rate,) = _grid(ctx, "memcpy_rate")
+    return {size: size / float(rate) for size in sorted(comm_table(ctx))}
 
 
 def collisions(platform: Platform, hosts: list[str], algorithm: str) -> list[int]:
@@ -107,7 +72,7 @@ def collisions(platform: Platform, hosts: list[str], algorithm: str) -> list[int
 
 
 def _sizes(ctx: StudyContext) -> list[int]:
-    """The sizes the allgather runs simulated (all of SIZES, or QUICK_SIZES under --quick)."""
+    """The sizes the allgather runs simulated (their arguments, or their quick arguments under --quick)."""
     return sorted(int(r["bytes"]) for r in ctx.records(run_id(*FIG4)))
 
 
@@ -116,13 +81,13 @@ def predictions(ctx: StudyContext, algorithm: str, shape: str) -> dict[str, list
     rid = run_id(algorithm, shape)
     result = ctx.results[rid]
     counts = collisions(ctx.platform_of(rid), result.hosts, algorithm)
-    comm, memcpy = comm_table(ctx), memcpy_table()
+    comm, memcpy, count = comm_table(ctx), memcpy_table(ctx), ranks(ctx)
     simulated = {int(r["bytes"]): float(r["time_s_max"]) for r in result.records}
     sizes = _sizes(ctx)
     return {
         "simulated": [simulated[m] for m in sizes],
-        "plain": [model.predict(algorithm, RANKS, m, comm, memcpy) for m in sizes],
-        "collisions": [model.predict(algorithm, RANKS, m, comm, memcpy, counts) for m in sizes],
+        "plain": [model.predict(algorithm, count, m, comm, memcpy) for m in sizes],
+        "collisions": [model.predict(algorithm, count, m, comm, memcpy, counts) for m in sizes],
         "counts": [float(c) for c in counts],
     }
 
@@ -164,7 +129,7 @@ def notes(ctx: StudyContext) -> list[str]:
     """Collision counts, both crossovers, and the small-message ratios the paper discusses."""
     out = []
     for algorithm in model.ALGORITHMS:
-        for shape in SHAPES:
+        for shape in _grid(ctx, "shape"):
             p = predictions(ctx, algorithm, shape)
             ratios = ", ".join(
                 f"{m // KIB}K {c / s:.2f} ({q / s:.2f})"
@@ -174,7 +139,7 @@ def notes(ctx: StudyContext) -> list[str]:
                 f"{algorithm} on {shape}: collisions per step C = {[int(c) for c in p['counts']]}; "
                 f"predicted/simulated with collisions (plain) by size: {ratios}."
             )
-    for shape in SHAPES:
+    for shape in _grid(ctx, "shape"):
         c = _crossovers(ctx, shape)
         out.append(
             f"Ring/Bruck crossover on {shape}: simulated {_size(c['simulated'])}, predicted with collisions "
@@ -182,11 +147,8 @@ def notes(ctx: StudyContext) -> list[str]:
         )
     comm = comm_table(ctx)
     out.append(
-        f"Small messages: the one-hop ping-pong costs {comm[KIB] * 1e6:.2f} us one way at 1 KiB. The paper's "
-        "small-message underestimates come from hop latency (its ping-pong is one hop, the allgather's messages "
-        "cross several) and load imbalance (steps that do not start together). The simulated platform has "
-        "100 ns per hop and every message of a step leaves together after a dissemination barrier, so only the "
-        "hop term appears here; the ratios above at 1-16 KiB show how much of it there is."
+        f"Small messages: the one-hop ping-pong costs {comm[KIB] * 1e6:.2f} us one way at 1 KiB; the ratios above at "
+        "1-16 KiB show the hop latency the one-hop benchmark leaves out (docs/tofu-allgather.md)."
     )
     return out
 
@@ -197,10 +159,10 @@ HEATMAP_SHAPE = "2x3x4"
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """Ring and Bruck on shape 2x3x4: the most messages per link in one step (static), Ring traced."""
     for algorithm in model.ALGORITHMS:
-        rid = run_id(algorithm, HEATMAP_SHAPE)
+        rid, count = run_id(algorithm, HEATMAP_SHAPE), ranks(ctx)
         platform, hosts = ctx.platform_of(rid), ctx.results[rid].hosts
-        loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in model.steps(algorithm, RANKS, 1)])
-        title = f"FX10 Tofu, {RANKS} ranks on shape {HEATMAP_SHAPE}: {algorithm.capitalize()} allgather"
+        loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in model.steps(algorithm, count, 1)])
+        title = f"FX10 Tofu, {count} ranks on shape {HEATMAP_SHAPE}: {algorithm.capitalize()} allgather"
         counts = collisions(platform, hosts, algorithm)
         per_step = f"C = {counts[0]} in each of the {len(counts)} steps" if len(set(counts)) == 1 else f"C = {counts}"
         caption = (
@@ -215,7 +177,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         sent = []
         for record in ctx.records(rid):
             repeats = warmup + int(record["iterations"])
-            for messages, size in model.steps(algorithm, RANKS, int(record["bytes"])):
+            for messages, size in model.steps(algorithm, count, int(record["bytes"])):
                 sent.append((messages, repeats * (size + SMPI_ENVELOPE_BYTES)))
         scheduled = heatmaps.schedule_bytes(platform, hosts, sent)
         caption = "bytes per link over the run, every size."

@@ -1,6 +1,6 @@
 """Analysis of ``nbl-combine``: Littlefield's NBL model and vector combining on the DELTA mesh.
 
-Runs (generated here, :func:`generated_runs`; every one with alpha as SMPI message overheads):
+Runs (the study file's ``[[runs]]`` and ``[[generate]]`` grids; every one with alpha as SMPI message overheads):
 
 * ``pingpong``: one-way times on two neighbouring nodes, eager and rendezvous sizes;
 * ``jig``: the 3x3 testjig on the nominal mesh (Table 1);
@@ -21,6 +21,6 @@ Fig. 5 on the simulated regime map (the analogue of the paper's empirical Fig. 8
 
 from study_runner.analyses.nbl_combine.checks import checks, notes
 from study_runner.analyses.nbl_combine.figures import figures
-from study_runner.analyses.nbl_combine.runs import FIG4_BLOCKS, OVERHEADS, generated_runs, model_block
+from study_runner.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS, model_block
 
-__all__ = ["FIG4_BLOCKS", "OVERHEADS", "checks", "figures", "generated_runs", "model_block", "notes"]
+__all__ = ["TEMPLATE_FUNCTIONS", "checks", "figures", "model_block", "notes"]

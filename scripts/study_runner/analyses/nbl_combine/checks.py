@@ -6,6 +6,7 @@ from paper_models import vector_combining as vc
 from study_runner.analyses.nbl_combine.results import (
     fig4_optimum,
     fit_nbl,
+    jig_axes,
     jig_f,
     jig_table,
     meshes_run,
@@ -16,11 +17,9 @@ from study_runner.analyses.nbl_combine.results import (
 )
 from study_runner.analyses.nbl_combine.runs import (
     FIG7_LENGTHS,
-    JIG_LINKS,
-    JIG_SIZES,
-    LENGTHS,
     MACHINE,
     PLATFORMS,
+    lengths,
     sweep_id,
 )
 from study_runner.checks import Check
@@ -58,8 +57,9 @@ def checks(ctx: StudyContext) -> list[Check]:
     """Ping-pong, Table 1, Fig. 4, the claims of Fig. 5 and Fig. 7."""
     result = _pingpong_checks(ctx)
     table = jig_table(ctx)
-    for links in JIG_LINKS[1:]:
-        for s in JIG_SIZES[:-1]:
+    jig_links, jig_sizes = jig_axes(table)
+    for links in jig_links[1:]:
+        for s in jig_sizes[:-1]:
             result.append(ctx.check(f"table1.f{links}.S{s}", jig_f(table, links, s)))
         result.append(
             Check(
@@ -79,7 +79,7 @@ def checks(ctx: StudyContext) -> list[Check]:
     nominal_ratio = optima["nominal", "fence"][1] / optima["nominal", "snake"][1]
     result.append(ctx.check("fig4.reversal", min(standard_ratio, nominal_ratio)))
     standard, nominal = winners(ctx, "standard"), winners(ctx, "nominal")
-    shortest = [w for cells in (standard, nominal) for (_, _, n), w in cells.items() if n == min(LENGTHS)]
+    shortest = [w for cells in (standard, nominal) for (_, _, n), w in cells.items() if n == min(lengths(ctx))]
     result.append(ctx.check("claim.tree_short_vectors", sum(w == "tree" for w in shortest) / len(shortest)))
     result.append(ctx.check("claim.fence_standard", winner_share(standard, "fence", lambda w, h, n: n >= 1_000)))
     result.append(ctx.check("claim.snake_nbl", winner_share(nominal, "snake", lambda w, h, n: n >= 100_000)))
@@ -107,36 +107,34 @@ def _overhead_note() -> str:
     """How SMPI charges alpha, and what rendezvous messages lose."""
     loss = MACHINE.alpha / (MACHINE.beta * EAGER_LIMIT_BYTES / 8)
     return (
-        "alpha is software overhead, not latency: SMPI charges alpha/2 to the sender before an eager message leaves "
-        "and alpha/2 to the receiver after it arrives (smpi/os, ois, or), so a ping-pong takes alpha + beta*S one "
-        "way (pingpong.* checks). A node handling L messages thus spends L*alpha/2 of its own time, where the "
-        "paper's model charges L*alpha: in the model a lone message costs alpha while a node's L messages cost "
-        "L*alpha, which no per-endpoint overhead reproduces both at once (the two ends' overheads would have to "
-        f"overlap). SMPI charges overheads to eager messages only (< {EAGER_LIMIT_BYTES} B = "
-        f"{EAGER_LIMIT_BYTES // 8} doubles); larger messages lose alpha, at most {loss:.2%} of their transfer time."
+        "alpha is SMPI software overhead, alpha/2 at each end of an eager message: a node handling L messages "
+        "spends L*alpha/2 of its own time where the model charges L*alpha (why: docs/nbl-combine.md, 'alpha is "
+        f"software overhead, not latency'). Eager means < {EAGER_LIMIT_BYTES} B = {EAGER_LIMIT_BYTES // 8} doubles; "
+        f"larger messages lose alpha, at most {loss:.2%} of their transfer time."
     )
 
 
 def _table1_note(ctx: StudyContext) -> str:
     """The simulated testjig, its f(L), and how they compare with the DELTA's (Table 1)."""
     table = jig_table(ctx)
+    jig_links, jig_sizes = jig_axes(table)
     delta_t = {int(links): times for links, times in ctx.study.reference["table1_times"].items()}
-    shortest = JIG_SIZES[0]
+    shortest = jig_sizes[0]
     misses = {
         (links, s): jig_f(table, links, s) / float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) - 1
-        for links in JIG_LINKS[1:]
-        for s in JIG_SIZES[:-1]
+        for links in jig_links[1:]
+        for s in jig_sizes[:-1]
     }
     worst = max(misses, key=lambda key: misses[key])
     return (
         "Table 1 (simulated on the nominal 3x3 jig, us): "
         + "; ".join(
-            f"L={links}: " + ", ".join(f"T({s})={table[links][s] * 1e6:.0f}" for s in JIG_SIZES) for links in JIG_LINKS
+            f"L={links}: " + ", ".join(f"T({s})={table[links][s] * 1e6:.0f}" for s in jig_sizes) for links in jig_links
         )
-        + f". Simulated f(L) at S = {', '.join(map(str, JIG_SIZES[:-1]))}: "
+        + f". Simulated f(L) at S = {', '.join(map(str, jig_sizes[:-1]))}: "
         + "; ".join(
-            f"f({links}) = " + ", ".join(f"{jig_f(table, links, s):.2f}" for s in JIG_SIZES[:-1])
-            for links in JIG_LINKS[1:]
+            f"f({links}) = " + ", ".join(f"{jig_f(table, links, s):.2f}" for s in jig_sizes[:-1])
+            for links in jig_links[1:]
         )
         + ". The DELTA's f(L) is below L for short messages (some overlap) and close to L from 300 doubles on; the "
         "nominal platform has no overlap at any size, so it matches the long-message row (within 10%) and bounds the "
@@ -160,11 +158,9 @@ def _model_vs_sim_notes(ctx: StudyContext) -> list[str]:
         "Model vs simulation (simulated/model - 1 over the sweep; every pair in model_vs_sim.csv): "
         + "; ".join(f"{k}: {min(v):+.1%} .. {max(v):+.1%}" for k, v in sorted(by_alg.items()))
         + ".",
-        "Snake and Fence run faster than the model, most at short blocks (short N), the pattern the paper reports "
-        "for the DELTA ('a little better than predicted by the nominal f(L) = L'). The simulation's reason is the "
-        "alpha accounting above: with alpha/2 per message per node (the simulator's per-node cost) the same model "
-        f"is within {min(half):+.1%} .. {max(half):+.1%} of the simulation; the rest is overlap of one step's "
-        "overheads with other nodes' transfers, which the step-synchronous model excludes.",
+        "Snake and Fence run faster than the model, most at short blocks; with alpha/2 per message per node (the "
+        f"simulator's per-node cost) the same model is within {min(half):+.1%} .. {max(half):+.1%} of the "
+        "simulation (docs/nbl-combine.md, Results, explains the rest).",
     ]
     tree = [r for r in rows if r["algorithm"] == "tree"]
     eager_tree = [r for r in tree if 8 * r["N"] < EAGER_LIMIT_BYTES]

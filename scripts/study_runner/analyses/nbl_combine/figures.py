@@ -19,6 +19,7 @@ from study_runner import heatmaps
 from study_runner.analyses.nbl_combine.results import (
     fig4_optimum,
     fig4_scan,
+    jig_axes,
     jig_f,
     jig_table,
     lengths_run,
@@ -28,14 +29,10 @@ from study_runner.analyses.nbl_combine.results import (
 )
 from study_runner.analyses.nbl_combine.runs import (
     COLOURS,
-    FIG4_BLOCKS,
-    FIG4_LENGTH,
-    FIG4_MESH,
-    JIG_LINKS,
-    JIG_SIZES,
     MACHINE,
     MODEL_VS_SIM_MESHES,
     PLATFORMS,
+    fig4_case,
     model_block,
     model_time,
     sweep_id,
@@ -47,35 +44,36 @@ from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
 def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
     table = jig_table(ctx)
+    jig_links, jig_sizes = jig_axes(table)
     published_t = {int(links): times for links, times in ctx.study.reference["table1_times"].items()}
     published_f = {  # Table 1's f(L), the study file's published values of the table1.f<L>.S<S> checks
-        links: [float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) for s in JIG_SIZES[:-1]]
-        for links in JIG_LINKS[1:]
+        links: [float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) for s in jig_sizes[:-1]]
+        for links in jig_links[1:]
     }
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for i, links in enumerate(JIG_LINKS):
+    for i, links in enumerate(jig_links):
         colour = f"C{i}"
         left.plot(
-            JIG_SIZES, [table[links][s] * 1e6 for s in JIG_SIZES], "o-", color=colour, label=f"L={links} simulated"
+            jig_sizes, [table[links][s] * 1e6 for s in jig_sizes], "o-", color=colour, label=f"L={links} simulated"
         )
-        left.plot(JIG_SIZES, published_t[links], "s--", color=colour, alpha=0.6, label=f"L={links} DELTA")
+        left.plot(jig_sizes, published_t[links], "s--", color=colour, alpha=0.6, label=f"L={links} DELTA")
     left.set_xlabel("S (doubles per message)")
     left.set_ylabel("T (us)")
     left.set_title("Testjig time: nominal platform vs the DELTA (Table 1)")
     left.legend(fontsize=7, ncol=2)
     left.grid(alpha=0.3)
     x = np.arange(3)
-    for i, links in enumerate(JIG_LINKS[1:]):
+    for i, links in enumerate(jig_links[1:]):
         right.bar(
             x + i * 0.27 - 0.27,
-            [jig_f(table, links, s) for s in JIG_SIZES[:-1]],
+            [jig_f(table, links, s) for s in jig_sizes[:-1]],
             0.25,
             color=f"C{i + 1}",
             label=f"f({links}) simulated",
         )
         right.plot(x + i * 0.27 - 0.27, published_f[links], "k_", markersize=18, mew=2)
     right.plot([], [], "k_", markersize=12, mew=2, label="DELTA (Table 1)")
-    right.set_xticks(x, [f"S={s}->{JIG_SIZES[j + 1]}" for j, s in enumerate(JIG_SIZES[:-1])])
+    right.set_xticks(x, [f"S={s}->{jig_sizes[j + 1]}" for j, s in enumerate(jig_sizes[:-1])])
     right.set_ylabel("f(L) = dT(L) / dT(1)")
     right.set_title("NBL function: nominal (f = L) vs measured")
     right.legend(fontsize=8)
@@ -86,14 +84,14 @@ def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def _plot_fig4(ctx: StudyContext, out_dir: Path) -> None:
-    width, height = FIG4_MESH
+    width, height, length, scanned = fig4_case(ctx)
     fig, ax = plt.subplots(figsize=(7, 4.6))
-    dense = np.unique(np.geomspace(FIG4_BLOCKS[0], FIG4_BLOCKS[-1], 120).astype(int))
+    dense = np.unique(np.geomspace(scanned[0], scanned[-1], 120).astype(int))
     for platform, style in (("standard", "-"), ("nominal", "--")):
         f = PLATFORMS[platform]
         for algorithm in vc.PIPELINED:
             colour = COLOURS[algorithm]
-            model = [model_time(algorithm, FIG4_LENGTH, int(s), width, height, f) * 1e3 for s in dense]
+            model = [model_time(algorithm, length, int(s), width, height, f) * 1e3 for s in dense]
             ax.plot(dense, model, style, color=colour, alpha=0.6, label=f"{algorithm}, {platform} model")
             blocks, times = fig4_scan(ctx, platform, algorithm)
             marker = "o" if platform == "standard" else "s"
@@ -118,7 +116,7 @@ def _plot_fig4(ctx: StudyContext, out_dir: Path) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("block size S (doubles)")
     ax.set_ylabel("time (ms)")
-    ax.set_title(f"Fig. 4: Snake and Fence vs block size, {width}x{height}, N = {FIG4_LENGTH:g} (optima annotated)")
+    ax.set_title(f"Fig. 4: Snake and Fence vs block size, {width}x{height}, N = {length:g} (optima annotated)")
     ax.legend(fontsize=7, ncol=2)
     ax.grid(alpha=0.3, which="both")
     fig.tight_layout()

@@ -9,12 +9,11 @@ import numpy as np
 
 from paper_models import vector_combining as vc
 from study_runner.analyses.nbl_combine.runs import (
-    FIG4_BLOCKS,
-    JIG_SIZES,
-    LENGTHS,
     MACHINE,
-    MESHES,
     PLATFORMS,
+    fig4_case,
+    lengths,
+    meshes,
     model_block,
     model_time,
     sweep_id,
@@ -30,11 +29,12 @@ def run_time(ctx: StudyContext, run_id: str) -> float:
 
 def meshes_run(ctx: StudyContext) -> list[tuple[int, int]]:
     """The meshes whose whole sweep ran (all of them, or the quick subset)."""
-    return [m for m in MESHES if sweep_id(*m, "standard", "tree", LENGTHS[0]) in ctx.results]
+    shortest = lengths(ctx)[0]
+    return [m for m in meshes(ctx) if sweep_id(*m, "standard", "tree", shortest) in ctx.results]
 
 
 def lengths_run(ctx: StudyContext, width: int, height: int) -> list[int]:
-    return [n for n in LENGTHS if sweep_id(width, height, "standard", "tree", n) in ctx.results]
+    return [n for n in lengths(ctx) if sweep_id(width, height, "standard", "tree", n) in ctx.results]
 
 
 def jig_table(ctx: StudyContext) -> dict[int, dict[int, float]]:
@@ -45,9 +45,15 @@ def jig_table(ctx: StudyContext) -> dict[int, dict[int, float]]:
     return table
 
 
+def jig_axes(table: dict[int, dict[int, float]]) -> tuple[list[int], list[int]]:
+    """The testjig's L values and S values, as it ran them."""
+    return sorted(table), sorted(table[1])
+
+
 def jig_f(table: dict[int, dict[int, float]], links: int, s: int) -> float:
     """f(L) = dT(L)/dT(1), dT from S to the next larger S of Table 1."""
-    nxt = JIG_SIZES[JIG_SIZES.index(s) + 1]
+    sizes = jig_axes(table)[1]
+    nxt = sizes[sizes.index(s) + 1]
     return (table[links][nxt] - table[links][s]) / (table[1][nxt] - table[1][s])
 
 
@@ -68,7 +74,8 @@ def winner_share(cells: dict[tuple[int, int, int], str], algorithm: str, keep) -
 
 def fig4_scan(ctx: StudyContext, platform: str, algorithm: str) -> tuple[list[int], list[float]]:
     """Simulated T against S of the Fig. 4 case."""
-    return list(FIG4_BLOCKS), [run_time(ctx, f"fig4.{platform}.{algorithm}.S{s}") for s in FIG4_BLOCKS]
+    blocks = fig4_case(ctx)[3]
+    return blocks, [run_time(ctx, f"fig4.{platform}.{algorithm}.S{s}") for s in blocks]
 
 
 def fig4_optimum(ctx: StudyContext, platform: str, algorithm: str) -> tuple[int, float]:

@@ -1,0 +1,115 @@
+"""A study's generated runs: ``[[generate]]`` grids in the sweep grammar, expanded and validated like ``[[runs]]``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from paper_models import vector_combining as vc
+from study_runner.errors import StudyError
+from study_runner.study import load_study
+
+HEADER = """
+name = "demo"
+title = "demo"
+analysis = "nbl_combine"
+
+[platforms.small]
+family = "mesh"
+width = 4
+height = 4
+
+[platforms.big]
+family = "mesh"
+width = 8
+height = 8
+"""
+
+GRID = """
+[[generate]]
+name = "scan"
+[[generate.zip]]
+width = [4, 8]
+size = ["small", "big"]
+[generate.grid]
+length = [100, 100000]
+algorithm = ["snake", "fence"]
+[generate.run]
+id = "scan.{size}.{algorithm}.N{length}"
+platform = "{size}"
+app = "combine"
+ranks = "{width * width}"
+args = ["-a", "{algorithm}", "-n", "{length}", "-S", "{model_block(algorithm, length, width, width, 'nominal')}"]
+quick = "{width == 4 and length <= 100}"
+timeout = 60
+"""
+
+
+def load(tmp_path: Path, text: str):
+    path = tmp_path / "demo.toml"
+    path.write_text(HEADER + text)
+    return load_study(path)
+
+
+def test_a_grid_gives_one_run_per_point_zip_first_when_declared_first(tmp_path: Path) -> None:
+    study = load(tmp_path, GRID)
+    assert [run.id for run in study.runs] == [
+        "scan.small.snake.N100",
+        "scan.small.fence.N100",
+        "scan.small.snake.N100000",
+        "scan.small.fence.N100000",
+        "scan.big.snake.N100",
+        "scan.big.fence.N100",
+        "scan.big.snake.N100000",
+        "scan.big.fence.N100000",
+    ]
+    big = study.runs[-1]
+    assert big.ranks == 64 and big.platform == "big" and big.timeout == 60 and big.grid == "scan"
+    assert big.variables == {"width": 8, "size": "big", "length": 100000, "algorithm": "fence"}
+    # A model value through the analysis's TEMPLATE_FUNCTIONS, rendered as an argument string.
+    assert big.args[-1] == str(vc.integer_optimal_block("fence", 100000, 8, 8, vc.DELTA, vc.NOMINAL))
+    assert [run.id for run in study.selected_runs(quick=True)] == ["scan.small.snake.N100", "scan.small.fence.N100"]
+
+
+def test_values_reads_a_grid_axis_in_run_order(tmp_path: Path) -> None:
+    study = load(tmp_path, GRID)
+    assert study.values("scan", "length") == [100, 100000]
+    assert study.values("scan", "width", "size") == [(4, "small"), (8, "big")]
+    with pytest.raises(StudyError, match="no grid 'scan' with variables height"):
+        study.values("scan", "height")
+    with pytest.raises(StudyError, match="no grid 'other'"):
+        study.values("other", "length")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('name = "scan"', 'name = ""'), "name must be a non-empty string"),
+        (('name = "scan"', 'name = "scan"\nrepeat = 2'), "unknown key 'repeat'"),
+        (("{width == 4 and length <= 100}", "{width}"), "quick must be true or false, got 4"),
+        (("{width * width}", "{width * depth}"), "point width=4, size='small', length=100, algorithm='snake'"),
+        (("{width * width}", "{width * depth}"), "unknown variable 'depth'"),
+        (("model_block(", "optimal_block("), "only arithmetic, comparisons"),
+        (('platform = "{size}"', 'platform = "{size}x"'), "unknown platform 'smallx'"),
+        (('size = ["small", "big"]', 'size = ["small"]'), "must have one length"),
+        (("length = [100, 100000]", "length = []"), "is empty"),
+    ],
+)
+def test_a_bad_grid_is_one_clear_error(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    assert change[0] in GRID
+    with pytest.raises(StudyError, match=re.escape(message)):
+        load(tmp_path, GRID.replace(*change, 1))
+
+
+def test_two_grids_need_two_names_and_ids_stay_unique(tmp_path: Path) -> None:
+    with pytest.raises(StudyError, match="used by no other grid"):
+        load(tmp_path, GRID + GRID)
+    with pytest.raises(StudyError, match=r"run id 'scan\.big\.fence\.N100' is used twice"):
+        load(tmp_path, GRID + GRID.replace('name = "scan"', 'name = "again"'))
+
+
+def test_a_study_needs_a_run(tmp_path: Path) -> None:
+    with pytest.raises(StudyError, match=r"no run: declare \[\[runs\]\] or \[\[generate\]\]"):
+        load(tmp_path, "")

@@ -10,7 +10,7 @@ Written as a SimGrid Full zone with explicit routes (N^2 routes; fine up to a fe
 
 from __future__ import annotations
 
-from generators.model import Host, Link, Platform, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
 from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int, speed
 
 __all__ = ["FAMILY", "crossbar"]
@@ -59,9 +59,7 @@ def crossbar(
     names = [f"host-{i}" for i in range(hosts)]
     links: dict[str, Link] = {}
     for name in names:
-        add_links(links, *duplex_link(name, SWITCH, link_bw, link_lat))
-        if nbl is not None:
-            add_links(links, nbl_link(name, nbl * link_bw))
+        add_links(links, *host_cable(name, SWITCH, link_bw, link_lat, nbl))
 
     def route(src: str, dst: str) -> list[str]:
         return with_nbl(src, dst, [f"{src}_to_{SWITCH}", f"{SWITCH}_to_{dst}"], nbl is not None)

@@ -16,7 +16,7 @@ Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
 
 from __future__ import annotations
 
-from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
 from generators.params import (
     Family,
     Param,
@@ -112,9 +112,7 @@ def _host_cables(
     """Every host's cable to its module, and its limiter when ``nbl`` is set."""
     links: dict[str, Link] = {}
     for name in names:
-        add_links(links, *duplex_link(name, module_names[module_of(name, ports)], link_bw, link_lat))
-        if nbl is not None:
-            add_links(links, nbl_link(name, nbl * link_bw))
+        add_links(links, *host_cable(name, module_names[module_of(name, ports)], link_bw, link_lat, nbl))
     return links
 
 

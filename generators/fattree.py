@@ -19,7 +19,17 @@ of its port index only (through their leaf's cable), so that the fewest-links pa
 from __future__ import annotations
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, RouteRule, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import (
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    RoutingGraph,
+    add_links,
+    duplex_link,
+    host_cable,
+    with_nbl,
+)
 from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int, speed
 
 __all__ = ["FAMILY", "fattree"]
@@ -102,9 +112,7 @@ def _cables(
     """Every server's cable to its leaf (and its limiter when ``nbl`` is set), then every leaf's to every spine."""
     links: dict[str, Link] = {}
     for a, k in servers:
-        add_links(links, *duplex_link(server_name(a, k), f"leaf-{a}", link_bw, link_lat))
-        if nbl is not None:
-            add_links(links, nbl_link(server_name(a, k), nbl * link_bw))
+        add_links(links, *host_cable(server_name(a, k), f"leaf-{a}", link_bw, link_lat, nbl))
     for a in range(leaves):
         for s in range(ports):
             add_links(links, *duplex_link(f"leaf-{a}", f"spine-{s}", link_bw, link_lat))

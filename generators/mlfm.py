@@ -34,7 +34,17 @@ servers is the rule's route. Each spine appears as two kinds of graph-only route
 from __future__ import annotations
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, RouteRule, RoutingGraph, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import (
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    RoutingGraph,
+    add_links,
+    duplex_link,
+    host_cable,
+    with_nbl,
+)
 from generators.params import (
     Family,
     Param,
@@ -229,9 +239,7 @@ def _server_cables(
     """The cable of every server to its leaf, and its limiter when ``nbl`` is set."""
     links: dict[str, Link] = {}
     for i, j, k in _servers(per_leaf, columns):
-        add_links(links, *duplex_link(server_name(i, j, k), leaf_name(i, j), link_bw, link_lat))
-        if nbl is not None:
-            add_links(links, nbl_link(server_name(i, j, k), nbl * link_bw))
+        add_links(links, *host_cable(server_name(i, j, k), leaf_name(i, j), link_bw, link_lat, nbl))
     return links
 
 

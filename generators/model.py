@@ -41,6 +41,7 @@ __all__ = [
     "RoutingGraph",
     "duplex_link",
     "graph_routes",
+    "host_cable",
 ]
 
 SHARED = "SHARED"
@@ -90,6 +91,16 @@ def add_links(links: dict[str, Link], *new: Link) -> None:
 def nbl_link(host: str, bandwidth: float) -> Link:
     """The node-bandwidth limiter of ``host``: one SHARED link ``<host>_nbl`` for its in + out traffic."""
     return Link(f"{host}_nbl", bandwidth, 0.0)
+
+
+def host_cable(host: str, switch: str, bandwidth: float, latency: float, nbl: float | None) -> tuple[Link, ...]:
+    """A host's cable to its switch, both directions, and its limiter of ``nbl`` cable bandwidths (None: none).
+
+    >>> [link.name for link in host_cable("h", "sw", 1e9, 0.0, 2)]
+    ['h_to_sw', 'sw_to_h', 'h_nbl']
+    """
+    limiter = () if nbl is None else (nbl_link(host, nbl * bandwidth),)
+    return (*duplex_link(host, switch, bandwidth, latency), *limiter)
 
 
 def with_nbl(src: str, dst: str, hops: Sequence[str], limited: bool) -> list[str]:

@@ -33,7 +33,6 @@ CONFIGS = {"12": (2, 3, 2), "18": (3, 3, 2), "24A": (3, 4, 2), "24B": (2, 4, 3)}
 SIZES = ("16M", "64M", "256M")
 ALGORITHMS = ("mlfm", "pairwise")
 PINGPONG_BYTES = 4 * MIB
-OPTIMAL_MIBS = 3770.0  # the paper's optimal line (its ping-pong), for the figure
 
 
 def _summary(ctx: StudyContext, config: str, algorithm: str, size: str) -> dict[str, object]:
@@ -131,17 +130,18 @@ def notes(ctx: StudyContext) -> list[str]:
 def figures(ctx: StudyContext, out_dir: Path) -> None:
     """``fig3_throughput.png`` (the paper's Fig. 3) and ``pairwise_phases_24B.png`` (loads vs phase times)."""
     fig, axes = plt.subplots(1, len(SIZES), figsize=(13, 4), sharey=True)
+    optimal = float(ctx.study.published["calibration.pingpong"]["value"])  # the paper's optimal line, MiB/s
     width = 0.38
     for axis, size in zip(axes, SIZES, strict=True):
         x = range(len(CONFIGS))
         for offset, algorithm, colour in ((-width / 2, "pairwise", "C1"), (width / 2, "mlfm", "C0")):
             values = [_throughput(ctx, config, algorithm, size) for config in CONFIGS]
             axis.bar([i + offset for i in x], values, width=width, label=algorithm, color=colour)
-        axis.axhline(OPTIMAL_MIBS, color="k", linestyle="--", linewidth=1, label="optimal (3770 MiB/s ping-pong)")
+        axis.axhline(optimal, color="k", linestyle="--", linewidth=1, label=f"optimal ({optimal:g} MiB/s ping-pong)")
         axis.set_xticks(list(x), [f"{c} servers" for c in CONFIGS])
         axis.set_title(f"{size[:-1]} MiB per destination (simulated)")
     axes[0].set_ylabel("per-node throughput (MiB/s)")
-    axes[0].set_ylim(0, OPTIMAL_MIBS * 1.25)
+    axes[0].set_ylim(0, optimal * 1.25)
     for axis in axes:
         axis.legend(loc="upper center", ncol=3, fontsize=7)
     fig.tight_layout()

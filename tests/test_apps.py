@@ -78,3 +78,19 @@ class TestUnderRealMpi:
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert [json.loads(line)["bytes"] for line in done.stdout.splitlines()] == [1, 1024]
+
+
+APPS = [
+    "allgather", "alltoall", "bisection_pairing", "combine", "exchange", "memcpy_bench", "nbl_testjig", "pingpong",
+    "transpose",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_an_app_run_directly_says_to_use_smpirun(bin_dir: Path, app: str) -> None:
+    # An SMPI app is a shared object for smpirun's loader; run directly it used to die of SIGSEGV (exit 139).
+    env = {"PATH": "/usr/bin:/bin"}  # no LD_LIBRARY_PATH: the app's run path finds libsimgrid
+    done = subprocess.run([bin_dir / app, "-h"], capture_output=True, text=True, timeout=30, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"{app}: error: this topolab app is built for SimGrid/SMPI: run it under smpirun")
+    assert len(done.stderr.splitlines()) == 1

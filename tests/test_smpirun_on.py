@@ -260,6 +260,20 @@ BAD_INPUTS = {  # "{tmp}" is the test's directory, with app (a program), plain (
         ["{tmp}/x.xml", "--hostfile", "{tmp}/nohosts", "--", "{tmp}/app"],
         "hostfile {tmp}/nohosts not found",
     ),
+    # SimGrid itself would abort on these with a C++ backtrace, exit status 134:
+    "hostfile host not in the platform": (
+        ["{tmp}/x.xml", "--hostfile", "{tmp}/badhosts", "--", "{tmp}/app"],
+        "hostfile {tmp}/badhosts, line 2: 'host-9' is not a host of {tmp}/x.xml",
+    ),
+    "cfg not NAME:VALUE": (
+        [*MESH, "--cfg=garbage", "--", "{tmp}/app"],
+        "--cfg=garbage: a SimGrid option is NAME:VALUE",
+    ),
+    "cfg unknown to SimGrid": ([*MESH, "--cfg=network/nope:1", "--", "{tmp}/app"], "no option 'network/nope'"),
+    "cfg value SimGrid refuses": (
+        [*MESH, "--cfg=network/model:NOPE", "--", "{tmp}/app"],
+        "--cfg: Unable to find network model 'NOPE'. Valid values are: raw, LV08, CM02",
+    ),
 }
 
 
@@ -269,6 +283,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpi
     (tmp_path / "app").chmod(0o755)
     (tmp_path / "plain").write_text("not a program\n")
     (tmp_path / "lonely.so").write_bytes(b"")
+    (tmp_path / "badhosts").write_text("host-0\nhost-9\n")
     write_platform(crossbar(4), tmp_path / "x.xml")
     args, message = BAD_INPUTS[case]
     done = run(tmp_path, *(arg.format(tmp=tmp_path) for arg in args), path_first=fake_smpirun)
@@ -279,3 +294,17 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpi
     assert message.format(tmp=tmp_path) in done.stderr
     assert fake_calls(tmp_path) == []  # smpirun never started
     assert not (tmp_path / "cache" / "platforms").exists()  # and no platform written
+
+
+def test_cfg_collective_algorithms_are_checked_against_smpi() -> None:
+    # smpimain --help-coll of the SimGrid on PATH: an unknown algorithm is named with the known ones.
+    from study_runner.simgrid_options import cfg_problem, collective_algorithms
+
+    assert {"allreduce", "bcast", "alltoall"} <= set(collective_algorithms())
+    assert "rdb" in collective_algorithms()["allreduce"]
+    assert cfg_problem(["smpi/allreduce:rdb", "smpi/os:2.7e-05", "network/model:CM02"]) is None
+    problem = cfg_problem(["smpi/allreduce:nope"])
+    assert problem is not None and problem.startswith(
+        "--cfg=smpi/allreduce:nope: SMPI has no allreduce algorithm 'nope'"
+    )
+    assert "rdb" in problem

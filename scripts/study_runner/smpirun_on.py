@@ -49,6 +49,7 @@ from generators.params import check_params
 from generators.placement import place_ranks, write_hostfile
 from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
 from study_runner.cache import default_cache_dir, file_digest, run_key
+from study_runner.simgrid_options import cfg_problem
 from study_runner.smpi import SETUP_HINT, smpirun_command
 
 __all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
@@ -276,15 +277,18 @@ def _compiled_hosts(path: Path) -> list[str]:
         raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
 
 
-def _hostfile_slots(path: Path) -> int:
-    """Ranks a hostfile can take: one per line, or N for a ``host:N`` line (smpirun's syntax)."""
+def _hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
+    """Ranks a hostfile can take: one per line, or N for a ``host:N`` line (smpirun's syntax); every host must be
+    one of the platform's ``hosts`` (SimGrid would abort with a backtrace)."""
     slots = 0
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         name, _, count = line.strip().partition(":")
         if not name:
             continue
         if count and not count.strip().isdigit():
             raise UsageError(f"hostfile {path}: bad line {line!r} (HOST or HOST:N)")
+        if name not in hosts:
+            raise UsageError(f"hostfile {path}, line {number}: {name!r} is not a host of {platform}")
         slots += int(count) if count else 1
     return slots
 
@@ -358,14 +362,13 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
 def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
     """Platform file, hostfile and rank count of a run on a given platform file."""
     path = _platform_file(text)
+    hosts = _xml_hosts(path) if path.suffix == ".xml" else _compiled_hosts(path)
+    slots = len(hosts)
     if args.hostfile is not None:
         hostfile = Path(args.hostfile)
         if not hostfile.is_file():
             raise UsageError(f"hostfile {args.hostfile} not found")
-        hosts, slots = [], _hostfile_slots(hostfile)
-    else:
-        hosts = _xml_hosts(path) if path.suffix == ".xml" else _compiled_hosts(path)
-        slots = len(hosts)
+        slots = _hostfile_slots(hostfile, set(hosts), text)
     where = args.hostfile or text
     if slots < 1:
         raise UsageError(f"no hosts in {where}")
@@ -405,6 +408,9 @@ def prepare(argv: Sequence[str]) -> list[str]:
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")
+    problem = cfg_problem(args.cfg)
+    if problem is not None:
+        raise UsageError(problem)
     cache_dir = default_cache_dir()
     if is_family:
         platform_path, hostfile, ranks = _on_family(first, args, cache_dir)

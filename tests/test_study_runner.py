@@ -84,6 +84,8 @@ class TestStudyFiles:
             (lambda s: s.replace("ranks = 2", "ranks = 0"), r"ranks must be an integer >= 1, got 0"),
             (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"ranks must be an integer >= 1, got 'two'"),
             (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[0\] has unknown key 'colour'"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"run pingpong: size must be a number > 0"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 36"), r"run exchange_one has no size: declare"),
             (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\] is missing 'id'"),
             (
                 lambda s: s + '[[runs]]\nid = "pingpong"\nplatform = "pair"\napp = "x"\nranks = 1\n',
@@ -263,6 +265,9 @@ def test_nbl_combine_declares_its_sweep_as_grids() -> None:
     assert snake.ranks == 512 and snake.platform == "mesh16x32.nominal" and not snake.quick
     block = vc.integer_optimal_block("snake", 500_000, 16, 32, vc.DELTA, vc.NOMINAL)
     assert snake.args[snake.args.index("-S") + 1] == str(block) == "178"
+    # Its size, for the estimate of the time left, is the messages its ranks send: 2 (P - 1) N / S.
+    assert snake.size == pytest.approx(2 * 511 * 500_000 / 178)
+    assert runs["sweep.16x32.nominal.tree.N500000"].size == 2 * 511
     assert "--cfg=smpi/or:2.7e-05" in snake.options
     quick = {run.id for run in study.selected_runs(quick=True)}
     assert "sweep.4x4.standard.fence.N500000" in quick and "sweep.8x8.standard.fence.N500000" not in quick

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -16,7 +15,6 @@ import pytest
 from generators import build_platform
 from study_runner.engine import BatchJobs, Engine, job_script
 from study_runner.errors import StudyError
-from study_runner.progress import BarProgress
 from study_runner.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.sweep import load_sweep
 from study_runner.sweep_cli import main
@@ -172,6 +170,7 @@ class TestSweepFiles:
             (lambda t: t.replace('metric = "oneway_s_max"', ""), "plots need output.metric"),
             (lambda t: t.replace('[grid]\nbw', '[grid]\nhosts = [1]\nbw'), "declared twice"),
             (lambda t: t.replace("[[zip]]", "[[zip]]\nbad = [[1, 2]]"), "must hold numbers"),
+            (lambda t: t.replace("ranks = 2\n", 'ranks = 2\nsize = "{hosts - 2}"\n'), "size must be a number > 0"),
         ],
     )  # fmt: skip
     def test_bad_sweep_files_are_one_error(self, tmp_path: Path, edit, message: str) -> None:
@@ -227,24 +226,6 @@ class TestTable:
         assert {(r["alg"], r["t"]) for r in best_rows(table, ["alg", "n"], "t", "higher")} == {("a", 5.0), ("b", 4.0)}
         with pytest.raises(StudyError, match="no numeric field 'x'"):
             best_rows(table, ["alg"], "x", "lower")
-
-
-class TestProgress:
-    def test_bar_with_eta(self) -> None:
-        stream = io.StringIO()
-        bar = BarProgress("points", stream=stream, every=0.0)
-        bar.begin(10, 4)
-        assert "4/10 points (4 cached, 0 simulated)" in stream.getvalue() and "ETA" not in stream.getvalue()
-        bar.advance("p", False, 1.0, 1.0)
-        last = stream.getvalue().strip().splitlines()[-1]
-        assert last.startswith("[#####") and "5/10 points (4 cached, 1 simulated)" in last and "ETA" in last
-        bar.end()
-        assert stream.getvalue().endswith("\n")
-
-    def test_no_eta_before_a_simulation_finishes(self) -> None:
-        bar = BarProgress("points", stream=io.StringIO())
-        bar.begin(3, 0)
-        assert bar.eta() is None
 
 
 class TestBatchJobs:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from study_runner.errors import StudyError
 from study_runner.execute import parse_records, simgrid_version
 from study_runner.smpi import folded_buffer_options, run_smpirun_measured, smpirun_command
 from study_runner.study import RunSpec, load_study
+from study_runner.workdirs import unwinding_signals, work_directory
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / "build" / "bin"
@@ -288,11 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     version = simgrid_version().splitlines()[0]
     rows = _earlier_rows(version)
     table = ""
-    with tempfile.TemporaryDirectory(prefix="topolab-bench-sim-") as tmp:
+    with unwinding_signals(), work_directory("bench-sim") as tmp:
         for number, case in enumerate(selected, 1):
             print(f"[{number}/{len(selected)}] {case.name}: {case.what} ...", file=sys.stderr, flush=True)
             try:
-                row = measure(case, Path(tmp), not args.no_reference)
+                row = measure(case, tmp, not args.no_reference)
             except StudyError as err:
                 print(f"error: {err}", file=sys.stderr)
                 return 1

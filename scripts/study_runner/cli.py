@@ -28,6 +28,7 @@ from study_runner.errors import StudyError
 from study_runner.execute import RunResult, execute_runs, prepare_runs
 from study_runner.report import draw_families, write_report
 from study_runner.study import Study, load_study, study_names
+from study_runner.workdirs import Terminated, unwinding_signals, work_directory
 
 __all__ = ["main", "replace_dir", "run_study"]
 
@@ -85,10 +86,10 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
     analysis = _analysis(study)
     # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
     # reruns one of the runs (ctx.traced_link_bytes).
-    with tempfile.TemporaryDirectory(prefix=f"topolab-{study.name}-") as scratch:
-        platforms, runs = prepare_runs(study, quick, bin_dir, Path(scratch))
+    with work_directory(study.name) as scratch:
+        platforms, runs = prepare_runs(study, quick, bin_dir, scratch)
         results = execute_runs(runs, cache, workers)
-        ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, Path(scratch)))
+        ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
         checks = analysis.checks(ctx)
         if not checks:
             raise StudyError(f"{study.name}: the analysis produced no check")
@@ -149,15 +150,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.full:
             studies = [study.full_benchmark() for study in studies]
         verdicts = {}
-        for study in studies:
-            mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
-            print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
-            verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, args.workers)
+        with unwinding_signals():
+            for study in studies:
+                mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
+                print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
+                verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, args.workers)
+            draw_families(args.results)
+            report = write_report(args.results)
     except StudyError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
-    draw_families(args.results)
-    report = write_report(args.results)
+    except Terminated as stop:
+        print(f"{parser.prog}: {stop}; the runs simulated so far are in the cache", file=sys.stderr)
+        return int(stop.code or 1)
     failed = [name for name, ok in verdicts.items() if not ok]
     elapsed = time.monotonic() - started
     print(

@@ -2,15 +2,18 @@
 
 Independent simulations run in parallel on Dask (``study_runner.engine``: by default a LocalCluster of
 threads, each one only waits for its smpirun process). Results already in the cache are served without
-starting the cluster. Progress, with the number done and an estimate of the time left, goes to stderr.
+starting the cluster. Progress, with the number done and an estimate of the time left (``study_runner.eta``:
+each simulation's history in the cache, or its size), goes to stderr. Each simulation runs in a work directory
+of its own (``study_runner.workdirs``), which goes with it however the batch ends.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
-import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +32,7 @@ from generators.model import Platform
 from study_runner.cache import Cache, file_digest, run_key
 from study_runner.engine import Engine
 from study_runner.errors import StudyError
+from study_runner.eta import Estimate, Expected
 from study_runner.progress import LineProgress, Progress
 from study_runner.smpi import (
     SETUP_HINT,
@@ -40,6 +44,7 @@ from study_runner.smpi import (
     stop_simulations,
 )
 from study_runner.study import RunSpec, Study
+from study_runner.workdirs import work_directory
 
 __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "prepare_runs", "simgrid_version"]
 
@@ -73,12 +78,18 @@ class RunResult:
 
 @cache
 def simgrid_version() -> str:
-    """SimGrid's version string as smpirun reports it (part of every cache key)."""
-    try:
-        done = subprocess.run(["smpirun", "-version"], capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
-    return (done.stdout + done.stderr).strip()
+    """SimGrid's version string as smpirun reports it, and the build's fingerprint (part of every cache key).
+
+    The fingerprint (``scripts/setup``: source, options and patches) tells apart builds of one version: a result of
+    a SimGrid without a patch is not a result of the SimGrid with it.
+    """
+    smpirun = shutil.which("smpirun")
+    if smpirun is None:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}")
+    done = subprocess.run([smpirun, "-version"], capture_output=True, text=True, timeout=60)
+    fingerprint = Path(smpirun).resolve().parents[1] / ".topolab-fingerprint"
+    build = fingerprint.read_text().strip() if fingerprint.is_file() else "not built by scripts/setup"
+    return f"{(done.stdout + done.stderr).strip()} (build {build})"
 
 
 def parse_records(stdout: str, label: str) -> list[dict[str, Any]]:
@@ -156,11 +167,18 @@ def prepare_runs(
     return platforms, prepared
 
 
+_STARTED: dict[str, float] = {}
+"""When each simulation of the current batch started (``time.monotonic()``), by label: written by the Dask tasks that
+run in this process (the local engine's threads; remote workers' tasks write their own copy), read by the
+estimate of the time left."""
+
+
 def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
     """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback."""
+    _STARTED[run.label] = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="topolab-run-") as scratch:
-            outcome = run_smpirun_measured(run.command, Path(scratch), run.spec.timeout, run.label)
+        with work_directory("run") as scratch:
+            outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
         return parse_records(outcome.stdout, run.label), outcome
     except StudyError as err:
         return err
@@ -169,6 +187,37 @@ def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] |
 def default_workers() -> int:
     """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
     return max(1, int(os.environ.get("TOPOLAB_WORKERS", os.cpu_count() or 1)))
+
+
+def _served(runs: list[PreparedRun], cache: Cache) -> dict[str, RunResult]:
+    """The results of the runs that are in the cache, by run id."""
+    results = {}
+    for run in runs:
+        records = cache.get(run.key)
+        if records is not None:
+            cost = cache.measured(run.key)
+            results[run.spec.id] = RunResult(
+                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
+            )
+    return results
+
+
+def _estimate(simulations: list[PreparedRun], cache: Cache) -> Estimate:
+    """The estimate of the time left: each simulation's size (its declared one, or its rank count) and history."""
+    _STARTED.clear()
+    expected = [
+        Expected(run.label, run.spec.size or float(run.spec.ranks), cache.history(run.inputs)) for run in simulations
+    ]
+    return Estimate(expected, started=_STARTED)
+
+
+def _slots(client: Any, engine: Engine) -> int:
+    """How many simulations run at once: the connected workers' threads, or what the batch jobs asked for (their
+    workers may still be queued)."""
+    threads = sum(client.nthreads().values())
+    if engine.batch is not None:
+        threads = max(threads, engine.batch.jobs * engine.batch.cores)
+    return max(1, threads)
 
 
 def execute_runs(
@@ -185,35 +234,28 @@ def execute_runs(
     The first failing simulation raises ``StudyError``; nothing is cached for it.
     """
     progress = progress or LineProgress()
-    results: dict[str, RunResult] = {}
-    pending = []
+    results = _served(runs, cache)
+    # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
+    same_key: dict[str, list[PreparedRun]] = {}
     for run in runs:
-        records = cache.get(run.key)
-        if records is None:
-            pending.append(run)
-        else:
-            cost = cache.measured(run.key)
-            results[run.spec.id] = RunResult(
-                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
-            )
-    progress.begin(len(runs), len(results))
+        if run.spec.id not in results:
+            same_key.setdefault(run.key, []).append(run)
+    estimate = _estimate([group[0] for group in same_key.values()], cache)
+    progress.begin(len(runs), len(results), estimate)
     for run in runs:
         if run.spec.id in results:
             result = results[run.spec.id]
             progress.advance(run.label, True, result.wall_s, result.peak_private_mib)
-    if not pending:
+    if not same_key:
         progress.end()
         return results
 
     from dask.distributed import as_completed
 
-    # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
-    same_key: dict[str, list[PreparedRun]] = {}
-    for run in pending:
-        same_key.setdefault(run.key, []).append(run)
     engine = engine or Engine(workers=workers or default_workers())
     allow_simulations()
     with engine.client(len(same_key)) as client:
+        estimate.slots = _slots(client, engine)
         # Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and
         # the workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks.
         futures = {
@@ -237,7 +279,9 @@ def execute_runs(
         except BaseException:
             for future in futures:
                 future.cancel()
-            stop_simulations()  # the local ones in flight; nothing of theirs would be kept
+            # The local simulations in flight (nothing of theirs would be kept); it waits until they have gone, so
+            # that their work directories go too.
+            stop_simulations()
             raise
         finally:
             progress.end()

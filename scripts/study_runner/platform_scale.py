@@ -18,7 +18,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
 from generators.files import atomic_write_text
 from study_runner.cases import case_parser, cases_to_run
+from study_runner.workdirs import unwinding_signals, work_directory
 
 REPO = Path(__file__).resolve().parents[2]
 LOADER = REPO / "build" / "bin" / "platform_check"
@@ -61,7 +61,12 @@ def _load(xml: Path, route_args: list[str], work: Path) -> tuple[float, float, d
     start = time.perf_counter()
     with out_path.open("w") as out, err_path.open("w") as err:
         process = subprocess.Popen([str(LOADER), str(xml), *route_args], stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # interrupted: the loader must not outlive the work directory it writes into
+            process.kill()
+            process.wait()
+            raise
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"SimGrid rejected {xml.name}: {err_path.read_text().strip()[-400:]}")
@@ -126,11 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         print("error: build/bin/platform_check is missing: run scripts/build", file=sys.stderr)
         return 2
     rows = []
-    with tempfile.TemporaryDirectory(prefix="topolab-scale-") as tmp:
+    with unwinding_signals(), work_directory("scale") as tmp:
         for number, case in enumerate(selected, 1):
             print(f"[{number}/{len(selected)}] {case.name} ...", file=sys.stderr, flush=True)
             try:
-                rows.append(measure(case, Path(tmp)))
+                rows.append(measure(case, tmp))
             except (TopologyError, RuntimeError) as err:
                 print(f"error: {case.name}: {err}", file=sys.stderr)
                 return 1

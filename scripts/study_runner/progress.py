@@ -1,7 +1,7 @@
 """Progress of a batch of simulations on stderr: one line per run (studies) or a bar with an ETA (sweeps).
 
-The estimate of the time left extrapolates the simulations finished so far; results served from the
-cache take no time and do not enter it.
+Both show the same estimate of the time left (``study_runner.eta``): what the simulations not finished yet are
+expected to cost, from their history or their size. Results served from the cache take no time and do not enter it.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 import time
 from typing import Protocol, TextIO
+
+from study_runner.eta import Estimate
 
 __all__ = ["BarProgress", "LineProgress", "Progress", "format_duration"]
 
@@ -28,8 +30,8 @@ def format_duration(seconds: float) -> str:
 class Progress(Protocol):
     """What the executor reports while it works."""
 
-    def begin(self, total: int, cached: int) -> None:
-        """``total`` runs, ``cached`` of them already done (served from the cache)."""
+    def begin(self, total: int, cached: int, estimate: Estimate | None = None) -> None:
+        """``total`` runs, ``cached`` of them already done (served from the cache); ``estimate`` of the others."""
 
     def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
         """One more run is done."""
@@ -39,30 +41,30 @@ class Progress(Protocol):
 
 
 class _Clock:
-    """Counts and the ETA shared by both displays."""
+    """Counts and the estimate of the time left, shared by both displays."""
 
     def __init__(self) -> None:
         self.total = self.done = self.cached = self.simulated = 0
         self.started = time.monotonic()
+        self.estimate: Estimate | None = None
 
-    def begin(self, total: int, cached: int) -> None:
-        self.total, self.cached = total, cached
+    def begin(self, total: int, cached: int, estimate: Estimate | None = None) -> None:
+        self.total, self.cached, self.estimate = total, cached, estimate
         self.started = time.monotonic()
 
-    def count(self, cached: bool) -> None:
+    def count(self, label: str, cached: bool, wall_s: float | None) -> None:
         self.done += 1
         if not cached:
             self.simulated += 1
+            if self.estimate is not None:
+                self.estimate.finish(label, wall_s)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
     def eta(self) -> float | None:
-        """Seconds left, from the rate of the simulations done so far (None before the first one)."""
-        remaining = self.total - self.done
-        if self.simulated == 0 or remaining <= 0:
-            return None
-        return self.elapsed() / self.simulated * remaining
+        """Seconds left (None without an estimate, when nothing is left, or before anything can be estimated)."""
+        return None if self.estimate is None or self.done >= self.total else self.estimate.seconds_left()
 
 
 class LineProgress(_Clock):
@@ -73,7 +75,7 @@ class LineProgress(_Clock):
         self.stream = stream or sys.stderr
 
     def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
-        self.count(cached)
+        self.count(label, cached, wall_s)
         if cached:
             what = "from cache"
         else:
@@ -120,15 +122,15 @@ class BarProgress(_Clock):
             self.last_line = time.monotonic()
         self.stream.flush()
 
-    def begin(self, total: int, cached: int) -> None:
-        super().begin(total, cached)
+    def begin(self, total: int, cached: int, estimate: Estimate | None = None) -> None:
+        super().begin(total, cached, estimate)
         self.done = cached
         self._show()
 
     def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
         if cached:  # counted at begin()
             return
-        self.count(cached)
+        self.count(label, cached, wall_s)
         self._show()
 
     def end(self) -> None:

@@ -12,6 +12,7 @@ prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -152,8 +153,15 @@ class SmpirunOutcome:
 
 MEMORY_SAMPLE_S = 0.2
 
+STOP_WAIT_S = 10.0
+"""How long :func:`stop_simulations` waits for the simulations it stops (each is killed within MEMORY_SAMPLE_S)."""
+
 _STOP = threading.Event()
 """Set by :func:`stop_simulations`: every smpirun this process is waiting for is killed."""
+
+_RUNNING = threading.Condition()
+_running = 0
+"""How many calls of :func:`run_smpirun_measured` are under way in this process (guarded by ``_RUNNING``)."""
 
 _ORPHAN_GUARD = ("setpriv", "--pdeathsig", "TERM", "--") if shutil.which("setpriv") else ()
 """smpirun gets SIGTERM if the thread that started it dies, even by SIGKILL of this process (util-linux's
@@ -161,8 +169,19 @@ setpriv sets the parent-death signal, then execs smpirun; smpirun's own trap the
 
 
 def stop_simulations() -> None:
-    """Kill every simulation this process is running now (a batch that failed, or was interrupted)."""
+    """Kill every simulation this process is running now (a batch that failed, or was interrupted), and wait until
+    they have gone (at most ``STOP_WAIT_S``): the caller then removes their work directories, which a simulation
+    still running could write into again."""
     _STOP.set()
+    with _RUNNING:
+        _RUNNING.wait_for(lambda: _running == 0, timeout=STOP_WAIT_S)
+
+
+def _count_running(change: int) -> None:
+    global _running
+    with _RUNNING:
+        _running += change
+        _RUNNING.notify_all()
 
 
 def allow_simulations() -> None:
@@ -186,14 +205,29 @@ def _private_kib(pid: int) -> int:
 
 
 def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, label: str) -> SmpirunOutcome:
-    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure."""
+    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure.
+
+    ``workdir`` is the command's ``TMPDIR`` too: smpirun gives it to SMPI as ``smpi/tmpdir``, where SMPI copies the
+    app once per rank (privatization), so that a simulation killed mid-copy leaves its copies in a directory that
+    goes with the run's (``study_runner.workdirs``), not in /tmp.
+    """
+    _count_running(+1)  # the whole call, so that stop_simulations also waits for a command being started
+    try:
+        return _run_measured(command, workdir, timeout, label)
+    finally:
+        _count_running(-1)
+
+
+def _run_measured(command: Sequence[str], workdir: Path, timeout: float, label: str) -> SmpirunOutcome:
     start = time.monotonic()
     peak = 0
+    environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
     with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
         try:
             process = subprocess.Popen(
                 [*_ORPHAN_GUARD, *command],
                 cwd=workdir,
+                env=environment,
                 stdout=out,
                 stderr=err,
                 stdin=subprocess.DEVNULL,
@@ -209,7 +243,10 @@ def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, 
                     raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
                 if _STOP.is_set():
                     raise StudyError(f"{label}: stopped")
-                time.sleep(pause)
+                # Waiting (not sleeping) returns as soon as smpirun ends: the wall time is exact to a few ms, not
+                # to the sampling period (it is the data of the estimate of the time left).
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=pause)
                 pause = min(2 * pause, MEMORY_SAMPLE_S)
         finally:
             if process.poll() is None:

@@ -31,6 +31,8 @@ Example::
     placement = []                # optional: host of each rank (default: platform order), or a named
                                   # placement of the family, e.g. "allocation:2,4,3" on an MLFM
     timeout = 600                 # optional: seconds
+    size = 1000                   # optional: the run's relative cost (e.g. the messages its ranks send), for the
+                                  # estimate of the time left only (default: its rank count); all runs or none
 
 A study with many similar runs writes them as grids, in the sweep grammar (``study_runner.generate``)::
 
@@ -84,6 +86,7 @@ _RUN_KEYS = {
     "options",
     "placement",
     "timeout",
+    "size",
 }
 
 
@@ -141,6 +144,7 @@ class RunSpec:
     full_timeout: float | None = None
     grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
     variables: dict[str, Any] = field(default_factory=dict)
+    size: float | None = None  # relative cost, for the estimate of the time left (study_runner.eta)
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""
@@ -285,6 +289,9 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         isinstance(full_timeout, bool) or not isinstance(full_timeout, int | float) or full_timeout <= 0
     ):
         raise StudyError(f"{where}: run {run_id}: full_timeout must be a number of seconds > 0, got {full_timeout!r}")
+    size = raw.get("size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
+        raise StudyError(f"{where}: run {run_id}: size must be a number > 0, got {size!r}")
     if not isinstance(raw.get("quick", True), bool):
         raise StudyError(f"{where}: run {run_id}: quick must be true or false, got {raw['quick']!r}")
     placement = raw.get("placement")
@@ -301,6 +308,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         timeout=float(timeout),
         full_args=_strings(raw.get("full_args", []), f"{where}: run {run_id}: full_args"),
         full_timeout=None if full_timeout is None else float(full_timeout),
+        size=None if size is None else float(size),
     )
 
 
@@ -360,6 +368,10 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise StudyError(f"{where}: run id {duplicated[0]!r} is used twice")
+    # Sizes are relative: a run without one would be measured in ranks beside runs measured in, say, messages.
+    unsized = [run.id for run in runs if run.size is None]
+    if unsized and len(unsized) < len(runs):
+        raise StudyError(f"{where}: run {unsized[0]} has no size: declare size on every run or on none")
     return Study(
         name=str(data["name"]),
         title=str(data["title"]),

@@ -26,6 +26,8 @@ A sweep declares variables and how every point uses them::
     placement = ""                            # optional: a named placement of the family
     options = []                              # optional: extra smpirun --cfg flags
     timeout = 600                             # optional: seconds per point
+    size = "{side * side * blocks}"           # optional: a point's relative cost (e.g. messages sent), for the
+                                              #   estimate of the time left only (default: its rank count)
 
     [output]
     metric = "time_s_max"                     # the field of the app's JSON records the plots show
@@ -73,7 +75,7 @@ __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "re
 PLOT_KINDS = ("lines", "regime")
 
 _TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
-_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout"}
+_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size"}
 _OUTPUT_KEYS = {"metric", "better", "plots"}
 _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
@@ -123,6 +125,7 @@ class Point:
     placement: str | None
     options: tuple[str, ...]
     timeout: float
+    size: float | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +219,9 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         app = render(run["app"], variables)
         if not isinstance(app, str) or not app:
             raise StudyError(f"app must be a non-empty string, got {app!r}")
+        size = render(run["size"], variables) if "size" in run else None
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
+            raise StudyError(f"size must be a number > 0, got {size!r}")
     except StudyError as err:
         raise StudyError(f"{label}: {err}") from None
     return Point(
@@ -229,6 +235,7 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         placement=placement or None,
         options=tuple(options),
         timeout=float(run.get("timeout", 600)),
+        size=None if size is None else float(size),
     )
 
 

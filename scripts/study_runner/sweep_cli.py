@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from study_runner.study import PlatformSpec, RunSpec, Study
 from study_runner.sweep import Sweep, load_sweep
 from study_runner.sweep_plots import draw_plots
 from study_runner.sweep_table import rows, write_parquet
+from study_runner.workdirs import Terminated, unwinding_signals, work_directory
 
 __all__ = ["as_study", "main", "run_sweep"]
 
@@ -63,19 +63,10 @@ def as_study(sweep: Sweep) -> Study:
                 options=point.options,
                 placement=point.placement,
                 timeout=point.timeout,
+                size=point.size,
             )
         )
     return Study(sweep.name, sweep.title, sweep.description, "", platforms, tuple(runs), path=sweep.path)
-
-
-def _remove_abandoned_work(results_dir: Path, name: str) -> None:
-    """Remove the work directories of earlier runs of the sweep that were killed (their process is gone)."""
-    for work in results_dir.glob(f".{name}.work-*"):
-        try:
-            owner = int((work / "owner.pid").read_text())
-            os.kill(owner, 0)
-        except (OSError, ValueError):  # no owner file, or its process is dead
-            shutil.rmtree(work, ignore_errors=True)
 
 
 def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> Path:
@@ -83,11 +74,10 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
     started = time.monotonic()
     study = as_study(sweep)
     results_dir.mkdir(parents=True, exist_ok=True)
-    # The files the simulations read live beside the results (not in /tmp): remote workers see them there.
-    _remove_abandoned_work(results_dir, sweep.name)
-    with tempfile.TemporaryDirectory(prefix=f".{sweep.name}.work-", dir=results_dir) as scratch:
-        (Path(scratch) / "owner.pid").write_text(str(os.getpid()))
-        _, runs = prepare_runs(study, False, bin_dir, Path(scratch))
+    # The files the simulations read live beside the results (not in /tmp): remote workers see them there. Those
+    # of an earlier run that was killed go as this one starts (study_runner.workdirs).
+    with work_directory(sweep.name, parent=results_dir) as scratch:
+        _, runs = prepare_runs(study, False, bin_dir, scratch)
         print(
             f"{sweep.name}: {len(runs)} points, {len(study.platforms)} platforms, on {engine.describe()}",
             file=sys.stderr,
@@ -190,10 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(job_script(engine.batch), end="")
             return 0
         started = time.monotonic()
-        final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
+        with unwinding_signals():
+            final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
     except StudyError as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
+    except Terminated as stop:
+        print(f"{parser.prog}: {stop}; the points simulated so far are in the cache", file=sys.stderr)
+        return int(stop.code or 1)
     summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(
         f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"

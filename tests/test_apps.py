@@ -82,7 +82,7 @@ class TestUnderRealMpi:
 
 APPS = [
     "allgather", "alltoall", "bisection_pairing", "combine", "exchange", "memcpy_bench", "nbl_testjig", "pingpong",
-    "transpose",
+    "transpose", "zero_count",
 ]  # fmt: skip
 
 

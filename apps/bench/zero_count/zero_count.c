@@ -1,0 +1,105 @@
+/*
+ * zero_count.c - every fixed-count MPI collective called with count 0.
+ *
+ * Count 0 is legal MPI, and benchmark suites (IMB, OSU) call it at their
+ * smallest message size; an MPI must complete the call and write nothing.
+ * Every rank fills its receive buffer with a sentinel, calls each collective
+ * below with count 0 on MPI_COMM_WORLD, and checks that the sentinel is still
+ * there. Rank 0 prints one JSON line per collective:
+ *   {"app":"zero_count","version":1,"ranks":N,"collective":"allreduce","errors":0}
+ * where errors counts the receive-buffer elements written on any rank.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+
+#define APP_NAME "zero_count"
+#define OUTPUT_VERSION 1
+#define SENTINEL (-1.0)
+
+static const char description[] =
+    "Calls MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, "
+    "MPI_Gather, MPI_Scatter and the nonblocking MPI_Iallreduce, MPI_Ireduce and MPI_Ibcast with "
+    "count 0, and checks that no receive buffer was written. Rank 0 prints one JSON line per "
+    "collective on stdout.";
+
+/* Buffers of one element per rank (never 0 bytes): what a count-0 call may not touch. */
+struct buffers {
+    double *send, *recv;
+    int *counts, *displs; /* all 0: the v-variants' counts */
+};
+
+static void zero_count_call(const char *collective, struct buffers *b, MPI_Comm comm)
+{
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (!strcmp(collective, "allreduce"))
+        MPI_Allreduce(b->send, b->recv, 0, MPI_DOUBLE, MPI_SUM, comm);
+    else if (!strcmp(collective, "reduce"))
+        MPI_Reduce(b->send, b->recv, 0, MPI_DOUBLE, MPI_SUM, 0, comm);
+    else if (!strcmp(collective, "bcast"))
+        MPI_Bcast(b->recv, 0, MPI_DOUBLE, 0, comm);
+    else if (!strcmp(collective, "allgather"))
+        MPI_Allgather(b->send, 0, MPI_DOUBLE, b->recv, 0, MPI_DOUBLE, comm);
+    else if (!strcmp(collective, "allgatherv"))
+        MPI_Allgatherv(b->send, 0, MPI_DOUBLE, b->recv, b->counts, b->displs, MPI_DOUBLE, comm);
+    else if (!strcmp(collective, "alltoall"))
+        MPI_Alltoall(b->send, 0, MPI_DOUBLE, b->recv, 0, MPI_DOUBLE, comm);
+    else if (!strcmp(collective, "gather"))
+        MPI_Gather(b->send, 0, MPI_DOUBLE, b->recv, 0, MPI_DOUBLE, 0, comm);
+    else if (!strcmp(collective, "scatter"))
+        MPI_Scatter(b->send, 0, MPI_DOUBLE, b->recv, 0, MPI_DOUBLE, 0, comm);
+    else if (!strcmp(collective, "iallreduce"))
+        MPI_Iallreduce(b->send, b->recv, 0, MPI_DOUBLE, MPI_SUM, comm, &request);
+    else if (!strcmp(collective, "ireduce"))
+        MPI_Ireduce(b->send, b->recv, 0, MPI_DOUBLE, MPI_SUM, 0, comm, &request);
+    else if (!strcmp(collective, "ibcast"))
+        MPI_Ibcast(b->recv, 0, MPI_DOUBLE, 0, comm, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const collectives[] = {"allreduce",  "reduce",  "bcast",  "allgather",
+                                              "allgatherv", "alltoall", "gather", "scatter",
+                                              "iallreduce", "ireduce", "ibcast"};
+    int rank, nranks;
+    tl_start(&argc, &argv, &rank, &nranks);
+    int code = tl_parse_args(APP_NAME, description, NULL, 0, argc, argv);
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
+
+    size_t n = (size_t)nranks;
+    struct buffers b = {tl_alloc_or_abort(APP_NAME, n * sizeof(double)),
+                        tl_alloc_or_abort(APP_NAME, n * sizeof(double)),
+                        tl_alloc_or_abort(APP_NAME, n * sizeof(int)),
+                        tl_alloc_or_abort(APP_NAME, n * sizeof(int))};
+    for (size_t i = 0; i < n; i++) {
+        b.send[i] = rank;
+        b.counts[i] = b.displs[i] = 0;
+    }
+    for (size_t c = 0; c < TL_COUNT(collectives); c++) {
+        for (size_t i = 0; i < n; i++)
+            b.recv[i] = SENTINEL;
+        zero_count_call(collectives[c], &b, MPI_COMM_WORLD);
+        int written = 0, errors = 0; /* MPI_INT: every reduce algorithm takes it (rab refuses MPI_LONG_LONG) */
+        for (size_t i = 0; i < n; i++)
+            written += b.recv[i] != SENTINEL;
+        MPI_Reduce(&written, &errors, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            tl_json json;
+            tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+            tl_json_i64(&json, "ranks", nranks);
+            tl_json_str(&json, "collective", collectives[c]);
+            tl_json_i64(&json, "errors", errors);
+            tl_json_end(&json);
+        }
+    }
+    free(b.send);
+    free(b.recv);
+    free(b.counts);
+    free(b.displs);
+    return tl_stop(0);
+}

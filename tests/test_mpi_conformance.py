@@ -1,0 +1,101 @@
+"""Legal MPI runs under topolab's standard options: count-0 collectives and MPICH's collective tests.
+
+SimGrid 4.1 crashed on count-0 collectives (SIGFPE in bcast__ompi_pipeline, reached by MPI_Allreduce under the
+ompi selector); scripts/simgrid-patches/0002-zero-data-collectives-complete-at-once.patch completes them at once.
+These tests are that patch's tests: they fail on an unpatched SimGrid.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from study_runner import conformance
+
+pytestmark = pytest.mark.simgrid
+
+ZERO_COUNT_COLLECTIVES = [
+    "allreduce", "reduce", "bcast", "allgather", "allgatherv", "alltoall",
+    "gather", "scatter", "iallreduce", "ireduce", "ibcast",
+]  # fmt: skip
+
+CRASHED_AT_COUNT_0 = [
+    "allgather:GB", "allgather:impi", "allgatherv:GB", "allgatherv:ompi",
+    "allreduce:impi", "allreduce:lr", "allreduce:ompi_ring_segmented", "allreduce:rab", "allreduce:redbcast",
+    "allreduce:smp_binomial_pipeline", "bcast:ompi_pipeline",
+    "reduce:ompi_binary", "reduce:ompi_binomial", "reduce:ompi_chain", "reduce:ompi_in_order_binary",
+    "reduce:ompi_pipeline", "reduce:rab",
+]  # fmt: skip
+"""Every SMPI algorithm that unpatched SimGrid 4.1 killed at count 0 and ran at count 1 (SIGFPE or SIGSEGV),
+measured over all algorithms of the eight collectives at 2 to 64 ranks on a crossbar."""
+
+
+def zero_count_records(bin_dir: Path, ranks: int, cfg: tuple[str, ...] = ()) -> list[dict]:
+    done = conformance.run_on("crossbar", ["--hosts", str(ranks)], ranks, [str(bin_dir / "zero_count")], cfg, 120)
+    assert done.returncode == 0, done.stderr[-500:]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4, 5, 7, 8, 9, 16, 24, 31, 32, 64])
+def test_count_0_collectives_complete_and_write_nothing(bin_dir: Path, ranks: int) -> None:
+    # Under the standard options (the ompi selector), e.g. MPI_Allreduce at 2-5, 7, 16, 24, 31, 32 ranks used to
+    # die of SIGFPE; now every collective completes and leaves every receive buffer as it was.
+    records = zero_count_records(bin_dir, ranks)
+    assert [r["collective"] for r in records] == ZERO_COUNT_COLLECTIVES
+    assert all(r["ranks"] == ranks and r["errors"] == 0 for r in records)
+
+
+def test_count_0_collectives_on_a_real_mpi(real_mpi_bin: Path) -> None:
+    # The reference: MPICH completes every one of them and writes nothing.
+    command = ["mpiexec", "-n", "4", str(real_mpi_bin / "zero_count")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["collective"] for r in records] == ZERO_COUNT_COLLECTIVES
+    assert all(r["errors"] == 0 for r in records)
+
+
+@pytest.mark.parametrize("ranks", [2, 5, 8])
+@pytest.mark.parametrize("algorithm", CRASHED_AT_COUNT_0)
+def test_count_0_never_reaches_an_algorithm(bin_dir: Path, algorithm: str, ranks: int) -> None:
+    collective, name = algorithm.split(":")
+    records = zero_count_records(bin_dir, ranks, (f"smpi/{collective}:{name}",))
+    assert len(records) == len(ZERO_COUNT_COLLECTIVES) and all(r["errors"] == 0 for r in records)
+
+
+def test_mpich_collective_tests_pass_on_two_families(capsys: pytest.CaptureFixture[str]) -> None:
+    tests = "allred,bcasttest,reduce_mpich,alltoall1,allgather2,scatter2"
+    assert conformance.main(["--tests", tests, "--families", "crossbar,tofu", "--ranks", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "| crossbar | 6/6 |" in out and "| tofu | 6/6 |" in out
+
+
+def test_a_run_without_a_result_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert conformance.main(["--tests", "allred", "--families", "crossbar", "--ranks", "4", "--timeout", "0.01"]) == 1
+    assert "failed: allred on crossbar, 4 ranks: no result after 0 s" in capsys.readouterr().out
+
+
+def test_every_source_left_out_has_a_reason() -> None:
+    suite = conformance.unpack_suite(conformance.sdist(), conformance.default_cache_dir())
+    run = set(conformance.testlist(suite))
+    excluded = conformance.excluded_sources(suite)
+    assert {"allred", "bcast_full", "reduce_mpich", "coll13"} <= run
+    assert excluded["icallreduce.c"].startswith("an intercommunicator test")
+    every = {path.name for path in (suite / "coll").glob("*.c")}
+    built = {conformance.SOURCE_OF.get(name, f"{name}.c") for name in run}
+    assert every == built | set(excluded)  # nothing silently dropped
+
+
+def test_bad_names_are_one_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert conformance.main(["--families", "crossbar,nope", "--tests", "allred"]) == 2
+    assert capsys.readouterr().err.startswith("check-mpi-conformance: error: unknown family 'nope'")
+
+
+def test_a_test_that_refuses_the_rank_count_does_not_apply(capsys: pytest.CaptureFixture[str]) -> None:
+    # coll2 needs a rank count that divides 10: at 4 ranks it says so and aborts; at 2 it runs.
+    assert conformance.main(["--tests", "coll2", "--families", "crossbar", "--ranks", "2,4"]) == 0
+    out = capsys.readouterr().out
+    assert "n/a: coll2 on crossbar, 4 ranks: the test says 'Number of processors must divide 10'" in out
+    assert "| crossbar | 1/1 | 0/0 |" in out

@@ -99,3 +99,12 @@ def test_a_test_that_refuses_the_rank_count_does_not_apply(capsys: pytest.Captur
     out = capsys.readouterr().out
     assert "n/a: coll2 on crossbar, 4 ranks: the test says 'Number of processors must divide 10'" in out
     assert "| crossbar | 1/1 | 0/0 |" in out
+
+
+def test_rank_counts_a_test_is_not_written_for_do_not_apply() -> None:
+    # Decided from the test's source before anything runs: iallred asserts 2 processes, coll2 is erroneous MPI
+    # beyond 10 (only 10 ranks call its collectives on MPI_COMM_WORLD).
+    iallred = conformance.run_test(Path("/nowhere/iallred"), "crossbar", 4, 10)
+    coll2 = conformance.run_test(Path("/nowhere/coll2"), "torus", 16, 10)
+    assert (iallred.status, coll2.status) == ("n/a", "n/a")
+    assert "2 processes" in iallred.detail and "at most 10 processes" in coll2.detail

@@ -3,7 +3,8 @@
 The tests are MPICH's own (``teshsuite/smpi/mpich3-test/coll`` of the SimGrid source distribution that
 ``scripts/setup`` downloaded and verified), built with ``smpicc`` once into the cache, and run by
 ``smpirun-on``'s own preparation (so with exactly the options and platforms users get) on several families and
-rank counts. A test passes when it exits 0 and prints MTest's `` No Errors``.
+rank counts. A test passes when it exits 0 and prints MTest's `` No Errors``; a rank count it is not written for
+(``WRITTEN_FOR``, or its own refusal) is n/a.
 
 Which tests: every test of SimGrid's ``coll/testlist`` that SimGrid itself runs; the source files it leaves out
 are listed with the reason (``excluded_sources``), and so is every test this check leaves out (``EXCLUDED``).
@@ -48,10 +49,39 @@ PLATFORMS = {
 RANKS = (2, 4, 8, 16)
 PRECONDITION = re.compile(r"At least \d+ processes required|Number of processors must divide \d+")
 """What MPICH's tests print when they cannot run at a rank count (e.g. coll2 needs one that divides 10)."""
+NO_ERRORS = re.compile(r"^ No Errors$", re.IGNORECASE | re.MULTILINE)
+"""What a test prints on rank 0 when all went well (MTest_Finalize; some tests print it themselves, as " No errors")."""
 QUICK_TESTS = ("allred", "bcasttest", "reduce_mpich", "alltoall1", "allgather2", "scatter2", "coll2")
 
 EXCLUDED: dict[str, str] = {}
 """Tests of SimGrid's testlist that this check does not run, each with the reason."""
+
+_AT_MOST_10 = (
+    "written for at most 10 processes (MAX_PROCESSES): beyond, only 10 ranks call its collectives on "
+    "MPI_COMM_WORLD, which is erroneous MPI"
+)
+WRITTEN_FOR: dict[str, tuple[int, int, str]] = {
+    "iallred": (2, 2, "asserts that it runs on 2 processes"),
+    "bcastzerotype": (1, 12, "stores rank * 10 + i in a char and checks it: from rank 12 on the char overflows"),
+    "allred": (
+        1,
+        8,
+        "compares the float complex MPI_PROD i^N exactly: beyond 2^24 the rounding depends on the "
+        "order of the multiplications, hence on the reduction tree (MPICH runs it at 4 and 7 ranks)",
+    ),
+    **{name: (1, 10, _AT_MOST_10) for name in ("coll2", "coll3", "coll5", "coll7", "gatherv")},
+}
+"""Rank counts a test is written for (read from its source), with why it cannot run at others: n/a there."""
+
+KNOWN_FAILURES = {
+    "bcast_full": (
+        "SMPI's ports of Open MPI's segmented bcast (the ompi selector's choice) split the message by elements of "
+        "each rank's own datatype, and bcast.c gives the root and the others different datatypes of one signature "
+        "(legal MPI): the segments disagree, MPI_ERR_TRUNCATE, then a deadlock. It passes with "
+        "--cfg=smpi/bcast:binomial_tree or :mpich; SimGrid's own CI runs the suite so under the ompi selector"
+    ),
+}
+"""Failures understood but not fixed, each with its cause (still failures: printed with the cause, exit 1)."""
 
 _COMMENTED_OUT = (
     (
@@ -184,16 +214,19 @@ def run_on(
 
 
 def run_test(binary: Path, family: str, ranks: int, timeout: float) -> Outcome:
-    """One MPICH test on one of ``PLATFORMS``: passed when it exits 0 and prints MTest's `` No Errors``."""
+    """One MPICH test on one of ``PLATFORMS``: passed when it exits 0 and prints `` No Errors`` (any case)."""
+    low, high, why = WRITTEN_FOR.get(binary.name, (1, ranks, ""))
+    if not low <= ranks <= high:
+        return Outcome(binary.name, family, ranks, "n/a", why)
     try:
         done = run_on(family, PLATFORMS[family], ranks, [str(binary)], timeout=timeout)
     except subprocess.TimeoutExpired:
         return Outcome(binary.name, family, ranks, "fail", f"no result after {timeout:.0f} s")
-    if done.returncode == 0 and " No Errors" in done.stdout:
+    if done.returncode == 0 and NO_ERRORS.search(done.stdout):
         return Outcome(binary.name, family, ranks, "pass", "")
     refusal = PRECONDITION.search(done.stdout + done.stderr)
     if refusal is not None:
-        return Outcome(binary.name, family, ranks, "n/a", refusal.group(0))
+        return Outcome(binary.name, family, ranks, "n/a", f"the test says {refusal.group(0)!r}")
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip() and not line.startswith("[")]
     return Outcome(
         binary.name, family, ranks, "fail", f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"[:200]
@@ -264,10 +297,11 @@ def _check(args: argparse.Namespace) -> int:
     print(summary_table(outcomes, families, ranks))
     for o in outcomes:
         if o.status == "n/a":
-            print(f"n/a: {o.test} on {o.family}, {o.ranks} ranks: the test says {o.detail!r}")
+            print(f"n/a: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}")
     failed = [o for o in outcomes if o.status == "fail"]
     for o in failed:
-        print(f"failed: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}")
+        known = f" (known: {KNOWN_FAILURES[o.test]})" if o.test in KNOWN_FAILURES else ""
+        print(f"failed: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}{known}")
     if args.json is not None:
         atomic_write_text(args.json, json.dumps([asdict(o) for o in outcomes], indent=1) + "\n")
     passed = sum(o.passed for o in outcomes)

@@ -300,8 +300,10 @@ def _check(args: argparse.Namespace) -> int:
             print(f"n/a: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}")
     failed = [o for o in outcomes if o.status == "fail"]
     for o in failed:
-        known = f" (known: {KNOWN_FAILURES[o.test]})" if o.test in KNOWN_FAILURES else ""
+        known = " (known: see below)" if o.test in KNOWN_FAILURES else ""
         print(f"failed: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}{known}")
+    for name in sorted({o.test for o in failed} & set(KNOWN_FAILURES)):
+        print(f"known: {name}: {KNOWN_FAILURES[name]}")
     if args.json is not None:
         atomic_write_text(args.json, json.dumps([asdict(o) for o in outcomes], indent=1) + "\n")
     passed = sum(o.passed for o in outcomes)

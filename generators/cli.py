@@ -1,7 +1,10 @@
 """``python -m generators FAMILY [params] -o FILE``: write a SimGrid platform (and its hostfile, its picture).
 
 Each family is a subcommand with its own ``--help`` listing its parameters and defaults. Errors go to
-stderr as one line ``generators: error: ...`` with exit status 2, and no output file is written.
+stderr as one line ``... error: ...`` with exit status 2, and no output file is written: every value is
+checked (an empty one is an error, not the default), an option that would do nothing without another is
+refused, and a platform beyond the size limits (``generators.size``) is refused from its estimate, before
+anything is built.
 """
 
 from __future__ import annotations
@@ -9,14 +12,31 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform
-from generators.params import REQUIRED, Family
+from generators.families import FAMILIES, build_platform, platform_size
+from generators.params import REQUIRED, Family, positive_int
 from generators.placement import place_ranks, write_hostfile
-from generators.writer import write_platform
+from generators.size import check_size
+from generators.writer import check_platform_path, write_platform
 
-__all__ = ["add_family_params", "main"]
+__all__ = ["OneLineParser", "add_family_params", "main", "nonempty"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line, ``PROG: error: MESSAGE``, and exit status 2 (no usage dump:
+    bad input is one line whatever is wrong, as for the values the families check)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def nonempty(text: str) -> str:
+    """An option's text, refused when blank: ``-o ''`` names no file, it does not mean the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
 
 
 def add_family_params(parser: argparse.ArgumentParser, family: Family) -> None:
@@ -32,7 +52,7 @@ def add_family_params(parser: argparse.ArgumentParser, family: Family) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m generators",
         description="Generate a SimGrid platform (XML 4.1) for a topology family.",
     )
@@ -40,14 +60,27 @@ def _parser() -> argparse.ArgumentParser:
     for family in FAMILIES.values():
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
         add_family_params(fp, family)
-        fp.add_argument("-o", "--output", required=True, metavar="FILE", help="platform XML to write")
-        fp.add_argument("--hostfile", metavar="FILE", help="also write a hostfile, one rank per host")
-        fp.add_argument("--ranks", metavar="N", type=int, help="ranks in the hostfile (default: all hosts)")
-        fp.add_argument("--picture", metavar="FILE.png", help="also draw the platform's structure to this PNG")
+        fp.add_argument("-o", "--output", required=True, metavar="FILE", type=nonempty, help="platform XML to write")
+        fp.add_argument("--hostfile", metavar="FILE", type=nonempty, help="also write a hostfile, one rank per host")
+        fp.add_argument("--ranks", metavar="N", help="ranks in the hostfile (default: all hosts; needs --hostfile)")
+        fp.add_argument(
+            "--picture", metavar="FILE.png", type=nonempty, help="also draw the platform's structure to this PNG"
+        )
         if family.placements:
             names = ", ".join(f"{name}:ARG" for name in family.placements)
-            fp.add_argument("--placement", metavar="SPEC", help=f"rank placement of the hostfile ({names})")
+            fp.add_argument(
+                "--placement", metavar="SPEC", help=f"rank placement of the hostfile ({names}; needs --hostfile)"
+            )
     return parser
+
+
+def _hostfile_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int | None:
+    """The checked ``--ranks``; ``--ranks`` and ``--placement`` only shape the hostfile, so each needs one."""
+    placement = getattr(args, "placement", None)
+    for option, value in (("--ranks", args.ranks), ("--placement", placement)):
+        if value is not None and args.hostfile is None:
+            parser.error(f"{option} needs --hostfile: it only shapes the hostfile, and no hostfile is written")
+    return None if args.ranks is None else positive_int(args.ranks, "ranks")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     family = FAMILIES[args.family]
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
+        ranks = _hostfile_options(parser, args)
+        size = platform_size(args.family, given)
+        check_size(args.family, size, written=True)  # before anything is built
+        check_platform_path(args.output, compiled=size.compiled)
         platform = build_platform(args.family, given)
         if args.picture:  # check that it can be drawn before writing anything
             from generators.drawing import check_picture
@@ -64,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_picture(platform, args.picture)
         hosts = None
         if args.hostfile:
-            hosts = place_ranks(platform, args.ranks, getattr(args, "placement", None))
+            hosts = place_ranks(platform, ranks, getattr(args, "placement", None))
         write_platform(platform, args.output)
         if hosts is not None:
             write_hostfile(hosts, args.hostfile)

@@ -10,10 +10,14 @@ Written as a SimGrid Full zone with explicit routes (N^2 routes; fine up to a fe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
 from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int, speed
+from generators.size import Size
 
-__all__ = ["FAMILY", "crossbar"]
+__all__ = ["FAMILY", "crossbar", "estimate"]
 
 SWITCH = "xbar"
 PARAMS = (
@@ -25,7 +29,21 @@ PARAMS = (
 )
 
 
-@builds("crossbar", PARAMS)
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`crossbar` builds: N hosts, each a cable (two links) and maybe a limiter; N(N-1) routes of 2 links
+    (4 with limiters).
+
+    >>> size = estimate({"hosts": 3, "nbl": 1.0})
+    >>> size.hosts, size.links, size.routes, size.route_links
+    (3, 9, 6, 24)
+    """
+    n, limited = params["hosts"], params["nbl"] is not None
+    return Size(
+        hosts=n, routers=1, links=(2 + limited) * n, routes=n * (n - 1), route_links=n * (n - 1) * (2 + 2 * limited)
+    )
+
+
+@builds("crossbar", PARAMS, estimate)
 def crossbar(
     hosts: int,
     link_bw: float,

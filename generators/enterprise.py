@@ -16,6 +16,9 @@ Written as a SimGrid Full zone with explicit routes (64 hosts: 4032 routes).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
 from generators.params import (
     Family,
@@ -28,8 +31,9 @@ from generators.params import (
     positive_int,
     speed,
 )
+from generators.size import Size
 
-__all__ = ["FAMILY", "enterprise", "module_of"]
+__all__ = ["FAMILY", "enterprise", "estimate", "module_of"]
 
 BACKPLANE = "backplane"
 
@@ -52,7 +56,27 @@ PARAMS = (
 )
 
 
-@builds("enterprise", PARAMS)
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`enterprise` builds: C*P hosts with their cables (and limiters), C uplinks (and fabrics), and
+    every ordered pair's route, through one module (2 cables) or across the backplane (2 cables, 2 uplinks).
+
+    >>> estimate({"modules": 4, "ports": 16, "backplane": None, "module_fabric": None, "nbl": None}).links
+    136
+    """
+    c, p = params["modules"], params["ports"]
+    backplane, fabric, limited = (params[key] is not None for key in ("backplane", "module_fabric", "nbl"))
+    hosts = c * p
+    inside, across = c * p * (p - 1), hosts * (hosts - p)  # ordered pairs on one module, on two
+    return Size(
+        hosts=hosts,
+        routers=c + 1,
+        links=(2 + limited) * hosts + 2 * c + backplane + fabric * c,
+        routes=inside + across,
+        route_links=inside * (2 + fabric) + across * (4 + 2 * fabric + backplane) + (inside + across) * 2 * limited,
+    )
+
+
+@builds("enterprise", PARAMS, estimate)
 def enterprise(
     modules: int,
     ports: int,

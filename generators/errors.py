@@ -1,6 +1,8 @@
-"""The one exception type that topolab's generators raise for bad input."""
+"""The one exception type that topolab's generators raise for bad input, and how a message shows a bad value."""
 
-__all__ = ["TopologyError"]
+__all__ = ["TopologyError", "shown"]
+
+_SHOWN_CHARS = 60
 
 
 class TopologyError(ValueError):
@@ -9,3 +11,20 @@ class TopologyError(ValueError):
     The message always names the offending parameter, the rule it breaks and the value given,
     e.g. ``hosts must be an integer >= 1, got '0'``.
     """
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message, cut short when long: an error stays one readable line whatever was given.
+
+    >>> shown("4x4"), shown(-(10**5000))
+    ("'4x4'", '-(an integer of 5001 digits)')
+    >>> shown("9" * 100)[-20:]
+    '... (102 characters)'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value).bit_length() > 3000:
+        # repr() refuses integers past 4300 digits; the count of digits is what matters
+        digits = int(abs(value).bit_length() * 0.30102999566398120) + 1
+        digits -= abs(value) < 10 ** (digits - 1)
+        return f"{'-' if value < 0 else ''}(an integer of {digits} digits)"
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS + 20 else f"{text[:_SHOWN_CHARS]}... ({len(text)} characters)"

@@ -18,6 +18,9 @@ of its port index only (through their leaf's cable), so that the fewest-links pa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from generators.errors import TopologyError
 from generators.model import (
     Host,
@@ -31,8 +34,9 @@ from generators.model import (
     with_nbl,
 )
 from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int, speed
+from generators.size import Size
 
-__all__ = ["FAMILY", "fattree"]
+__all__ = ["FAMILY", "estimate", "fattree"]
 
 
 def server_name(a: int, k: int) -> str:
@@ -56,7 +60,35 @@ PARAMS = (
 )
 
 
-@builds("fattree", PARAMS)
+def _leaves(radix: int, leaves: int | None) -> int:
+    """The leaves built, after checking the radix (even, >= 2) and the leaves (1 .. radix; None: radix)."""
+    if isinstance(radix, bool) or not isinstance(radix, int) or radix < 2 or radix % 2:
+        raise TopologyError(f"radix must be an even integer >= 2, got {radix!r}")
+    leaves = radix if leaves is None else leaves
+    if not 1 <= leaves <= radix:
+        raise TopologyError(f"leaves must be between 1 and radix={radix}, got {leaves}")
+    return leaves
+
+
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`fattree` builds: radix/2 servers per leaf with their cables (and limiters), a cable from every
+    leaf to every spine; a routing graph of 3 edges per server and one per leaf-spine cable.
+
+    >>> estimate({"radix": 36, "leaves": None, "nbl": None}).hosts
+    648
+    """
+    leaves, ports = _leaves(params["radix"], params["leaves"]), params["radix"] // 2
+    servers, limited = leaves * ports, params["nbl"] is not None
+    return Size(
+        hosts=servers,
+        routers=leaves + ports,
+        links=(2 + limited) * servers + 2 * leaves * ports,
+        edges=3 * servers + leaves * ports,
+        edge_links=(4 + 3 * limited) * servers + leaves * ports,
+    )
+
+
+@builds("fattree", PARAMS, estimate)
 def fattree(
     radix: int,
     leaves: int | None,
@@ -88,11 +120,7 @@ def fattree(
     >>> p.route("server-0-3", "server-5-7")
     ['server-0-3_to_leaf-0', 'leaf-0_to_spine-7', 'spine-7_to_leaf-5', 'leaf-5_to_server-5-7']
     """
-    if isinstance(radix, bool) or not isinstance(radix, int) or radix < 2 or radix % 2:
-        raise TopologyError(f"radix must be an even integer >= 2, got {radix!r}")
-    leaves = radix if leaves is None else leaves
-    if not 1 <= leaves <= radix:
-        raise TopologyError(f"leaves must be between 1 and radix={radix}, got {leaves}")
+    leaves = _leaves(radix, leaves)
     ports = radix // 2
     servers = [(a, k) for a in range(leaves) for k in range(ports)]
     limited = nbl is not None

@@ -33,7 +33,11 @@ servers is the rule's route. Each spine appears as two kinds of graph-only route
 
 from __future__ import annotations
 
-from generators.errors import TopologyError
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+from generators.errors import TopologyError, shown
 from generators.model import (
     Host,
     Link,
@@ -59,8 +63,9 @@ from generators.params import (
     positive_int,
     speed,
 )
+from generators.size import Size
 
-__all__ = ["FAMILY", "SPINE_CHOICES", "allocation_hosts", "mlfm", "server_coordinates"]
+__all__ = ["FAMILY", "SPINE_CHOICES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 
 SPINE_CHOICES = ("source", "destination")
 
@@ -95,24 +100,25 @@ def allocation_hosts(platform: Platform, n: int, l: int, m: int) -> list[str]:  
     ``TopologyError`` if the allocation does not fit the platform (a layer, column or port it needs is
     missing).
     """
-    hosts = [server_name(i, j, k) for i in range(n) for j in range(l) for k in range(m)]
-    missing = [h for h in hosts if h not in set(platform.host_names)]
-    if missing:
-        raise TopologyError(
-            f"MLFM allocation n={n}, l={l}, m={m} does not fit {platform.name}: it has no {missing[0]} "
-            f"(layers, columns and servers per leaf are limited by the build)"
-        )
+    built, hosts = set(platform.host_names), []
+    # Lazily, stopping at the first server missing: an allocation too large for the platform fails within as many
+    # steps as the platform has hosts, however large n, l and m are.
+    for i, j, k in itertools.product(range(n), range(l), range(m)):
+        if server_name(i, j, k) not in built:
+            raise TopologyError(
+                f"MLFM allocation n={n}, l={l}, m={m} does not fit {platform.name}: it has no {server_name(i, j, k)} "
+                f"(layers, columns and servers per leaf are limited by the build)"
+            )
+        hosts.append(server_name(i, j, k))
     return hosts
 
 
 def _allocation_placement(platform: Platform, argument: str) -> list[str]:
     """Named placement ``allocation:n,l,m``."""
-    try:
-        n, l, m = (int(part) for part in argument.replace("x", ",").split(","))  # noqa: E741
-    except ValueError:
-        raise TopologyError(f"placement allocation needs n,l,m (three integers), got {argument!r}") from None
-    if min(n, l, m) < 1:
-        raise TopologyError(f"placement allocation needs n, l, m >= 1, got {argument!r}")
+    parts = argument.replace("x", ",").split(",")
+    if len(parts) != 3:
+        raise TopologyError(f"placement allocation needs n,l,m (three integers), got {shown(argument)}")
+    n, l, m = (positive_int(part, f"placement allocation {key}") for part, key in zip(parts, "nlm", strict=True))  # noqa: E741
     return allocation_hosts(platform, n, l, m)
 
 
@@ -139,7 +145,30 @@ PARAMS = (
 )
 
 
-@builds("mlfm", PARAMS)
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`mlfm` builds, counted per column without listing the layers (``d`` may be huge): the servers
+    with their cables (and limiters), the spine cables, and the routing graph (module docstring).
+
+    >>> estimate({"d": 18, "layers": None, "servers_per_leaf": None, "spine_choice": "source", "nbl": None}).hosts
+    6156
+    """
+    d = params["d"]
+    layers, given = _layer_counts(d, params["layers"], params["servers_per_leaf"])
+    columns, limited = d + 1, params["nbl"] is not None
+    servers = columns * (given[0] * layers if len(given) == 1 else sum(given))
+    pairs = columns * (columns - 1)  # ordered pairs of columns
+    # With source choice, ports k < max(per leaf) pick turn columns j+1 .. j+k+1: all distinct, never j itself.
+    turns = columns * max(given) if params["spine_choice"] == "source" else pairs
+    return Size(
+        hosts=servers,
+        routers=layers * columns + pairs // 2 + pairs + turns,
+        links=(2 + limited) * servers + 2 * pairs * layers,
+        edges=3 * servers + 2 * pairs * layers + turns * layers,
+        edge_links=(4 + 3 * limited) * servers + 2 * pairs * layers + turns * layers,
+    )
+
+
+@builds("mlfm", PARAMS, estimate)
 def mlfm(
     d: int,
     layers: int | None,
@@ -198,19 +227,24 @@ def mlfm(
     )
 
 
-def _servers_per_leaf(d: int, layers: int | None, servers_per_leaf: tuple[int, ...] | None) -> tuple[int, ...]:
-    """The servers on each leaf of every layer built (one value per layer), checked against d."""
+def _layer_counts(d: int, layers: int | None, servers_per_leaf: tuple[int, ...] | None) -> tuple[int, tuple[int, ...]]:
+    """The number of layers built and the servers per leaf as given (one value, or one per layer), checked against
+    d without listing the layers."""
     layers = d if layers is None else layers
     if not 1 <= layers <= d:
         raise TopologyError(f"layers must be between 1 and d={d}, got {layers}")
-    per_leaf = (d,) if servers_per_leaf is None else tuple(servers_per_leaf)
-    if len(per_leaf) == 1:
-        per_leaf = per_leaf * layers
-    if len(per_leaf) != layers:
-        raise TopologyError(f"servers_per_leaf needs one value or one per layer ({layers}), got {len(per_leaf)}")
-    if not all(1 <= count <= d for count in per_leaf):
-        raise TopologyError(f"servers_per_leaf values must be between 1 and d={d}, got {list(per_leaf)}")
-    return per_leaf
+    given = (d,) if servers_per_leaf is None else tuple(servers_per_leaf)
+    if len(given) not in (1, layers):
+        raise TopologyError(f"servers_per_leaf needs one value or one per layer ({layers}), got {len(given)}")
+    if not all(1 <= count <= d for count in given):
+        raise TopologyError(f"servers_per_leaf values must be between 1 and d={d}, got {shown(list(given))}")
+    return layers, given
+
+
+def _servers_per_leaf(d: int, layers: int | None, servers_per_leaf: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The servers on each leaf of every layer built (one value per layer), checked against d."""
+    layers, given = _layer_counts(d, layers, servers_per_leaf)
+    return given * layers if len(given) == 1 else given
 
 
 def _servers(per_leaf: tuple[int, ...], columns: int) -> list[tuple[int, int, int]]:

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from generators.errors import TopologyError
+from generators.size import Size
+from generators.units import check_quantity
 
 __all__ = [
     "FATPIPE",
@@ -69,10 +71,9 @@ class Link:
     def __post_init__(self) -> None:
         if self.sharing not in _SHARING_POLICIES:
             raise TopologyError(f"link {self.name}: sharing must be one of {_SHARING_POLICIES}, got {self.sharing!r}")
-        if not self.bandwidth > 0:
-            raise TopologyError(f"link {self.name}: bandwidth must be > 0, got {self.bandwidth!r}")
-        if not self.latency >= 0:
-            raise TopologyError(f"link {self.name}: latency must be >= 0, got {self.latency!r}")
+        # Derived values too (a limiter is nbl x link_bw, which can overflow or underflow): SimGrid must read them.
+        check_quantity(self.bandwidth, f"link {self.name}: bandwidth", allow_zero=False)
+        check_quantity(self.latency, f"link {self.name}: latency", allow_zero=True)
 
 
 def duplex_link(a: str, b: str, bandwidth: float, latency: float) -> tuple[Link, Link]:
@@ -224,6 +225,8 @@ class Platform:
         The family's parameters as checked (units parsed, defaults filled): what the platform was built from.
     given : dict
         The parameters as the caller gave them. Both are recorded in the XML's provenance comment.
+    size : Size or None
+        What the family's estimate said the builder would build (``generators.size``), set by the builder.
     """
 
     name: str
@@ -237,6 +240,7 @@ class Platform:
     family: str = ""
     params: dict[str, object] = field(default_factory=dict)
     given: dict[str, object] = field(default_factory=dict)
+    size: Size | None = None
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from generators.errors import TopologyError
-from generators.units import parse_bandwidth, parse_speed, parse_time
+from generators.errors import TopologyError, shown
+from generators.size import Size, check_size
+from generators.units import parse_bandwidth, parse_number, parse_speed, parse_time
 
 if TYPE_CHECKING:
     from generators.model import Platform
@@ -34,6 +36,7 @@ __all__ = [
     "latency",
     "letter_order",
     "nbl_cap",
+    "nonnegative_int",
     "optional",
     "optional_bandwidth",
     "positive_int",
@@ -72,19 +75,38 @@ class Family:
     summary: str
     placements: Mapping[str, Callable[[Any, str], list[str]]] = field(default_factory=dict)
 
+    def estimate(self, values: Mapping[str, Any]) -> Size:
+        """What the builder would build from the checked ``values`` (:mod:`generators.size`), without building it."""
+        return self.build.estimate(values)  # type: ignore[attr-defined]  # set by builds()
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _integer(value: object, name: str, minimum: int) -> int:
+    """An integer >= ``minimum``, given as an int or as its decimal text: ASCII digits, an optional sign and
+    surrounding blanks (``" 4"``, ``"+4"``; not ``"4.5"``, ``"1_000"``, ``"\u0664"`` or ``True``)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not _INTEGER.fullmatch(text):
+            raise TopologyError(f"{name} must be an integer >= {minimum}, got {shown(value)}")
+        try:
+            value = int(text)
+        except ValueError:  # Python converts at most 4300 digits: far beyond any size a limit admits
+            raise TopologyError(f"{name} has too many digits ({len(text)}), got {shown(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise TopologyError(f"{name} must be an integer >= {minimum}, got {shown(value)}")
+    return value
+
 
 def positive_int(value: object, name: str) -> int:
     """An integer >= 1, given as an int or as the text of one (``"4"``, not ``"4.5"`` or ``True``)."""
-    if isinstance(value, bool):
-        raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
-    if isinstance(value, str):
-        text = value.strip()
-        if not text.lstrip("+-").isdigit():
-            raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
-        value = int(text)
-    if not isinstance(value, int) or value < 1:
-        raise TopologyError(f"{name} must be an integer >= 1, got {value!r}")
-    return value
+    return _integer(value, name, 1)
+
+
+def nonnegative_int(value: object, name: str) -> int:
+    """An integer >= 0, given as an int or as the text of one."""
+    return _integer(value, name, 0)
 
 
 def bandwidth(value: object, name: str) -> float:
@@ -113,7 +135,7 @@ def int_tuple(value: object, name: str) -> tuple[int, ...]:
     """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list."""
     items = value if isinstance(value, list | tuple) else str(value).replace("x", ",").split(",")
     if not items:
-        raise TopologyError(f"{name} must be a list of integers >= 1 such as '4x4x2', got {value!r}")
+        raise TopologyError(f"{name} must be a list of integers >= 1 such as '4x4x2', got {shown(value)}")
     return tuple(positive_int(item, name) for item in items)
 
 
@@ -129,19 +151,20 @@ def flag_tuple(value: object, name: str) -> tuple[bool, ...]:
         elif text in words:
             flags.append(words[text])
         else:
-            raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {value!r}")
+            raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {shown(value)}")
     return tuple(flags)
 
 
 def optional(convert: Callable[[object, str], Any]) -> Callable[[object, str], Any]:
-    """A converter that also accepts ``"none"`` (or an empty value) for None.
+    """A converter that also accepts ``"none"`` for None. An empty value is an error, not the default: a user who
+    typed ``--layers ''`` meant something, and silence would build another machine than the one meant.
 
     >>> optional(positive_int)("none", "layers"), optional(positive_int)("3", "layers")
     (None, 3)
     """
 
     def convert_optional(value: object, name: str) -> Any:
-        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
             return None
         return convert(value, name)
 
@@ -154,7 +177,7 @@ def choice(*names: str) -> Callable[[object, str], str]:
     def convert(value: object, name: str) -> str:
         text = str(value).strip().lower()
         if text not in names:
-            raise TopologyError(f"{name} must be one of {', '.join(names)}, got {value!r}")
+            raise TopologyError(f"{name} must be one of {', '.join(names)}, got {shown(value)}")
         return text
 
     return convert
@@ -166,7 +189,7 @@ def letter_order(letters: str) -> Callable[[object, str], str]:
     def convert(value: object, name: str) -> str:
         text = str(value).strip().lower()
         if sorted(text) != sorted(letters):
-            raise TopologyError(f"{name} must be an ordering of the letters {letters!r}, got {value!r}")
+            raise TopologyError(f"{name} must be an ordering of the letters {letters!r}, got {shown(value)}")
         return text
 
     return convert
@@ -178,19 +201,16 @@ def nbl_cap(value: object, name: str) -> float | None:
     With k = 1 ("nominal" in the NBL paper) all traffic into and out of a node shares one link's
     bandwidth, f(L) = L; with a cap of k links, f(L) = max(1, L/k).
     """
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "")):
+    if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
         return None
     if isinstance(value, str) and value.strip().lower() == "nominal":
         return 1.0
     try:
-        cap = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        return parse_number(value, name)
+    except TopologyError:
         raise TopologyError(
-            f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}"
+            f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {shown(value)}"
         ) from None
-    if isinstance(value, bool) or not cap > 0 or cap == float("inf"):
-        raise TopologyError(f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {value!r}")
-    return cap
 
 
 def check_params(family: str, declared: Sequence[Param], given: Mapping[str, object]) -> dict[str, Any]:
@@ -210,12 +230,16 @@ def check_params(family: str, declared: Sequence[Param], given: Mapping[str, obj
     return values
 
 
-def builds(family: str, declared: Sequence[Param]) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
+def builds(
+    family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
+) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
     r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (positionally in declared
     order, or by name) and the builder receives every one checked, defaults filled from the ``Param``\ s.
 
-    The platform built records ``family``, the checked values (``params``) and the arguments as given
-    (``given``). The public signature shows the declared defaults, so ``help()`` and the docs say them.
+    Before building, ``estimate(values)`` says what the builder would build (:mod:`generators.size`) and a model
+    beyond the memory limit is refused, so no request allocates more than the machine holds. The platform built
+    records ``family``, the checked values (``params``), the arguments as given (``given``) and the estimate
+    (``size``). The public signature shows the declared defaults, so ``help()`` and the docs say them.
 
     >>> from generators.crossbar import crossbar
     >>> p = crossbar(2, link_lat="100ns")
@@ -246,12 +270,15 @@ def builds(family: str, declared: Sequence[Param]) -> Callable[[Callable[..., Pl
             except TypeError as err:
                 raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
             values = check_params(family, declared, given)
+            size = estimate(values)
+            check_size(family, size, written=False)
             platform = build(**values)
-            platform.family, platform.params, platform.given = family, values, dict(given)
+            platform.family, platform.params, platform.given, platform.size = family, values, dict(given), size
             return platform
 
         builder.__signature__ = signature  # type: ignore[attr-defined]
         builder.declared = tuple(declared)  # type: ignore[attr-defined]
+        builder.estimate = estimate  # type: ignore[attr-defined]
         return builder
 
     return decorate

@@ -27,6 +27,9 @@ Written as a SimGrid Full zone with explicit routes (q = 4: 4032 routes).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from generators.errors import TopologyError
 from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
 from generators.params import (
@@ -41,8 +44,9 @@ from generators.params import (
     positive_int,
     speed,
 )
+from generators.size import Size
 
-__all__ = ["FAMILY", "coordinates", "host_name", "switch_of", "three_quads"]
+__all__ = ["FAMILY", "coordinates", "estimate", "host_name", "switch_of", "three_quads"]
 
 AXES = "zyx"
 
@@ -74,7 +78,34 @@ PARAMS = (
 )
 
 
-@builds("threequads", PARAMS)
+def _check_q(q: int) -> None:
+    if q < 2:
+        raise TopologyError(f"q must be an integer >= 2, got {q}")
+
+
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`three_quads` builds: q^3 nodes of three cables each (and a limiter), 3q switches (and fabrics),
+    and every ordered pair's route: one switch hop for pairs sharing a coordinate, two through a relay otherwise.
+
+    >>> estimate({"q": 4, "switch_fabric": None, "nbl": None}).links
+    384
+    """
+    q = params["q"]
+    _check_q(q)
+    fabric, limited = params["switch_fabric"] is not None, params["nbl"] is not None
+    nodes = q**3
+    sharing, relayed = 3 * (q - 1) + 3 * (q - 1) ** 2, (q - 1) ** 3  # per source: pairs sharing a coordinate, none
+    pairs = nodes * (nodes - 1)
+    return Size(
+        hosts=nodes,
+        routers=3 * q,
+        links=(6 + limited) * nodes + fabric * 3 * q,
+        routes=pairs,
+        route_links=nodes * (sharing * (2 + fabric) + relayed * (4 + 2 * fabric)) + pairs * 2 * limited,
+    )
+
+
+@builds("threequads", PARAMS, estimate)
 def three_quads(
     q: int,
     link_bw: float,
@@ -113,8 +144,7 @@ def three_quads(
     >>> len(p.route("host-0", "host-21"))  # (0,0,0) -> (1,1,1): relayed by host-5
     4
     """
-    if q < 2:
-        raise TopologyError(f"q must be an integer >= 2, got {q}")
+    _check_q(q)
     names = [host_name(z, y, x, q) for z in range(q) for y in range(q) for x in range(q)]
     switches = [f"sw{axis}-{i}" for axis in AXES for i in range(q)]
     return Platform(

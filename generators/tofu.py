@@ -61,8 +61,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from generators.errors import TopologyError
+from generators.errors import TopologyError, shown
 from generators.model import CompiledZone, Platform
 from generators.params import (
     Family,
@@ -74,16 +76,20 @@ from generators.params import (
     int_tuple,
     latency,
     nbl_cap,
+    nonnegative_int,
     optional,
     speed,
 )
+from generators.size import Size
 from generators.torus import coordinates, index, torus
+from generators.torus import estimate as torus_estimate
 
 __all__ = [
     "FAMILY",
     "FOLDS",
     "PRESETS",
     "UNIT",
+    "estimate",
     "fx10",
     "physical_dims",
     "shape_hosts",
@@ -101,10 +107,10 @@ PRESETS: dict[str, tuple[int, int, int]] = {"fx10": (4, 4, 4)}
 def _xyz(value: object) -> tuple[int, int, int]:
     """Validate X, Y, Z: three integers >= 1."""
     if not isinstance(value, tuple | list) or len(value) != 3:
-        raise TopologyError(f"xyz must be three integers >= 1 (X x Y x Z, e.g. 4x4x4), got {value!r}")
+        raise TopologyError(f"xyz must be three integers >= 1 (X x Y x Z, e.g. 4x4x4), got {shown(value)}")
     for n in value:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise TopologyError(f"xyz must be three integers >= 1 (X x Y x Z, e.g. 4x4x4), got {value!r}")
+            raise TopologyError(f"xyz must be three integers >= 1 (X x Y x Z, e.g. 4x4x4), got {shown(value)}")
     return (value[0], value[1], value[2])
 
 
@@ -187,7 +193,7 @@ def shape_hosts(
     return [virtual_to_host(xyz, tuple(o + c for o, c in zip(offset, v, strict=True)), fold) for v in corners]
 
 
-_SHAPE = re.compile(r"(\d+)x(\d+)x(\d+)(?:@(\d+),(\d+),(\d+))?(?:/(\w+))?")
+_SHAPE = re.compile(r"(\d+)x(\d+)x(\d+)(?:@(\d+),(\d+),(\d+))?(?:/(\w+))?", re.ASCII)
 
 
 def _shape_placement(platform: Platform, argument: str) -> list[str]:
@@ -197,7 +203,7 @@ def _shape_placement(platform: Platform, argument: str) -> list[str]:
         raise TopologyError(
             f"placement shape needs S1xS2xS3[@O1,O2,O3][/snake|/block] (e.g. shape:2x3x4@0,3,0/block), got {argument!r}"
         )
-    numbers = [int(g) if g is not None else 0 for g in match.groups()[:6]]
+    numbers = [nonnegative_int(g, "placement shape") if g is not None else 0 for g in match.groups()[:6]]
     return shape_hosts(platform, tuple(numbers[:3]), tuple(numbers[3:]), match[7] or "snake")  # type: ignore[arg-type]
 
 
@@ -223,7 +229,35 @@ PARAMS = (
 )
 
 
-@builds("tofu", PARAMS)
+def _machine(
+    xyz: tuple[int, ...] | None, preset: str | None, xyz_wrap: tuple[bool, ...]
+) -> tuple[tuple[int, int, int], tuple[bool, ...]]:
+    """X, Y, Z (from ``xyz`` or the preset, which must agree) and the wrap-around of each."""
+    if preset is not None:
+        if xyz is not None and tuple(xyz) != PRESETS[preset]:
+            shape = "x".join(map(str, PRESETS[preset]))
+            raise TopologyError(f"preset {preset} is xyz {shape}; got xyz {'x'.join(map(str, xyz))} too")
+        xyz = PRESETS[preset]
+    if xyz is None:
+        raise TopologyError("tofu needs xyz (X x Y x Z Tofu units, e.g. 4x4x4) or a preset (fx10)")
+    checked = _xyz(tuple(xyz))
+    wraps = xyz_wrap * 3 if len(xyz_wrap) == 1 else xyz_wrap
+    if len(wraps) != 3:
+        raise TopologyError(f"xyz_wrap must be one flag or one per X, Y, Z dimension (3), got {len(wraps)}")
+    return checked, wraps
+
+
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`tofu` builds: the torus estimate (``generators.torus.estimate``) of its 6-D shape.
+
+    >>> estimate({"xyz": (4, 4, 4), "preset": None, "xyz_wrap": (True,), "nbl": 4.0, "zone": "compiled"}).hosts
+    768
+    """
+    xyz, wraps = _machine(params["xyz"], params["preset"], params["xyz_wrap"])
+    return torus_estimate({**params, "dims": physical_dims(xyz), "wrap": (*wraps, *UNIT_WRAP)})
+
+
+@builds("tofu", PARAMS, estimate)
 def tofu(
     xyz: tuple[int, int, int] | None,
     preset: str | None,
@@ -261,17 +295,7 @@ def tofu(
     >>> p.route("host-0", "host-5")  # (0,0,0,0,0,0) -> (1,0,0,1,0,0): X, then A
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-5', 'host-5_nbl']
     """
-    if preset is not None:
-        if xyz is not None and tuple(xyz) != PRESETS[preset]:
-            shape = "x".join(map(str, PRESETS[preset]))
-            raise TopologyError(f"preset {preset} is xyz {shape}; got xyz {'x'.join(map(str, xyz))} too")
-        xyz = PRESETS[preset]
-    if xyz is None:
-        raise TopologyError("tofu needs xyz (X x Y x Z Tofu units, e.g. 4x4x4) or a preset (fx10)")
-    xyz = _xyz(tuple(xyz))
-    wraps = xyz_wrap * 3 if len(xyz_wrap) == 1 else xyz_wrap
-    if len(wraps) != 3:
-        raise TopologyError(f"xyz_wrap must be one flag or one per X, Y, Z dimension (3), got {len(wraps)}")
+    xyz, wraps = _machine(xyz, preset, xyz_wrap)
     base = torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed, zone)
     name = "tofu-" + "x".join(map(str, xyz)) + ("" if all(wraps) else "-wrap" + "".join(str(int(w)) for w in wraps))
     compiled = base.compiled

@@ -42,6 +42,8 @@ nodes load in 1.5 s, 0.4 GB).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from generators.errors import TopologyError
 from generators.model import (
@@ -70,12 +72,15 @@ from generators.params import (
     positive_int,
     speed,
 )
+from generators.size import Size
 
 __all__ = [
+    "MAX_DIMS",
     "MAX_EXPLICIT_HOSTS",
     "MESH_FAMILY",
     "TORUS_FAMILY",
     "coordinates",
+    "estimate",
     "graph_routable",
     "index",
     "mesh",
@@ -83,6 +88,10 @@ __all__ = [
 ]
 
 MAX_EXPLICIT_HOSTS = 2048
+# The model and the compiled zone walk every dimension at every node (the zone holds nodes x dims link pointers),
+# so degenerate shapes padded with dimensions of length 1 cost time for nothing. Machines have at most 6 (Tofu);
+# 33 dimensions of length >= 2 are 2^33 nodes, far beyond the size limit (generators.size).
+MAX_DIMS = 32
 
 
 def index(coords: tuple[int, ...], dims: tuple[int, ...]) -> int:
@@ -156,7 +165,65 @@ MESH_PARAMS = (
 )
 
 
-@builds("torus", TORUS_PARAMS)
+def _wraps(dims: tuple[int, ...], wrap: tuple[bool, ...]) -> tuple[bool, ...]:
+    """One wrap flag per dimension (a single flag serves all), after checking the number of dimensions."""
+    if len(dims) > MAX_DIMS:
+        raise TopologyError(f"dims must have at most {MAX_DIMS} dimensions, got {len(dims)}")
+    wraps = wrap * len(dims) if len(wrap) == 1 else wrap
+    if len(wraps) != len(dims):
+        raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
+    return wraps
+
+
+def _representation(dims: tuple[int, ...], wraps: tuple[bool, ...], zone: str) -> str:
+    """How SimGrid gets the routes (module docstring): ``"graph"``, explicit ``"routes"`` or ``"compiled"``."""
+    routable = graph_routable(dims, wraps)
+    if zone == "compiled" or (not routable and math.prod(dims) > MAX_EXPLICIT_HOSTS):
+        return "compiled"
+    return "graph" if routable else "routes"
+
+
+def _pair_distances(size: int, wrapped: bool) -> int:
+    """The hops along one dimension summed over every ordered pair of its coordinates x, y: on a ring, the sum of
+    min(|x - y|, size - |x - y|) = size * floor(size^2 / 4); on a line, the sum of |x - y| = (size^3 - size) / 3."""
+    return size * (size * size // 4) if wrapped and size > 2 else (size**3 - size) // 3
+
+
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`torus` builds: the cables along each dimension (a ring closes unless of length <= 2), the
+    endpoint links, and the routes of its representation: the layered graph (one router per node and layer,
+    each edge one link), every pair's dimension-ordered route, or none (a compiled zone).
+
+    >>> estimate({"dims": (4,), "wrap": (True,), "nbl": None, "zone": "auto"}).links
+    8
+    """
+    dims, limited = params["dims"], params["nbl"] is not None
+    wraps = _wraps(dims, params["wrap"])
+    form = _representation(dims, wraps, params["zone"])
+    hosts = math.prod(dims)
+    cables = [
+        hosts // size * (size if wrapped and size > 2 else size - 1) for size, wrapped in zip(dims, wraps, strict=True)
+    ]
+    links = 2 * sum(cables) + hosts * (limited or form == "graph")
+    if form == "compiled":
+        return Size(hosts=hosts, routers=0, links=links, compiled=True)
+    if form == "graph":
+        layers = [0, *(axis for axis in range(1, len(dims)) if dims[axis] > 1)]
+        edges = hosts * (1 + len(layers)) + sum((i + 1) * 2 * cables[axis] for i, axis in enumerate(layers))
+        return Size(hosts=hosts, routers=hosts * len(layers), links=links, edges=edges, edge_links=edges)
+    pairs = hosts * (hosts - 1)
+    hops = sum((hosts // size) ** 2 * _pair_distances(size, wrapped) for size, wrapped in zip(dims, wraps, strict=True))
+    return Size(
+        hosts=hosts,
+        routers=0,
+        links=links,
+        routes=pairs,
+        route_links=hops + 2 * limited * pairs,
+        hint="--zone compiled writes it as a compiled zone instead",
+    )
+
+
+@builds("torus", TORUS_PARAMS, estimate)
 def torus(
     dims: tuple[int, ...],
     wrap: tuple[bool, ...],
@@ -196,14 +263,11 @@ def torus(
     >>> grid.route("host-0", "host-8")  # x first, then y; only the end nodes' limiters
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-2', 'host-2_to_host-5', 'host-5_to_host-8', 'host-8_nbl']
     """
-    wraps = wrap * len(dims) if len(wrap) == 1 else wrap
-    if len(wraps) != len(dims):
-        raise TopologyError(f"wrap must have one flag per dimension ({len(dims)}), got {len(wraps)}")
+    wraps = _wraps(dims, wrap)
     grid = Grid(dims, wraps)
-    hosts = math.prod(dims)
-    compiled = zone == "compiled" or (not graph_routable(dims, wraps) and hosts > MAX_EXPLICIT_HOSTS)
-    layered = not compiled and graph_routable(dims, wraps)
-    names = [f"host-{k}" for k in range(hosts)]
+    form = _representation(dims, wraps, zone)
+    compiled, layered = form == "compiled", form == "graph"
+    names = [f"host-{k}" for k in range(math.prod(dims))]
     name = _platform_name(grid)
     return Platform(
         name=name,
@@ -322,7 +386,12 @@ def _compiled_zone(
     return CompiledZone("topolab_torus_zone", parameters)
 
 
-@builds("mesh", MESH_PARAMS)
+def _mesh_estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`mesh` builds: the torus estimate of a W x H mesh."""
+    return estimate({**params, "dims": (params["width"], params["height"]), "wrap": (False,), "zone": "auto"})
+
+
+@builds("mesh", MESH_PARAMS, _mesh_estimate)
 def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | None, host_speed: float) -> Platform:
     """A W x H mesh without wrap-around: ``torus((width, height), wrap=False, ...)``.
 

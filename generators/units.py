@@ -11,11 +11,26 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from fractions import Fraction
 
-from generators.errors import TopologyError
+from generators.errors import TopologyError, shown
 
-__all__ = ["format_bandwidth", "format_speed", "format_time", "parse_bandwidth", "parse_speed", "parse_time"]
+__all__ = [
+    "SMALLEST",
+    "check_quantity",
+    "format_bandwidth",
+    "format_speed",
+    "format_time",
+    "parse_bandwidth",
+    "parse_number",
+    "parse_speed",
+    "parse_time",
+]
+
+# SimGrid parses a value with strtod and refuses an underflow ("value out of range: 5e-324Bps", measured on 4.1):
+# a quantity other than 0 must be a normal double, at least this.
+SMALLEST = sys.float_info.min
 
 _NUMBER_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
@@ -33,34 +48,72 @@ _TIME_UNITS = {"": Fraction(1), "s": Fraction(1), "ms": Fraction(1, 10**3), "us"
 _SPEED_UNITS = {p + "f": f for p, f in _DECIMAL.items()} | {"": Fraction(1)}
 
 
+def _magnitude(number: str) -> int | None:
+    """floor(log10(number)) read from the digits of a decimal text (None for zero), without converting it: an
+    exponent of a million digits is read as a sign and a size. Every unit factor lies between 1e-12 and 2^40."""
+    mantissa, _, exponent = number.lower().partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    first = next((i for i, digit in enumerate(whole + fraction) if digit != "0"), None)
+    if first is None:
+        return None
+    digits = exponent.lstrip("+-")
+    if len(digits) > 9:
+        return -(10**10) if exponent.startswith("-") else 10**10
+    return int(exponent or "0") + len(whole) - 1 - first
+
+
 def _exact_product(number: str, factor: Fraction) -> float:
-    """``number * factor`` rounded once; inf when it overflows (huge exponents never reach the fraction)."""
-    approximate = float(number)
-    if not math.isfinite(approximate) or approximate == 0.0:
-        return approximate
+    """``number * factor`` rounded once; inf when it overflows, 0 when it vanishes. A number beyond the doubles
+    may come back into them through its unit (``"1e309ps"`` is 1e297 s): only magnitudes that no unit can bring
+    back skip the exact fraction, whose power of ten would otherwise be computed however large."""
+    magnitude = _magnitude(number)
+    if magnitude is None:
+        return 0.0
+    if magnitude > 330:  # times at least 1e-12: still past 1.8e308
+        return math.inf
+    if magnitude < -345:  # times at most 2^40 < 1e13: still below half the smallest subnormal, 2.5e-324
+        return 0.0
     try:
         return float(Fraction(number) * factor)
-    except (OverflowError, ValueError):  # past the float range, or more digits than Python converts
+    except OverflowError:  # past the float range
         return math.inf
+    except ValueError:  # more digits than Python converts to a fraction: round twice, not once
+        return float(number) * float(factor)
 
 
 def _parse(name: str, value: object, units: dict[str, Fraction], example: str, allow_zero: bool) -> float:
     if isinstance(value, bool):
-        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {value!r}")
+        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {shown(value)}")
     if isinstance(value, int | float):
-        result = float(value)
+        try:
+            result = float(value)
+        except OverflowError:  # an int past the float range
+            result = math.inf
     elif isinstance(value, str):
         match = _NUMBER_UNIT.match(value)
         if not match or match.group(2) not in units:
             known = ", ".join(sorted(u for u in units if u))
-            raise TopologyError(f"{name} must be a number with a unit ({known}) such as {example!r}, got {value!r}")
+            with_unit = f"a number with a unit ({known})" if known else "a number"
+            raise TopologyError(f"{name} must be {with_unit} such as {example!r}, got {shown(value)}")
         result = _exact_product(match.group(1), units[match.group(2)])
     else:
-        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {value!r}")
+        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {shown(value)}")
+    if allow_zero and 0 < result < SMALLEST:
+        result = 0.0  # vanishes, as a number below the doubles does (SimGrid cannot read a subnormal)
+    check_quantity(result, name, allow_zero, shown(value))
+    return result
+
+
+def check_quantity(result: float, name: str, allow_zero: bool, given: str | None = None) -> None:
+    """``TopologyError`` unless ``result`` is a value SimGrid reads: finite, >= 0 (> 0 unless ``allow_zero``),
+    and 0 or at least :data:`SMALLEST`. ``given`` is how the value was written, for the message."""
+    given = repr(result) if given is None else given
     if not math.isfinite(result) or result < 0 or (result == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
-        raise TopologyError(f"{name} must be finite and {rule}, got {value!r}")
-    return result
+        raise TopologyError(f"{name} must be finite and {rule}, got {given}")
+    if 0 < result < SMALLEST:
+        least = f"{'0 or ' if allow_zero else ''}at least {SMALLEST!r}"
+        raise TopologyError(f"{name} must be {least} (the smallest SimGrid reads), got {given}")
 
 
 def parse_bandwidth(value: object, name: str = "bandwidth") -> float:
@@ -76,6 +129,11 @@ def parse_time(value: object, name: str = "latency") -> float:
 def parse_speed(value: object, name: str = "speed") -> float:
     """Return a host speed in flop/s from ``"1Gf"`` or a number of flop/s."""
     return _parse(name, value, _SPEED_UNITS, "1Gf", allow_zero=False)
+
+
+def parse_number(value: object, name: str = "number") -> float:
+    """Return a number > 0 without unit (``"2.5"``, ``"1e3"``), in the same ASCII grammar as the quantities."""
+    return _parse(name, value, {"": Fraction(1)}, "2", allow_zero=False)
 
 
 def format_bandwidth(bytes_per_second: float) -> str:

@@ -23,12 +23,20 @@ from pathlib import Path
 
 from lxml import etree
 
-from generators.errors import TopologyError
+from generators.errors import TopologyError, shown
 from generators.files import atomic_path, atomic_write_text
 from generators.model import CompiledZone, Platform
+from generators.size import check_size
 from generators.units import format_bandwidth, format_speed, format_time
 
-__all__ = ["compiled_library", "platform_files", "platform_suffix", "write_parameters", "write_platform"]
+__all__ = [
+    "check_platform_path",
+    "compiled_library",
+    "platform_files",
+    "platform_suffix",
+    "write_parameters",
+    "write_platform",
+]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -68,12 +76,23 @@ def compiled_library(library: str) -> Path:
     return found
 
 
-def _write_compiled(platform: Platform, zone: CompiledZone, path: Path) -> None:
-    if path.suffix != ".so":
+def check_platform_path(path: str | os.PathLike[str], *, compiled: bool, name: str = "") -> None:
+    """``TopologyError`` unless ``path`` suits the platform: a compiled zone must end in ``.so`` (SimGrid loads it
+    as a shared object), and an XML platform must not (SimGrid would try to load it as one)."""
+    platform = f"platform {name}" if name else "the platform"
+    if compiled and Path(path).suffix != ".so":
         raise TopologyError(
-            f"platform {platform.name} is a compiled zone (a shared object that SimGrid loads): "
-            f"its file name must end in .so, got {str(path)!r}"
+            f"{platform} is a compiled zone (a shared object that SimGrid loads): "
+            f"its file name must end in .so, got {shown(str(path))}"
         )
+    if not compiled and Path(path).suffix == ".so":
+        raise TopologyError(
+            f"{platform} is XML: its file name must not end in .so (SimGrid would load it as a shared object), "
+            f"got {shown(str(path))}"
+        )
+
+
+def _write_compiled(platform: Platform, zone: CompiledZone, path: Path) -> None:
     library = compiled_library(zone.library)
     write_parameters(platform, path.with_suffix(".params"))
     with atomic_path(path) as tmp:
@@ -93,8 +112,12 @@ def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
     """Write ``platform`` to ``path`` (atomically: no partial file on failure).
 
     XML, or, for a compiled platform, the shared object ``path`` (must end in ``.so``) and its
-    parameter file beside it.
+    parameter file beside it. A platform whose file would be beyond the size limit (``generators.size``)
+    is refused before anything is written.
     """
+    check_platform_path(path, compiled=platform.compiled is not None, name=platform.name)
+    if platform.size is not None:  # built by a family: its estimate says how large the file will be
+        check_size(platform.family, platform.size, written=True)
     if platform.compiled is not None:
         _write_compiled(platform, platform.compiled, Path(path))
         return

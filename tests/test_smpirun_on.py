@@ -274,6 +274,23 @@ BAD_INPUTS = {  # "{tmp}" is the test's directory, with app (a program), plain (
         [*MESH, "--cfg=network/model:NOPE", "--", "{tmp}/app"],
         "--cfg: Unable to find network model 'NOPE'. Valid values are: raw, LV08, CM02",
     ),
+    # issue 19: every value checked, an empty one is an error (--keep '' wrote into the current directory)
+    "empty family parameter": ([*MESH, "--nbl", "", "--", "{tmp}/app"], "nbl must be 'none', 'nominal' or"),
+    "empty --keep": ([*MESH, "--keep", "", "--", "{tmp}/app"], "argument --keep: must not be empty"),
+    "empty --placement": ([*MESH, "--placement", "", "--", "{tmp}/app"], "argument --placement: must not be empty"),
+    "empty host in --placement": ([*MESH, "--placement", "host-0,,host-1", "--", "{tmp}/app"], "an empty host name"),
+    "empty --hostfile": (["{tmp}/x.xml", "--hostfile", "", "--", "{tmp}/app"], "argument --hostfile: must not be"),
+    "empty --np": ([*MESH, "--np", "", "--", "{tmp}/app"], "--np must be an integer >= 1, got ''"),
+    "--np 0": ([*MESH, "--np", "0", "--", "{tmp}/app"], "--np must be an integer >= 1, got 0"),
+    "--np not ASCII": ([*MESH, "--np", "\u0662", "--", "{tmp}/app"], "--np must be an integer >= 1, got '\u0662'"),
+    "hostfile slots 0": (
+        ["{tmp}/x.xml", "--hostfile", "{tmp}/zerohosts", "--", "{tmp}/app"],
+        "hostfile {tmp}/zerohosts: bad line 'host-0:0' (HOST or HOST:N, N >= 1)",
+    ),
+    "platform too large": (
+        ["crossbar", "--hosts", "1000000000", "--", "{tmp}/app"],
+        "crossbar: too large to build: 1000000000 hosts",
+    ),
 }
 
 
@@ -284,6 +301,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpi
     (tmp_path / "plain").write_text("not a program\n")
     (tmp_path / "lonely.so").write_bytes(b"")
     (tmp_path / "badhosts").write_text("host-0\nhost-9\n")
+    (tmp_path / "zerohosts").write_text("host-0:0\n")
     write_platform(crossbar(4), tmp_path / "x.xml")
     args, message = BAD_INPUTS[case]
     done = run(tmp_path, *(arg.format(tmp=tmp_path) for arg in args), path_first=fake_smpirun)

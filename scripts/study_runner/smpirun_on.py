@@ -40,13 +40,14 @@ from typing import Any, NoReturn
 
 from lxml import etree
 
-from generators.cli import add_family_params
-from generators.errors import TopologyError
+from generators.cli import add_family_params, nonempty
+from generators.errors import TopologyError, shown
 from generators.families import FAMILIES, build_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
-from generators.params import check_params
+from generators.params import check_params, positive_int
 from generators.placement import place_ranks, write_hostfile
+from generators.size import check_size
 from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
 from study_runner.cache import default_cache_dir, file_digest, run_key
 from study_runner.simgrid_options import cfg_problem
@@ -102,11 +103,15 @@ def _say(message: str) -> None:
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--np", type=int, metavar="N", help="number of ranks (default: every host placed)")
+    # Values stay text, checked by prepare(): an empty one is an error, never the default (--keep '' would
+    # otherwise write into the current directory).
+    parser.add_argument("--np", metavar="N", help="number of ranks (default: every host placed)")
     parser.add_argument(
         "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
     )
-    parser.add_argument("--keep", metavar="DIR", help="also write platform, hostfile and smpirun.sh into DIR")
+    parser.add_argument(
+        "--keep", metavar="DIR", type=nonempty, help="also write platform, hostfile and smpirun.sh into DIR"
+    )
 
 
 def _family_parser(family: str) -> argparse.ArgumentParser:
@@ -122,6 +127,7 @@ def _family_parser(family: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--placement",
         metavar="SPEC",
+        type=nonempty,
         help=(f"named placement ({named}) or " if named else "")
         + "comma-separated hosts, rank i on the i-th (default: the platform's host order)",
     )
@@ -131,7 +137,9 @@ def _family_parser(family: str) -> argparse.ArgumentParser:
 
 def _file_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, usage=USAGE, allow_abbrev=False)
-    parser.add_argument("--hostfile", metavar="FILE", help="smpirun hostfile (default: the platform's hosts)")
+    parser.add_argument(
+        "--hostfile", metavar="FILE", type=nonempty, help="smpirun hostfile (default: the platform's hosts)"
+    )
     _common_options(parser)
     return parser
 
@@ -178,9 +186,11 @@ class CachedPlatform:
 def platform_directory(family: str, given: dict[str, Any], cache_dir: Path) -> CachedPlatform:
     """Build the platform of ``family`` with ``given`` parameters and find its place in the cache.
 
-    The place is ``cache_dir/platforms/<key>/``; :func:`write_platform_directory` writes it.
+    The place is ``cache_dir/platforms/<key>/``; :func:`write_platform_directory` writes it. A platform beyond the
+    size limits (``generators.size``) is refused from its estimate, before it is built.
     """
     params = check_params(family, FAMILIES[family].params, given)
+    check_size(family, FAMILIES[family].estimate(params), written=True)
     platform = build_platform(family, given)
     key = platform_key(family, params, platform)
     path = cache_dir / "platforms" / key / f"{platform.name}{platform_suffix(platform)}"
@@ -233,9 +243,9 @@ def _placement_order(family: str, platform: Platform, spec: str | None) -> list[
                 f"{family} has no named placement {name!r} (named placements: {known}; or list hosts: host-0,host-1)"
             )
         return placements[name](platform, argument)
-    hosts = [name.strip() for name in spec.split(",") if name.strip()]
-    if not hosts:
-        raise TopologyError(f"placement {spec!r} names no host")
+    hosts = [name.strip() for name in spec.split(",")]
+    if not all(hosts):
+        raise TopologyError(f"placement {shown(spec)} has an empty host name (hosts are separated by single commas)")
     return hosts
 
 
@@ -282,14 +292,15 @@ def _hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
     one of the platform's ``hosts`` (SimGrid would abort with a backtrace)."""
     slots = 0
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        name, _, count = line.strip().partition(":")
+        name, colon, count = line.strip().partition(":")
         if not name:
             continue
-        if count and not count.strip().isdigit():
-            raise UsageError(f"hostfile {path}: bad line {line!r} (HOST or HOST:N)")
+        try:
+            slots += positive_int(count, "N") if colon else 1
+        except TopologyError:
+            raise UsageError(f"hostfile {path}: bad line {shown(line)} (HOST or HOST:N, N >= 1)") from None
         if name not in hosts:
-            raise UsageError(f"hostfile {path}, line {number}: {name!r} is not a host of {platform}")
-        slots += int(count) if count else 1
+            raise UsageError(f"hostfile {path}, line {number}: {shown(name)} is not a host of {platform}")
     return slots
 
 
@@ -403,8 +414,8 @@ def prepare(argv: Sequence[str]) -> list[str]:
     args = parser.parse_args(rest)
     if program is None or not program:
         raise UsageError(f"no program after '--': {PROG} {first} [options] -- ./app [args]")
-    if args.np is not None and args.np < 1:
-        raise UsageError(f"--np must be an integer >= 1, got {args.np}")
+    if args.np is not None:
+        args.np = positive_int(args.np, "--np")
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")

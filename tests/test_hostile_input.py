@@ -1,0 +1,236 @@
+"""Hostile input, property-based (issue 19): any request to ``python -m generators`` and any ``scripts/smpirun-on``
+command line either exits 0 with a platform that SimGrid loads, or exits 2 with exactly one ``error:`` line on
+stderr; exit 0 exactly when the drawn input is valid (tests/hostile.py knows); never a traceback, never a hang.
+
+Both commands run in this process (their ``main``, stdout and stderr captured, a per-case time limit) for speed,
+smpirun-on with ``os.execvp`` replaced so that nothing runs; a few real subprocesses check the same end to end.
+Profiles (tests/conftest.py): the suite's derandomized default, and ``TOPOLAB_HYPOTHESIS_PROFILE=long``
+(``scripts/check-hostile-input``), which counts every case into ``$TOPOLAB_HOSTILE_REPORT`` and keeps going after
+a failure so that the report says how many of each kind there were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given
+
+from generators import crossbar, write_platform
+from generators.cli import main as generators_main
+from study_runner import smpirun_on
+from tests.conftest import BIN, REPO
+from tests.hostile import FAMILY_CASES
+from tests.hostile_commands import Command, generator_command, smpirun_on_command
+
+HANG_SECONDS = 30  # the issue's threshold: a case running longer is a hang
+REPORT = os.environ.get("TOPOLAB_HOSTILE_REPORT")
+SURVEY = os.environ.get("TOPOLAB_HYPOTHESIS_PROFILE") == "long"  # count every failure instead of stopping
+
+pytestmark = pytest.mark.simgrid  # valid platforms are loaded by SimGrid's loader
+
+
+class Hang(Exception):
+    """A case ran longer than HANG_SECONDS."""
+
+
+class Ran(Exception):
+    """smpirun-on got as far as running smpirun (``os.execvp``, replaced): the command it would run."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        super().__init__(command)
+        self.command = list(command)
+
+
+@dataclass
+class Outcome:
+    status: int | None
+    stderr: str
+    failure: str | None = None
+    """``"traceback"`` or ``"hang"``, with ``detail``."""
+    detail: str = ""
+    command: list[str] | None = None
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    def expire(signum: int, frame: object) -> None:
+        raise Hang(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_in_process(main: Callable[[list[str]], int], argv: list[str]) -> Outcome:
+    """``main(argv)`` with stdout and stderr captured: its exit status, or the traceback or hang it ended in."""
+    err = io.StringIO()
+    command = None
+    try:
+        with time_limit(HANG_SECONDS), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            try:
+                status: int | None = main(argv)
+            except SystemExit as exit_:
+                status = exit_.code if isinstance(exit_.code, int) else 1
+            except Ran as ran:
+                status, command = 0, ran.command
+    except Hang as hang:
+        return Outcome(None, err.getvalue(), "hang", str(hang))
+    except Exception:  # any exception escaping main is the bug this test looks for
+        return Outcome(None, err.getvalue(), "traceback", traceback.format_exc(limit=-4))
+    return Outcome(status, err.getvalue(), command=command)
+
+
+def verdict(command: Command, outcome: Outcome) -> str:
+    """``ok`` or what went wrong: traceback, hang, invalid accepted, valid refused, bad status or stderr."""
+    if outcome.failure is not None:
+        return outcome.failure
+    if outcome.status == 0:
+        return "ok" if command.ok else "invalid_accepted"
+    if command.ok:
+        return "valid_refused"
+    if outcome.status != 2:
+        return "bad_status"
+    lines = outcome.stderr.splitlines()
+    return "ok" if len(lines) == 1 and " error: " in lines[0] else "bad_stderr"
+
+
+def load(path: Path) -> dict[str, Any]:
+    done = subprocess.run([str(BIN / "platform_check"), str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+class Judge:
+    """Records every case (the report of the long run) and fails at once, or at the end of a survey."""
+
+    def __init__(self, test: str) -> None:
+        self.test, self.failures = test, []
+
+    def __call__(self, command: Command, argv: list[str], outcome: Outcome, seconds: float, kind: str) -> None:
+        if REPORT:
+            record = {"test": self.test, "verdict": kind, "valid": command.ok, "seconds": round(seconds, 4)}
+            with open(REPORT, "a", encoding="utf-8") as report:
+                report.write(json.dumps(record | ({} if kind == "ok" else {"argv": argv})) + "\n")
+        if kind != "ok":
+            message = f"{kind}: {argv!r}\nexit {outcome.status}, stderr:\n{outcome.stderr}{outcome.detail}"
+            if not SURVEY:
+                raise AssertionError(message)
+            self.failures.append(message)
+
+    def finish(self) -> None:
+        assert not self.failures, f"{len(self.failures)} failures, the first:\n{self.failures[0]}"
+
+
+def _materialize(command: Command, directory: Path) -> list[str]:
+    for name, text in command.files.items():
+        (directory / name).write_text(text)
+    return [arg.replace("{dir}", str(directory)) for arg in command.argv]
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_CASES))
+def test_generator_cli(family: str, tmp_path: Path) -> None:
+    judge = Judge(f"generators {family}")
+
+    @given(generator_command(family))
+    def case(command: Command) -> None:
+        with tempfile.TemporaryDirectory(dir=tmp_path) as name:
+            directory = Path(name)
+            argv = _materialize(command, directory)
+            start = time.perf_counter()
+            outcome = run_in_process(generators_main, argv)
+            kind = verdict(command, outcome)
+            written = sorted(p.name for p in directory.iterdir())
+            if kind == "ok" and command.ok:
+                platform = next(directory / n for n in written if n.startswith("platform") and n != "platform.params")
+                loaded = load(platform)
+                kind = "ok" if loaded["hosts"] == command.hosts else f"loaded {loaded['hosts']} hosts"
+                hosts = (directory / "hosts").read_text().split() if command.ranks is not None else None
+                if hosts is not None and len(hosts) != command.ranks:
+                    kind = f"hostfile of {len(hosts)} ranks, not {command.ranks}"
+            elif kind == "ok" and written:
+                kind = f"refused but wrote {written}"
+            judge(command, argv, outcome, time.perf_counter() - start, kind)
+
+    case()
+    judge.finish()
+
+
+def test_smpirun_on(tmp_path: Path) -> None:
+    """smpirun-on's whole argument handling, with a fake smpirun first on PATH and os.execvp replaced."""
+    judge = Judge("smpirun-on")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "smpirun").write_text("#!/bin/sh\nexit 0\n")
+    (fake / "smpirun").chmod(0o755)
+    environment = {"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "TOPOLAB_CACHE": str(tmp_path / "cache")}
+
+    def fake_exec(file: str, args: Sequence[str]) -> None:
+        raise Ran(args)
+
+    @given(smpirun_on_command())
+    def case(command: Command) -> None:
+        with tempfile.TemporaryDirectory(dir=tmp_path) as name:
+            directory = Path(name)
+            write_platform(crossbar(4), directory / "x.xml")
+            argv = _materialize(command, directory)
+            start = time.perf_counter()
+            with mock.patch.dict(os.environ, environment), mock.patch("os.execvp", fake_exec):
+                outcome = run_in_process(smpirun_on.main, argv)
+            kind = verdict(command, outcome)
+            if kind == "ok" and command.ok:
+                assert outcome.command is not None
+                ranks = int(outcome.command[outcome.command.index("-np") + 1])
+                loaded = load(Path(outcome.command[outcome.command.index("-platform") + 1]))
+                if (loaded["hosts"], ranks) != (command.hosts, command.ranks):
+                    kind = f"ran {ranks} ranks on {loaded['hosts']} hosts, not {command.ranks} on {command.hosts}"
+            judge(command, argv, outcome, time.perf_counter() - start, kind)
+
+    case()
+    judge.finish()
+
+
+@pytest.mark.parametrize(
+    ("command", "valid"),
+    [
+        (["-m", "generators", "mlfm", "--d", "99999999999999999999999", "-o", "{dir}/p.xml"], False),
+        (["-m", "generators", "crossbar", "--hosts", "3", "--nbl", "", "-o", "{dir}/p.xml"], False),
+        (["-m", "generators", "tofu", "--xyz", "1x1x1", "--zone", "auto", "-o", "{dir}/p.xml"], True),
+        (["scripts/smpirun-on", "crossbar", "--hosts", "2", "--np", "\u0662", "--", "/bin/true"], False),
+        (["scripts/smpirun-on", "mesh", "--width", "2", "--height", "2", "--keep", "", "--", "/bin/true"], False),
+    ],
+)
+def test_real_commands(command: list[str], valid: bool, tmp_path: Path) -> None:
+    """The same contract end to end, through the real commands (a subprocess each)."""
+    argv = [arg.replace("{dir}", str(tmp_path)) for arg in command]
+    program = [str(REPO / argv[0])] if argv[0].startswith("scripts/") else [sys.executable]
+    environment = {**os.environ, "TOPOLAB_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [*program, *argv[1 if program[0] != sys.executable else 0 :]],
+        capture_output=True, text=True, cwd=REPO, timeout=HANG_SECONDS, env=environment, check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr
+    if valid:
+        assert done.returncode == 0, done.stderr
+        assert load(tmp_path / "p.xml")["hosts"] == 12
+    else:
+        assert done.returncode == 2
+        assert len(done.stderr.splitlines()) == 1 and " error: " in done.stderr

@@ -14,7 +14,8 @@ def link_loads(platform: Platform, flows: Iterable[tuple[str, str]]) -> Counter[
     """Number of the concurrent ``(src, dst)`` flows that cross each link.
 
     Links crossed by no flow are absent from the result. NBL limiter links count flows in both
-    directions, as they carry both.
+    directions, as they carry both. A flow between two ranks of one host crosses the host's intra-node
+    link ``<host>_shm`` (``generators.node``); without one the model has no such route (``TopologyError``).
 
     >>> from generators.crossbar import crossbar
     >>> p = crossbar(3, nbl=1.0)

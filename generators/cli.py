@@ -61,8 +61,15 @@ def _parser() -> argparse.ArgumentParser:
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
         add_family_params(fp, family)
         fp.add_argument("-o", "--output", required=True, metavar="FILE", type=nonempty, help="platform XML to write")
-        fp.add_argument("--hostfile", metavar="FILE", type=nonempty, help="also write a hostfile, one rank per host")
-        fp.add_argument("--ranks", metavar="N", help="ranks in the hostfile (default: all hosts; needs --hostfile)")
+        fp.add_argument("--hostfile", metavar="FILE", type=nonempty, help="also write a hostfile: rank i on line i")
+        fp.add_argument(
+            "--ranks", metavar="N", help="ranks in the hostfile (default: every slot of every host; needs --hostfile)"
+        )
+        fp.add_argument(
+            "--ranks-per-node",
+            metavar="K",
+            help="consecutive ranks on each host, block placement (default: 1; needs --hostfile)",
+        )
         fp.add_argument(
             "--picture", metavar="FILE.png", type=nonempty, help="also draw the platform's structure to this PNG"
         )
@@ -74,13 +81,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _hostfile_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int | None:
-    """The checked ``--ranks``; ``--ranks`` and ``--placement`` only shape the hostfile, so each needs one."""
+def _hostfile_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[int | None, int]:
+    """The checked ``--ranks`` and ``--ranks-per-node``; they and ``--placement`` only shape the hostfile, so each
+    needs one."""
     placement = getattr(args, "placement", None)
-    for option, value in (("--ranks", args.ranks), ("--placement", placement)):
+    shaping = (("--ranks", args.ranks), ("--ranks-per-node", args.ranks_per_node), ("--placement", placement))
+    for option, value in shaping:
         if value is not None and args.hostfile is None:
             parser.error(f"{option} needs --hostfile: it only shapes the hostfile, and no hostfile is written")
-    return None if args.ranks is None else positive_int(args.ranks, "ranks")
+    ranks = None if args.ranks is None else positive_int(args.ranks, "ranks")
+    per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "ranks per node")
+    return ranks, per_node
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     family = FAMILIES[args.family]
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
-        ranks = _hostfile_options(parser, args)
+        ranks, per_node = _hostfile_options(parser, args)
         size = platform_size(args.family, given)
         check_size(args.family, size, written=True)  # before anything is built
         check_platform_path(args.output, compiled=size.compiled)
@@ -101,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_picture(platform, args.picture)
         hosts = None
         if args.hostfile:
-            hosts = place_ranks(platform, ranks, getattr(args, "placement", None))
+            hosts = place_ranks(platform, ranks, getattr(args, "placement", None), per_node)
         write_platform(platform, args.output)
         if hosts is not None:
             write_hostfile(hosts, args.hostfile)

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
-from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int, speed
+from generators.node import NODE_PARAMS
+from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int
 from generators.size import Size
 
 __all__ = ["FAMILY", "crossbar", "estimate"]
@@ -25,7 +26,7 @@ PARAMS = (
     Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
     Param("link_lat", latency, "latency of each host cable", "1us"),
     Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 
 
@@ -64,7 +65,7 @@ def crossbar(
     nbl : float or None
         None for no limiter, else the cap on a host's injection + reception in host-link bandwidths.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------

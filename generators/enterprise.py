@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
     Param,
@@ -29,7 +30,6 @@ from generators.params import (
     nbl_cap,
     optional_bandwidth,
     positive_int,
-    speed,
 )
 from generators.size import Size
 
@@ -52,7 +52,7 @@ PARAMS = (
     Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
     Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
     Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 
 
@@ -105,7 +105,7 @@ def enterprise(
     nbl : float or None
         Cap on a host's in + out traffic, in host-cable bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------

@@ -33,7 +33,8 @@ from generators.model import (
     host_cable,
     with_nbl,
 )
-from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int, speed
+from generators.node import NODE_PARAMS
+from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int
 from generators.size import Size
 
 __all__ = ["FAMILY", "estimate", "fattree"]
@@ -56,7 +57,7 @@ PARAMS = (
     Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
     Param("link_lat", latency, "latency of every cable", "100ns"),
     Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 
 
@@ -110,7 +111,7 @@ def fattree(
     nbl : float or None
         Cap on each server's in + out traffic, in link bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------

@@ -49,6 +49,7 @@ from generators.model import (
     host_cable,
     with_nbl,
 )
+from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
     Param,
@@ -61,7 +62,6 @@ from generators.params import (
     optional,
     optional_bandwidth,
     positive_int,
-    speed,
 )
 from generators.size import Size
 
@@ -141,7 +141,7 @@ PARAMS = (
         "source",
     ),
     Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 
 
@@ -199,7 +199,7 @@ def mlfm(
     nbl : float or None
         Cap on each server's in + out traffic, in server-link bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------

@@ -15,6 +15,10 @@ Conventions
   Transit traffic never crosses it, because only the routes that start or end at the host do.
 * Routes are ordered lists of link names, computed by the platform's routing rule
   (:meth:`Platform.route`); they are what SimGrid must report for the same pair.
+* A host has ``cores`` cores of ``speed`` each. With an intra-node path (``generators.node``: ``shm_bw``), each
+  host has one FATPIPE link ``<host>_shm`` and the route from a host to itself is exactly that link: the path a
+  message between two ranks of one host takes. Without one the model has no such route (SimGrid's implicit
+  loopback carries it).
 * A platform is written either with one explicit route per ordered host pair (a SimGrid Full zone:
   hosts^2 routes), or, when it has a :class:`RoutingGraph`, as a directed graph whose fewest-links
   paths are the routes (a SimGrid Dijkstra zone: size linear in the machine). The family builds the
@@ -53,10 +57,14 @@ _SHARING_POLICIES = (SHARED, FATPIPE)
 
 @dataclass(frozen=True)
 class Host:
-    """A compute node: the endpoint of routes and the place an MPI rank runs."""
+    """A compute node: the endpoint of routes and the place MPI ranks run.
+
+    ``speed`` is the speed of each of its ``cores`` (flop/s); the ranks placed on the host share the cores.
+    """
 
     name: str
     speed: float = 1e9
+    cores: int = 1
 
 
 @dataclass(frozen=True)
@@ -227,6 +235,10 @@ class Platform:
         The parameters as the caller gave them. Both are recorded in the XML's provenance comment.
     size : Size or None
         What the family's estimate said the builder would build (``generators.size``), set by the builder.
+    shm : bool
+        Whether every host has its intra-node link ``<host>_shm`` (``generators.node.apply_node``): then
+        ``route(h, h)`` is ``[<h>_shm]``, written as an explicit route (Full zone) or a graph edge from the host
+        to itself (Dijkstra zone). False: the model has no route from a host to itself.
     """
 
     name: str
@@ -241,6 +253,7 @@ class Platform:
     params: dict[str, object] = field(default_factory=dict)
     given: dict[str, object] = field(default_factory=dict)
     size: Size | None = None
+    shm: bool = False
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -261,6 +274,10 @@ class Platform:
             dead = sorted({a for a, _, _ in self.graph.edges} - entered - self._host_index.keys())
             if dead:
                 raise TopologyError(f"platform {self.name}: routing graph nodes without an in-edge: {dead[:3]}")
+        if self.shm:
+            missing = [name for name in self._host_index if f"{name}_shm" not in self.links]
+            if missing:
+                raise TopologyError(f"platform {self.name}: hosts without their intra-node link: {missing[:3]}")
 
     @property
     def host_names(self) -> list[str]:
@@ -275,11 +292,21 @@ class Platform:
             raise TopologyError(f"platform {self.name} has no host {name!r}") from None
 
     def route(self, src: str, dst: str) -> list[str]:
-        """Ordered link names from host ``src`` to host ``dst``, as SimGrid must route them."""
+        """Ordered link names from host ``src`` to host ``dst``, as SimGrid must route them.
+
+        From a host to itself: its intra-node link ``[<src>_shm]`` when the platform has one (``shm``); otherwise
+        ``TopologyError``, since the model does not describe SimGrid's implicit loopback.
+        """
         self.host(src)
         self.host(dst)
         if src == dst:
-            raise TopologyError(f"no route from a host to itself ({src!r}): place one rank per host")
+            if self.shm:
+                return [f"{src}_shm"]
+            raise TopologyError(
+                f"no route from a host to itself ({src!r}) in platform {self.name}: two ranks of one host talk "
+                "through SimGrid's implicit loopback (network/loopback-bw, 10 GBps, latency 0), which the model "
+                "does not describe; give shm_bw (and shm_lat) to model the intra-node path"
+            )
         route = list(self.route_rule(src, dst))
         missing = [name for name in route if name not in self.links]
         if missing:
@@ -294,10 +321,12 @@ class Platform:
         """Bottleneck bandwidth of the route when it carries a single flow."""
         return min(self.links[name].bandwidth for name in self.route(src, dst))
 
-    def routes(self) -> Iterator[tuple[str, str, list[str]]]:
-        """Every ordered pair of distinct hosts with its route, in placement order."""
+    def routes(self, *, itself: bool = False) -> Iterator[tuple[str, str, list[str]]]:
+        """Every ordered pair of distinct hosts with its route, in placement order; with ``itself`` and an
+        intra-node link (``shm``), also each host's route to itself, in its place (the explicit routes written)."""
         names = self.host_names
+        loopback = itself and self.shm
         for src in names:
             for dst in names:
-                if src != dst:
+                if src != dst or loopback:
                     yield src, dst, self.route(src, dst)

@@ -234,12 +234,15 @@ def builds(
     family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
 ) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
     r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (positionally in declared
-    order, or by name) and the builder receives every one checked, defaults filled from the ``Param``\ s.
+    order, or by name) and the builder receives every one checked, defaults filled from the ``Param``\ s, except
+    the node values it does not build (``generators.node.APPLIED``: cores, shm_bw, shm_lat), which are applied to
+    the platform it returns (``generators.node.apply_node``).
 
-    Before building, ``estimate(values)`` says what the builder would build (:mod:`generators.size`) and a model
-    beyond the memory limit is refused, so no request allocates more than the machine holds. The platform built
-    records ``family``, the checked values (``params``), the arguments as given (``given``) and the estimate
-    (``size``). The public signature shows the declared defaults, so ``help()`` and the docs say them.
+    Before building, ``estimate(values)`` says what the builder would build (:mod:`generators.size`), plus what the
+    node values add (``generators.node.node_size``), and a model beyond the memory limit is refused, so no request
+    allocates more than the machine holds. The platform built records ``family``, the checked values (``params``,
+    the node values included), the arguments as given (``given``) and the estimate (``size``). The public
+    signature shows the declared defaults, so ``help()`` and the docs say them.
 
     >>> from generators.crossbar import crossbar
     >>> p = crossbar(2, link_lat="100ns")
@@ -250,7 +253,11 @@ def builds(
     ...
     generators.errors.TopologyError: hosts must be an integer >= 1, got 0
     """
+    # generators.node declares its parameters with this module's converters: imported when a family is decorated.
+    from generators.node import APPLIED, apply_node, check_node, node_size
+
     names = tuple(param.name for param in declared)
+    applied = APPLIED if set(APPLIED) <= set(names) else ()
     signature = inspect.Signature(
         [
             inspect.Parameter(
@@ -262,6 +269,13 @@ def builds(
         ]
     )
 
+    def sized(values: Mapping[str, Any]) -> Size:
+        """The family's estimate of the values it builds, plus the node's links and routes."""
+        if not applied:
+            return estimate(values)
+        check_node(values)
+        return node_size(estimate({k: v for k, v in values.items() if k not in applied}), values["shm_bw"])
+
     def decorate(build: Callable[..., Platform]) -> Callable[..., Platform]:
         @functools.wraps(build)
         def builder(*args: object, **kwargs: object) -> Platform:
@@ -270,15 +284,17 @@ def builds(
             except TypeError as err:
                 raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
             values = check_params(family, declared, given)
-            size = estimate(values)
+            size = sized(values)
             check_size(family, size, written=False)
-            platform = build(**values)
+            platform = build(**{k: v for k, v in values.items() if k not in applied})
+            if applied:
+                platform = apply_node(platform, **{k: values[k] for k in applied})
             platform.family, platform.params, platform.given, platform.size = family, values, dict(given), size
             return platform
 
         builder.__signature__ = signature  # type: ignore[attr-defined]
         builder.declared = tuple(declared)  # type: ignore[attr-defined]
-        builder.estimate = estimate  # type: ignore[attr-defined]
+        builder.estimate = sized  # type: ignore[attr-defined]
         return builder
 
     return decorate

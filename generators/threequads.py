@@ -32,6 +32,7 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
+from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
     Param,
@@ -42,7 +43,6 @@ from generators.params import (
     nbl_cap,
     optional_bandwidth,
     positive_int,
-    speed,
 )
 from generators.size import Size
 
@@ -74,7 +74,7 @@ PARAMS = (
     Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
     Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
     Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 
 
@@ -130,7 +130,7 @@ def three_quads(
     nbl : float or None
         Cap on a node's total traffic, in NIC-cable bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------

@@ -37,6 +37,8 @@ Parameters (``python -m generators tofu --help``):
   of traffic in flight in total (e.g. 3 sends and 2 receives at full rate); ring and Bruck allgather steps
   (one send, one receive per node) stay below it. ``none`` drops it.
 * ``host_speed``: 1 Gf, as every topolab family (the collectives studied are communication only).
+* ``cores``, ``shm_bw``, ``shm_lat``: the node, as every family (``generators.node``): one core and SimGrid's
+  implicit loopback by default; applied once, to the Tofu platform (torus builds it with the defaults).
 * ``zone``: ``compiled`` (default: the platform is the compiled SimGrid zone ``NAME.so`` + ``NAME.params``;
   768 nodes of explicit routes would be an XML of 590 000 routes) or ``auto`` (``torus``'s choice: a
   routing graph when every ring is odd or of length <= 2, else explicit routes).
@@ -66,6 +68,7 @@ from typing import Any
 
 from generators.errors import TopologyError, shown
 from generators.model import CompiledZone, Platform
+from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
     Param,
@@ -78,7 +81,6 @@ from generators.params import (
     nbl_cap,
     nonnegative_int,
     optional,
-    speed,
 )
 from generators.size import Size
 from generators.torus import coordinates, index, torus
@@ -219,7 +221,7 @@ PARAMS = (
         "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
         "4",
     ),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
     Param(
         "zone",
         choice("compiled", "auto"),
@@ -283,7 +285,7 @@ def tofu(
     nbl : float or None
         Cap on a node's injection + reception, in link bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
     zone : str
         ``"compiled"`` (default) or ``"auto"`` (see ``generators.torus.torus``).
 
@@ -296,7 +298,8 @@ def tofu(
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-5', 'host-5_nbl']
     """
     xyz, wraps = _machine(xyz, preset, xyz_wrap)
-    base = torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed, zone)
+    # The node values (cores, shm_bw, shm_lat) are left to tofu's own wrapper: torus gets their defaults.
+    base = torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed=host_speed, zone=zone)
     name = "tofu-" + "x".join(map(str, xyz)) + ("" if all(wraps) else "-wrap" + "".join(str(int(w)) for w in wraps))
     compiled = base.compiled
     if compiled is not None:  # the zone's name is the platform's

@@ -59,6 +59,7 @@ from generators.model import (
     duplex_link,
     nbl_link,
 )
+from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
     Param,
@@ -70,7 +71,6 @@ from generators.params import (
     latency,
     nbl_cap,
     positive_int,
-    speed,
 )
 from generators.size import Size
 
@@ -144,7 +144,7 @@ _COMMON = (
     Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
     Param("link_lat", latency, "latency of each link", "100ns"),
     Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    Param("host_speed", speed, "host speed", "1Gf"),
+    *NODE_PARAMS,
 )
 TORUS_PARAMS = (
     Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
@@ -246,7 +246,7 @@ def torus(
     nbl : float or None
         Cap on a node's in + out traffic, in link bandwidths; None: no limiter.
     host_speed : float
-        Host speed, flop/s.
+        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
     zone : str
         SimGrid representation: ``"auto"`` (the routing graph when it can route, else explicit routes
         up to ``MAX_EXPLICIT_HOSTS`` nodes, else the compiled zone) or ``"compiled"`` (always the
@@ -398,7 +398,7 @@ def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | 
     >>> len(mesh(16, 32).hosts)
     512
     """
-    return torus((width, height), False, link_bw, link_lat, nbl, host_speed, "auto")
+    return torus((width, height), False, link_bw, link_lat, nbl, host_speed=host_speed, zone="auto")
 
 
 TORUS_FAMILY = Family(

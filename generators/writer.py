@@ -4,7 +4,8 @@ A platform without a routing graph becomes a Full zone with one explicit route p
 pair; that table grows as hosts^2, so routes are written one element at a time with
 ``lxml.etree.xmlfile`` and never held as a tree. A platform with a routing graph becomes a
 DijkstraCache zone whose routes are the graph's edges (SimGrid computes each source's shortest
-paths once, on first use). Elements follow the order SimGrid requires: hosts,
+paths once, on first use). A host of several cores gets SimGrid's ``core`` attribute; the intra-node links and
+routes of ``generators.node`` are links and routes like the others. Elements follow the order SimGrid requires: hosts,
 routers, links, then routes. Every value carries its unit and is written exactly (shortest
 round-trip float text), so the same model always gives the same bytes.
 
@@ -130,7 +131,8 @@ def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
             with xf.element("zone", id=platform.name, routing="Full" if graph is None else "DijkstraCache"):
                 xf.write("\n")
                 for host in platform.hosts:
-                    xf.write(etree.Element("host", id=host.name, speed=format_speed(host.speed)), "\n")
+                    cores = {"core": str(host.cores)} if host.cores > 1 else {}
+                    xf.write(etree.Element("host", id=host.name, speed=format_speed(host.speed), **cores), "\n")
                 for router in [*platform.routers, *(graph.virtual_routers if graph else ())]:
                     xf.write(etree.Element("router", id=router), "\n")
                 for link in platform.links.values():
@@ -143,8 +145,14 @@ def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
                     )
                     xf.write(element, "\n")
                 # SimGrid's Dijkstra zone (3.32 and 4.1) reports the links of each edge in reverse order: written
-                # reversed, SimGrid's routes list every link in travel order (the loader tests check it).
-                routes = platform.routes() if graph is None else ((a, b, links[::-1]) for a, b, links in graph.edges)
+                # reversed, SimGrid's routes list every link in travel order (the loader tests check it). A Full zone
+                # gets each host's route to itself too when it has an intra-node link (generators.node): SimGrid then
+                # uses it instead of its loopback; in a graph that route is the host's edge to itself.
+                routes = (
+                    platform.routes(itself=True)
+                    if graph is None
+                    else ((a, b, links[::-1]) for a, b, links in graph.edges)
+                )
                 for src, dst, route in routes:
                     element = etree.Element("route", src=src, dst=dst, symmetrical="NO")
                     for name in route:

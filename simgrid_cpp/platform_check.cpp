@@ -3,14 +3,18 @@
  * what SimGrid made of it as one JSON object on stdout.
  *
  *   platform_check PLATFORM_FILE [--route SRC DST]... [--all-routes]
- *                  [--list-hosts] [--cfg=NAME:VALUE]... [-h|--help]
+ *                  [--list-hosts] [--list-cores] [--cfg=NAME:VALUE]... [-h|--help]
  *
  * Output (one line):
  *   {"platform":FILE,"hosts":N,"links":M,
  *    "host_names":[...],                      (only with --list-hosts)
+ *    "host_cores":{"NAME":CORES,...},         (only with --list-cores)
  *    "routes":[{"src":..,"dst":..,"links":[..],"latency":SECONDS},...]}
  * Routes are the --route pairs in command-line order, then (--all-routes)
- * every ordered pair of distinct hosts, hosts sorted by name.
+ * every ordered pair of distinct hosts, hosts sorted by name. A --route may
+ * name one host twice: SimGrid's route from a host to itself (its loopback, or
+ * the platform's own route for it). host_cores: each host's core count, hosts
+ * sorted by name.
  *
  * Exit codes: 0 ok, 1 platform missing/unreadable/rejected by SimGrid,
  * 2 bad command line or unknown host name. SimGrid's own log lines go to
@@ -40,13 +44,15 @@ constexpr int EXIT_LOAD_ERROR = 1;
 constexpr int EXIT_USAGE = 2;
 
 constexpr const char* USAGE =
-    "usage: platform_check PLATFORM_FILE [--route SRC DST]... [--all-routes] [--list-hosts]\n"
+    "usage: platform_check PLATFORM_FILE [--route SRC DST]... [--all-routes] [--list-hosts] [--list-cores]\n"
     "                      [--cfg=NAME:VALUE]... [-h|--help]\n"
     "Loads and seals a SimGrid platform and prints one JSON object on stdout:\n"
-    "  {\"platform\", \"hosts\", \"links\", \"host_names\" (with --list-hosts), \"routes\"}\n"
+    "  {\"platform\", \"hosts\", \"links\", \"host_names\" (with --list-hosts),\n"
+    "   \"host_cores\" (with --list-cores), \"routes\"}\n"
     "  --route SRC DST  report the route from host SRC to host DST (repeatable)\n"
     "  --all-routes     report the route of every ordered pair of distinct hosts\n"
     "  --list-hosts     list the host names, sorted\n"
+    "  --list-cores     give each host's core count\n"
     "  --cfg=NAME:VALUE SimGrid configuration (e.g. --cfg=network/model:CM02)\n";
 
 struct Options {
@@ -54,6 +60,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> routes;
   bool all_routes = false;
   bool list_hosts = false;
+  bool list_cores = false;
 };
 
 /* A command-line problem (exit code 2). */
@@ -84,6 +91,8 @@ Options parse_args(int argc, char** argv)
       opt.all_routes = true;
     } else if (arg == "--list-hosts") {
       opt.list_hosts = true;
+    } else if (arg == "--list-cores") {
+      opt.list_cores = true;
     } else if (!arg.empty() && arg[0] == '-') {
       throw UsageError("unknown option '" + arg + "' (see --help)");
     } else if (have_platform) {
@@ -226,6 +235,12 @@ int main(int argc, char** argv)
       for (size_t i = 0; i < hosts.size(); i++)
         out += (i ? "," : "") + json_string(hosts[i]->get_name());
       out += "]";
+    }
+    if (opt.list_cores) {
+      out += ",\"host_cores\":{";
+      for (size_t i = 0; i < hosts.size(); i++)
+        out += (i ? "," : "") + json_string(hosts[i]->get_name()) + ":" + std::to_string(hosts[i]->get_core_count());
+      out += "}";
     }
     out += ",\"routes\":[";
     for (size_t i = 0; i < pairs.size(); i++)

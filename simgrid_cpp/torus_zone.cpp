@@ -14,17 +14,29 @@
  *   link_bw 2e9             bytes/s per direction of each cable
  *   link_lat 1e-07          seconds
  *   nbl 1                   endpoint limiter in link bandwidths, or "none"
- *   host_speed 1e9          flop/s
+ *   host_speed 1e9          flop/s of each core
  *   name torus-16x12x8x4x2  zone name
  *
+ * and the node keys of generators/node.py, each optional and written only when
+ * it is not the default (so that older files still read the same):
+ *
+ *   cores 16                cores per host (default 1)
+ *   shm_bw 1e10             bytes/s of each host's intra-node link (default:
+ *                           none, no such link)
+ *   shm_lat 5e-07           seconds, its latency (default 0; needs shm_bw)
+ *
  * Elements and routes are those of the Python model, name for name: hosts
- * host-<k>; one full-duplex cable per neighbour pair as two SHARED directed
- * links host-<a>_to_host-<b> (a length-2 dimension is one cable); the limiter
- * host-<k>_nbl on the routes that start or end at host-<k> only. Routes are
- * dimension-ordered (dimension 0 first), the shorter way round a ring, ties
- * by SimGrid's TORUS rule (goes_up below = torus._goes_up), computed on
- * demand in get_local_route(): memory is linear in the machine and nothing
- * is precomputed per pair.
+ * host-<k> with `cores` cores; one full-duplex cable per neighbour pair as two
+ * SHARED directed links host-<a>_to_host-<b> (a length-2 dimension is one
+ * cable); the limiter host-<k>_nbl on the routes that start or end at host-<k>
+ * only; with shm_bw, the FATPIPE link host-<k>_shm, the whole route from
+ * host-<k> to itself (without it, one FATPIPE link "loopback" for all hosts, the
+ * twin of the network model's __loopback__ that SimGrid's own zones use:
+ * network/loopback-bw and network/loopback-lat).
+ * Routes are dimension-ordered (dimension 0 first), the shorter way round a
+ * ring, ties by SimGrid's TORUS rule (goes_up below = torus._goes_up), computed
+ * on demand in get_local_route(): memory is linear in the machine and nothing
+ * is precomputed per pair. An unknown key is refused.
  *
  * Errors (missing or malformed parameters) print one line
  * "topolab torus zone: error: ..." on stderr and exit with status 2.
@@ -32,12 +44,14 @@
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <dlfcn.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -67,6 +81,9 @@ struct TorusParams {
   double link_lat   = 0;
   double nbl        = 0; /* <= 0: no limiter */
   double host_speed = 0;
+  int cores         = 1;
+  double shm_bw     = 0; /* <= 0: no intra-node link */
+  double shm_lat    = 0;
 };
 
 double positive_number(const std::string& key, std::istringstream& values, bool zero_allowed)
@@ -75,6 +92,14 @@ double positive_number(const std::string& key, std::istringstream& values, bool 
   if (!(values >> value) || !std::isfinite(value) || value < 0 || (!zero_allowed && value == 0))
     fail("parameter '" + key + "' must be a " + (zero_allowed ? "non-negative" : "positive") + " number");
   return value;
+}
+
+int core_count(std::istringstream& values)
+{
+  long value;
+  if (!(values >> value) || !(values >> std::ws).eof() || value < 1 || value > INT_MAX)
+    fail("parameter 'cores' must be an integer from 1 to " + std::to_string(INT_MAX));
+  return static_cast<int>(value);
 }
 
 TorusParams read_params(const std::string& path)
@@ -87,6 +112,7 @@ TorusParams read_params(const std::string& path)
   bool have_lat = false;
   bool have_nbl = false;
   bool have_speed = false;
+  bool have_shm_lat = false;
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream values(line);
@@ -124,6 +150,13 @@ TorusParams read_params(const std::string& path)
       have_nbl = true;
     } else if (key == "name") {
       values >> p.name;
+    } else if (key == "cores") {
+      p.cores = core_count(values);
+    } else if (key == "shm_bw") {
+      p.shm_bw = positive_number(key, values, false);
+    } else if (key == "shm_lat") {
+      p.shm_lat = positive_number(key, values, true);
+      have_shm_lat = true;
     } else {
       fail("unknown parameter '" + key + "' in '" + path + "'");
     }
@@ -137,6 +170,8 @@ TorusParams read_params(const std::string& path)
     fail("'" + path + "' must give one wrap flag per dimension");
   if (!have_bw || !have_lat || !have_nbl || !have_speed)
     fail("'" + path + "' must give link_bw, link_lat, nbl and host_speed");
+  if (have_shm_lat && p.shm_bw <= 0)
+    fail("'" + path + "' gives shm_lat without shm_bw (the intra-node link needs a bandwidth)");
   return p;
 }
 
@@ -165,7 +200,17 @@ public:
   {
     simgrid::s4u::NetZone* zone = get_iface();
     for (long k = 0; k < nodes_; k++)
-      zone->add_host("host-" + std::to_string(k), p_.host_speed)->seal();
+      zone->add_host("host-" + std::to_string(k), p_.host_speed)->set_core_count(p_.cores)->seal();
+    /* SimGrid's Full and Dijkstra zones route a host without a route to itself through the network model's
+     * __loopback__ (network/loopback-bw and -lat, FATPIPE); that link is not reachable from a zone of a shared
+     * object, so the zone makes the same one, "loopback" (an empty route would abort the simulation). */
+    if (p_.shm_bw <= 0) {
+      loopback_latency_ = simgrid::config::get_value<double>("network/loopback-lat");
+      loopback_ = zone->add_link("loopback", simgrid::config::get_value<double>("network/loopback-bw"))
+                      ->set_latency(loopback_latency_)
+                      ->set_sharing_policy(simgrid::s4u::Link::SharingPolicy::FATPIPE)
+                      ->get_impl();
+    }
     up_.assign(nodes_ * ndims_, nullptr);
     down_.assign(nodes_ * ndims_, nullptr);
     for (long k = 0; k < nodes_; k++) {
@@ -185,6 +230,11 @@ public:
         nbl_.push_back(zone->add_link("host-" + std::to_string(k) + "_nbl", p_.nbl * p_.link_bw)
                            ->set_latency(0)
                            ->get_impl());
+      if (p_.shm_bw > 0) /* FATPIPE: every intra-node message gets the whole bandwidth (no memory-bus contention) */
+        shm_.push_back(zone->add_link("host-" + std::to_string(k) + "_shm", p_.shm_bw)
+                           ->set_latency(p_.shm_lat)
+                           ->set_sharing_policy(simgrid::s4u::Link::SharingPolicy::FATPIPE)
+                           ->get_impl());
     }
   }
 
@@ -192,8 +242,12 @@ public:
   {
     long from = static_cast<long>(src->id());
     long to   = static_cast<long>(dst->id());
-    if (from == to)
+    if (from == to) { /* the intra-node link, or (without one) the loopback that SimGrid's own zones use */
+      into->link_list_.push_back(p_.shm_bw > 0 ? shm_[from] : loopback_);
+      if (latency != nullptr)
+        *latency += p_.shm_bw > 0 ? p_.shm_lat : loopback_latency_;
       return;
+    }
     if (p_.nbl > 0)
       into->link_list_.push_back(nbl_[from]);
     long here = from;
@@ -236,6 +290,9 @@ private:
   std::vector<StandardLinkImpl*> up_;   /* [k * ndims + d]: the link from k one step "+" along d */
   std::vector<StandardLinkImpl*> down_; /* [k * ndims + d]: the link from k one step "-" along d */
   std::vector<StandardLinkImpl*> nbl_;  /* [k]: the limiter of host-k (empty without NBL) */
+  std::vector<StandardLinkImpl*> shm_;  /* [k]: the intra-node link of host-k (empty without shm_bw) */
+  StandardLinkImpl* loopback_ = nullptr; /* every host's route to itself without shm_bw */
+  double loopback_latency_    = 0;
 };
 
 /* $TOPOLAB_TORUS_PARAMS, else this shared object's path with ".so" replaced by ".params". */

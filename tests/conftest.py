@@ -96,6 +96,13 @@ def real_mpi_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build / "bin"
 
 
+def simgrid_link_count(model: Any) -> int:
+    """The links SimGrid reports for a platform written from ``model``: the model's, the network model's own
+    ``__loopback__``, and for a compiled zone without intra-node links the zone's ``loopback``, its twin
+    (simgrid_cpp/torus_zone.cpp)."""
+    return len(model.links) + 1 + (model.compiled is not None and not model.shm)
+
+
 def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
     """Loader arguments asking for the routes of ``pairs``."""
     return [arg for src, dst in pairs for arg in ("--route", src, dst)]

@@ -279,6 +279,7 @@ def family_case(
         if not ok:
             return Case(family, argv, False, values=values)
         valid, hosts, compiled = rule(values)
+        valid = valid and ("cores" not in values or node_ok(values))
         assume(not (valid and slow(values)))
         return Case(family, argv, valid, hosts, compiled, values)
 
@@ -293,12 +294,36 @@ def limiter_ok(values: Mapping[str, Any], bandwidth: str = "link_bw") -> bool:
     return math.isfinite(product) and product >= SMALLEST
 
 
+MAX_CORES = 2**31 - 1  # SimGrid reads a host's core count as a C int
+
+
+def cores() -> Domain:
+    """Cores per host: 1 .. 2^31 - 1 (a core count is no size: a huge one builds nothing more), and beyond that,
+    below 1, blank or malformed, invalid."""
+    most = st.just(Drawn(str(MAX_CORES), True, MAX_CORES))
+    beyond = st.one_of(st.integers(MAX_CORES + 1, 10**30), st.just(10**4299)).map(lambda n: Drawn(str(n), False))
+    low = st.integers(-3, 0).map(lambda n: Drawn(str(n), False))
+    garbage = _garbage(lambda t: INTEGER.fullmatch(t) is not None)
+    return Domain(st.one_of(count(1, 64).good, most), st.one_of(beyond, low, garbage))
+
+
+def node_ok(values: Mapping[str, Any]) -> bool:
+    """The node values go together: shm_lat only with shm_bw (a latency of 0 is no latency), and a host's total speed,
+    cores x host_speed, is a double SimGrid reads."""
+    if values["shm_bw"] is None and values["shm_lat"] != 0:
+        return False
+    return math.isfinite(values["cores"] * values["host_speed"])
+
+
 def _common(*, link: str = "link_bw") -> dict[str, Domain]:
     return {
         link: quantity(BANDWIDTH),
         "link_lat": quantity(TIME, allow_zero=True),
         "nbl": nbl(),
         "host_speed": quantity(SPEED),
+        "cores": cores(),
+        "shm_bw": optional(quantity(BANDWIDTH)),
+        "shm_lat": quantity(TIME, allow_zero=True),
     }
 
 

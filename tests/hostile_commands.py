@@ -136,6 +136,9 @@ def _ranks(limit: int, clean: bool) -> st.SearchStrategy[tuple[str, bool, int] |
     return st.one_of(st.none(), drawn.map(lambda d: (d.text, d.ok and d.value <= limit, d.value or 0)))
 
 
+PER_NODE_FAULTS = [Drawn(text, False) for text in ("0", "-1", "", " ", "x", "1.5", "\u0662", "2,", "+")]
+"""Bad ``--ranks-per-node`` values (with a hostfile)."""
+
 MODES = {"clean": 0, "param": 1, "option": 0, "wild": -1}
 """How a command is drawn: the number of family parameters taking any value (tests/hostile.py), and its own
 options clean, one of them hostile ("option") or all ("wild")."""
@@ -150,8 +153,9 @@ def _mode(draw: st.DrawFn, options: tuple[str, ...]) -> tuple[int, Callable[[str
 
 @st.composite
 def generator_command(draw: st.DrawFn, family: str) -> Command:
-    """``python -m generators FAMILY [params] -o FILE [--hostfile FILE [--ranks N] [--placement SPEC]]``."""
-    faults, hostile = _mode(draw, ("output", "hostfile", "placement", "ranks", "picture"))
+    """``python -m generators FAMILY [params] -o FILE [--hostfile FILE [--ranks N] [--ranks-per-node K]
+    [--placement SPEC]]``."""
+    faults, hostile = _mode(draw, ("output", "hostfile", "placement", "ranks", "ranks_per_node", "picture"))
     case = draw(FAMILY_CASES[family](faults))
     ok, argv = case.ok, [*case.argv]
     suffix = ".so" if case.compiled else ".xml"
@@ -161,7 +165,7 @@ def generator_command(draw: st.DrawFn, family: str) -> Command:
     argv += ["-o", f"{{dir}}/platform{output}" if output.strip() else output]
     # --ranks and --placement only shape the hostfile: hostile ones come without it (well-formed, and refused for
     # that alone) or with it (and malformed).
-    shaping = hostile("ranks") or hostile("placement")
+    shaping = hostile("ranks") or hostile("ranks_per_node") or hostile("placement")
     choices = ["", " "] if hostile("hostfile") else [None, None, "{dir}/hosts"] if shaping else [None, "{dir}/hosts"]
     hostfile = draw(st.sampled_from(choices))
     if hostfile is not None:
@@ -173,6 +177,16 @@ def generator_command(draw: st.DrawFn, family: str) -> Command:
         if placement is not None:
             argv += [f"--placement={placement[0]}"]
             ok, placed = ok and placement[1] and bool(hostfile), placement[2]
+    per_node = 1
+    if hostile("ranks_per_node"):  # well-formed without --hostfile, or malformed (a huge K may be valid: not drawn)
+        drawn = draw(count(1, 3).good if hostfile is None else st.sampled_from(PER_NODE_FAULTS))
+        argv += [f"--ranks-per-node={drawn.text}"]
+        ok, per_node = ok and drawn.ok and bool(hostfile), drawn.value or 1
+    elif hostfile and draw(st.booleans()):
+        drawn = draw(count(1, 3).good)
+        argv += [f"--ranks-per-node={drawn.text}"]
+        per_node = drawn.value
+    placed *= per_node
     ranks = None
     if hostile("ranks"):
         drawn = draw(count(1, 6).good if hostfile is None else count(1, 6).fault)

@@ -19,9 +19,11 @@ from generators import build_platform, platform_suffix, write_platform
 GOLDEN = Path(__file__).parent / "data" / "golden"
 
 CASES: dict[str, tuple[str, dict[str, object]]] = {
+    "crossbar-2-cores": ("crossbar", {"hosts": 2, "cores": 4, "shm_bw": "10GBps", "shm_lat": "500ns"}),
     "crossbar-3-nominal": ("crossbar", {"hosts": 3, "nbl": "nominal"}),
     "enterprise-2x3": ("enterprise", {"modules": 2, "ports": 3, "backplane": "2GBps", "module_fabric": "1GBps"}),
     "fattree-4": ("fattree", {"radix": 4, "nbl": 2}),
+    "mesh-2x2-shm": ("mesh", {"width": 2, "height": 2, "cores": 2, "shm_bw": "20GBps", "shm_lat": "100ns"}),
     "mesh-3x2-nbl": ("mesh", {"width": 3, "height": 2, "nbl": "nominal"}),
     "mlfm-2": ("mlfm", {"d": 2}),
     "threequads-2": ("threequads", {"q": 2, "switch_fabric": "1GBps"}),
@@ -29,6 +31,10 @@ CASES: dict[str, tuple[str, dict[str, object]]] = {
     "tofu-1x1x2-compiled": ("tofu", {"xyz": "1x1x2"}),
     "torus-3x3-graph": ("torus", {"dims": "3x3"}),
     "torus-4x2-full": ("torus", {"dims": "4x2", "link_lat": "1.54us"}),
+    "torus-4x2-compiled-shm": (
+        "torus",
+        {"dims": "4x2", "zone": "compiled", "cores": 16, "shm_bw": "20GBps", "shm_lat": "200ns"},
+    ),
     "torus-4x4x2-compiled": ("torus", {"dims": "4x4x2", "zone": "compiled"}),
 }
 """Each case's file: the XML, or for a compiled zone its parameter file (the shared object is built code)."""

@@ -18,12 +18,12 @@ import pytest
 from generators import TopologyError, build_platform
 from generators.machines import CATALOGUE, load_catalogue, main, write_ready
 from generators.writer import compiled_library, write_platform
+from tests.conftest import simgrid_link_count
 
 REPO = Path(__file__).resolve().parent.parent
 PLATFORMS = REPO / "platforms"
 READY = load_catalogue()
 # SimGrid adds one link of its own to every platform (``__loopback__``).
-SIMGRID_OWN_LINKS = 1
 
 
 def test_every_committed_file_is_what_the_catalogue_writes(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_simgrid_loads_it_as_the_model(key: str, tmp_path: Path, load_platform: 
         path = tmp_path / f"{entry.file}.xml"
         write_platform(model, path)
     loaded = load_platform(path, *_pairs(model.host_names))
-    assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), len(model.links) + SIMGRID_OWN_LINKS)
+    assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
     for route in loaded["routes"]:
         assert route["links"] == model.route(route["src"], route["dst"])
     for name in entry.hostfiles:

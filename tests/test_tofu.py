@@ -16,10 +16,9 @@ from generators import TopologyError, build_platform, place_ranks, tofu, write_p
 from generators.model import Platform
 from generators.tofu import fx10, physical_dims, shape_hosts, virtual_dims, virtual_to_host
 from generators.torus import coordinates
-from tests.conftest import route_args
+from tests.conftest import route_args, simgrid_link_count
 from tests.test_generators_cli import run_cli
 
-SIMGRID_OWN_LINKS = 1
 AXES = "XYZABC"
 
 
@@ -104,7 +103,7 @@ class TestRoutes:
         write_platform(model, tmp_path / f"t{suffix}")
         loaded = load_platform(tmp_path / f"t{suffix}", "--all-routes")
         n = 12 * math.prod(xyz)
-        assert (loaded["hosts"], loaded["links"]) == (n, len(model.links) + SIMGRID_OWN_LINKS)
+        assert (loaded["hosts"], loaded["links"]) == (n, simgrid_link_count(model))
         assert len(loaded["routes"]) == n * (n - 1)
         for route in loaded["routes"]:
             assert route["links"] == model.route(route["src"], route["dst"])
@@ -117,7 +116,7 @@ class TestRoutes:
         pairs += [(f"host-{a}", f"host-{(a * 2654435761) % 768}") for a in range(1, 768, 53)]
         pairs = [(a, b) for a, b in pairs if a != b]
         loaded = load_platform(tmp_path / "fx10.so", *route_args(pairs))
-        assert (loaded["hosts"], loaded["links"]) == (768, len(machine.links) + SIMGRID_OWN_LINKS)
+        assert (loaded["hosts"], loaded["links"]) == (768, simgrid_link_count(machine))
         assert [r["links"] for r in loaded["routes"]] == [machine.route(*pair) for pair in pairs]
         assert machine.route("host-0", "host-767") == [
             "host-0_nbl", "host-0_to_host-3", "host-3_to_host-15", "host-15_to_host-63",  # X, Y, Z the short way

@@ -15,8 +15,7 @@ import pytest
 from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
 from generators.model import Grid
 from generators.torus import MAX_EXPLICIT_HOSTS, coordinates
-
-SIMGRID_OWN_LINKS = 1
+from tests.conftest import simgrid_link_count
 
 
 def cables(dims: tuple[int, ...], wraps: tuple[bool, ...]) -> int:
@@ -155,7 +154,7 @@ def test_loader_routes_equal_model(
     write_platform(model, tmp_path / "t.xml")
     loaded = load_platform(tmp_path / "t.xml", "--all-routes")
     assert loaded["hosts"] == math.prod(dims)
-    assert loaded["links"] == len(model.links) + SIMGRID_OWN_LINKS
+    assert loaded["links"] == simgrid_link_count(model)
     for route in loaded["routes"]:
         assert route["links"] == model.route(route["src"], route["dst"])
 
@@ -181,7 +180,7 @@ class TestCompiledZone:
         write_platform(model, tmp_path / "t.so")
         loaded = load_platform(tmp_path / "t.so", "--all-routes")
         assert loaded["hosts"] == math.prod(dims)
-        assert loaded["links"] == len(model.links) + SIMGRID_OWN_LINKS
+        assert loaded["links"] == simgrid_link_count(model)
         assert len(loaded["routes"]) == math.prod(dims) * (math.prod(dims) - 1)
         for route in loaded["routes"]:
             assert route["links"] == model.route(route["src"], route["dst"])
@@ -206,7 +205,7 @@ class TestCompiledZone:
         write_platform(model, tmp_path / "mira.so")
         pairs = [("host-0", "host-49151"), ("host-5", "host-40000"), ("host-24575", "host-3"), ("host-8", "host-0")]
         loaded = load_platform(tmp_path / "mira.so", *[x for pair in pairs for x in ("--route", *pair)])
-        assert (loaded["hosts"], loaded["links"]) == (49152, len(model.links) + SIMGRID_OWN_LINKS)
+        assert (loaded["hosts"], loaded["links"]) == (49152, simgrid_link_count(model))
         assert [r["links"] for r in loaded["routes"]] == [model.route(*pair) for pair in pairs]
 
     def test_platform_file_must_end_in_so(self, tmp_path: Path) -> None:

@@ -63,8 +63,8 @@ def test_provenance_comment_gives_the_parameters_as_given_and_as_built(tmp_path:
     text = (tmp_path / "p.xml").read_text()
     assert (
         '<!-- topolab platform crossbar-2: family crossbar, parameters as given {"hosts": 2, "link_lat": "100ns", '
-        '"nbl": "nominal"}, as built {"host_speed": 1000000000.0, "hosts": 2, "link_bw": 1000000000.0, '
-        '"link_lat": 1e-07, "nbl": 1.0} -->'
+        '"nbl": "nominal"}, as built {"cores": 1, "host_speed": 1000000000.0, "hosts": 2, "link_bw": 1000000000.0, '
+        '"link_lat": 1e-07, "nbl": 1.0, "shm_bw": null, "shm_lat": 0.0} -->'
     ) in text
 
 

@@ -11,8 +11,8 @@ torus-like families, ``platform.grid``. Link names are read as the model writes 
 * ``<a>_to_<b>`` (and ``<b>_to_<a>``): the two directed links of the cable between nodes a and b,
   drawn as one edge;
 * ``<host>_nbl`` (node-bandwidth limiter), ``<host>_port`` (the FATPIPE endpoint of a routing-graph
-  torus), ``<switch>_fabric`` (the internal capacity of a switch, module or backplane): links inside
-  a node, drawn on the node's marker in a heatmap.
+  torus), ``<switch>_fabric`` (the internal capacity of a switch, module or backplane), ``<host>_shm``
+  (the intra-node path, ``generators.node``): links inside a node, drawn on the node's marker in a heatmap.
 
 Any other link name is a :class:`~generators.errors.TopologyError`: a picture never silently drops
 part of the platform.

@@ -51,7 +51,7 @@ class Layout:
     edges : tuple of Edge
         One per cable of the model.
     node_links : mapping of str to tuple of str
-        Links inside a node (``_nbl``, ``_port``, ``_fabric``), by node.
+        Links inside a node (``_nbl``, ``_port``, ``_fabric``, ``_shm``), by node.
     groups : tuple of Group
         Labelled boxes (modules, layers, quads, Tofu units, subnetworks ...).
     labels : mapping of str to str

@@ -21,8 +21,8 @@ from generators.model import Platform
 
 __all__ = ["FAMILY_LAYOUTS", "NODE_LINK_SUFFIXES", "layout"]
 
-#: Suffixes of the links that live inside one node (limiter, FATPIPE endpoint, switch fabric).
-NODE_LINK_SUFFIXES = ("nbl", "port", "fabric")
+#: Suffixes of the links that live inside one node (limiter, FATPIPE endpoint, switch fabric, intra-node path).
+NODE_LINK_SUFFIXES = ("nbl", "port", "fabric", "shm")
 
 #: The layout function of each family, by ``platform.family``.
 FAMILY_LAYOUTS: dict[str, Callable[[Platform], Draft]] = {
@@ -55,7 +55,7 @@ def _split_links(platform: Platform) -> tuple[dict[tuple[str, str], list[str]], 
             continue
         raise TopologyError(
             f"cannot draw link {name!r} of {platform.name}: it is neither a cable '<a>_to_<b>' between two of its "
-            f"hosts/switches nor a node's '<node>_nbl', '_port' or '_fabric' link"
+            f"hosts/switches nor a node's '<node>_nbl', '_port', '_fabric' or '_shm' link"
         )
     return cables, inside
 
@@ -76,6 +76,7 @@ def _capacity_note(
         ("nbl", "NBL limiter (in + out)"),
         ("fabric", "fabric"),
         ("port", "FATPIPE endpoint port (routing-graph artefact, never limits)"),
+        ("shm", "FATPIPE intra-node path (ranks of one host)"),
     ):
         owners = sorted(n for n, links in inside.items() if any(link.endswith("_" + suffix) for link in links))
         if owners:

@@ -30,9 +30,11 @@ from generators import (
 )
 from generators.model import Platform
 from study_runner.cache import Cache, file_digest, run_key
+from study_runner.compute import calibration, compute_options, compute_timing
 from study_runner.engine import Engine
 from study_runner.errors import StudyError
 from study_runner.eta import Estimate, Expected
+from study_runner.outputs import parse_output
 from study_runner.progress import LineProgress, Progress
 from study_runner.smpi import (
     SETUP_HINT,
@@ -61,6 +63,9 @@ class PreparedRun:
     binary: Path
     platform_file: Path
     hostfile: Path
+    compute_scale: float | None = None
+    """For ``compute = "benchmark"``: simulated seconds of computation per rank per benchmarked second (this
+    machine's speed / (the platform's core speed x ranks)); None when computation is off."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,9 @@ def prepare_runs(
     }
     binary_digests: dict[str, str] = {}
     prepared = []
-    for spec in study.selected_runs(quick):
+    runs = study.selected_runs(quick)
+    reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
+    for spec in runs:
         label = f"{study.name}/{spec.id}"
         binary = bin_dir / spec.app
         if not binary.is_file():
@@ -143,13 +150,15 @@ def prepare_runs(
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
         try:
-            hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement)
+            hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement, spec.ranks_per_node)
         except TopologyError as err:
             raise StudyError(f"{label}: {err}") from None
         hostfile = workdir / f"{spec.id}.hosts"
         write_hostfile(hosts, hostfile)
         args = spec.arguments(quick)
-        command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, spec.options)
+        compute = compute_options(spec.compute, reference)
+        options = (*compute, *spec.options)
+        command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
         inputs = {
             "platform_sha256": xml_digests[spec.platform],
             "hosts": hosts,
@@ -157,12 +166,15 @@ def prepare_runs(
             "app": spec.app,
             "args": list(args),
             "ranks": spec.ranks,
-            "options": [*STANDARD_OPTIONS, *spec.options],
+            "options": [*STANDARD_OPTIONS, *options],
             "simgrid": simgrid_version(),
         }
         key = run_key(**inputs)
+        if spec.output != "json":
+            inputs["output"] = spec.output
+        scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
         prepared.append(
-            PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile)
+            PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
         )
     return platforms, prepared
 
@@ -179,9 +191,26 @@ def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] |
     try:
         with work_directory("run") as scratch:
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
-        return parse_records(outcome.stdout, run.label), outcome
+        if run.spec.output == "json":
+            records = parse_records(outcome.stdout, run.label)
+        else:
+            records = parse_output(run.spec.output, outcome.stdout, run.label)
+        return _with_timing(run, records, outcome), outcome
     except StudyError as err:
         return err
+
+
+def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: SmpirunOutcome) -> list[dict[str, Any]]:
+    """With computation benchmarked, each record also gets SMPI's simulated end time (``simulated_s``) and the
+    simulated computation of an average rank (``computation_s``): the run's split between computing and the rest
+    (communicating and waiting)."""
+    if run.compute_scale is None:
+        return records
+    timing = compute_timing(outcome.stderr)
+    if "benchmarked_s" not in timing:
+        raise StudyError(f"{run.label}: smpirun printed no timing summary (smpi/display-timing)")
+    extra = {"simulated_s": timing["simulated_s"], "computation_s": timing["benchmarked_s"] * run.compute_scale}
+    return [{**record, **extra} for record in records]
 
 
 def default_workers() -> int:

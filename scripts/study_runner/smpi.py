@@ -149,6 +149,8 @@ class SmpirunOutcome:
     """Peak of the summed ``RssAnon`` of smpirun's process tree, sampled every ``MEMORY_SAMPLE_S``: the
     simulator's own memory. SMPI's shared-malloc buffers are file mappings folded onto one block; the
     kernel's max RSS counts every rank's view of them, hence not used."""
+    stderr: str = ""
+    """What smpirun printed on stderr (SimGrid's messages, e.g. the timing summary of ``smpi/display-timing``)."""
 
 
 MEMORY_SAMPLE_S = 0.2
@@ -262,7 +264,7 @@ def _run_measured(command: Sequence[str], workdir: Path, timeout: float, label: 
         raise StudyError(
             f"{label}: smpirun failed with exit status {process.returncode}; last lines of stderr:\n    {tail}"
         )
-    return SmpirunOutcome(stdout, time.monotonic() - start, peak / 1024)
+    return SmpirunOutcome(stdout, time.monotonic() - start, peak / 1024, stderr)
 
 
 def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:

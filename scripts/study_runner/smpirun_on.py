@@ -50,6 +50,8 @@ from generators.placement import place_ranks, write_hostfile
 from generators.size import check_size
 from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
 from study_runner.cache import default_cache_dir, file_digest, run_key
+from study_runner.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
+from study_runner.errors import StudyError
 from study_runner.simgrid_options import cfg_problem
 from study_runner.smpi import SETUP_HINT, smpirun_command
 
@@ -59,8 +61,10 @@ PROG = "smpirun-on"
 GENERATORS = Path(__file__).resolve().parents[2] / "generators"
 
 USAGE = f"""\
-usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
-       {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
+usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
+           -- APP [ARG ...]
+       {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
+           -- APP [ARG ...]
        {PROG} FAMILY --help            (the family's parameters)
 """
 
@@ -68,18 +72,23 @@ HELP = (
     USAGE
     + f"""
 Run APP under smpirun on a topolab platform: built from FAMILY and its parameters (written once into
-a content-addressed directory of the cache, reused later), or given as a platform file. Ranks go one
-per host, rank i on the i-th host of the placement; smpirun gets topolab's standard options, then the
---cfg options (they win). The smpirun command is printed on stderr before it runs; the exit status is
-smpirun's, or 2 for bad input.
+a content-addressed directory of the cache, reused later), or given as a platform file. Ranks fill
+the hosts of the placement in turn, --ranks-per-node at a time (default one); smpirun gets topolab's
+standard options, the --compute mode's, then the --cfg options (they win). The smpirun command is
+printed on stderr before it runs; the exit status is smpirun's, or 2 for bad input.
 
 families: {", ".join(sorted(FAMILIES))}
 
 options:
   --placement SPEC  a named placement of the family (NAME:ARG, e.g. allocation:2,4,3 on mlfm) or a
                     comma-separated list of hosts (host-0,host-63); default: the platform's host order
-  --np N            number of ranks (default: every host of the placement or of the hostfile)
+  --np N            number of ranks (default: every slot of the placement or of the hostfile)
+  --ranks-per-node K  K consecutive ranks on each host of the placement (default 1); they share the host's
+                    cores (--cores) and talk through its intra-node path (--shm-bw, --shm-lat)
   --hostfile FILE   (platform file only) smpirun hostfile to use; default: the platform's hosts in order
+  --compute MODE    off (default): computation costs nothing, times are communication only (deterministic);
+                    benchmark: each CPU burst is timed on this machine and charged at the platform's core
+                    speed (this machine's speed: scripts/calibrate-compute, measured once and cached)
   --cfg=OPT         SimGrid option passed as --cfg=OPT after topolab's standard ones (repeatable)
   --keep DIR        also write the platform, the hostfile and the command (smpirun.sh) into DIR, and run
                     from those files
@@ -105,7 +114,16 @@ def _say(message: str) -> None:
 def _common_options(parser: argparse.ArgumentParser) -> None:
     # Values stay text, checked by prepare(): an empty one is an error, never the default (--keep '' would
     # otherwise write into the current directory).
-    parser.add_argument("--np", metavar="N", help="number of ranks (default: every host placed)")
+    parser.add_argument("--np", metavar="N", help="number of ranks (default: every slot placed)")
+    parser.add_argument(
+        "--ranks-per-node", metavar="K", help="K consecutive ranks on each host of the placement (default 1)"
+    )
+    parser.add_argument(
+        "--compute",
+        choices=COMPUTE_MODES,
+        default="off",
+        help="off: communication only (default); benchmark: CPU bursts timed here, charged at the core speed",
+    )
     parser.add_argument(
         "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
     )
@@ -361,7 +379,7 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
     cached = platform_directory(family, given, cache_dir)
     platform, path = cached.platform, cached.path
     order = _placement_order(family, platform, args.placement)
-    hosts = place_ranks(platform, args.np, order)
+    hosts = place_ranks(platform, args.np, order, args.ranks_per_node)
     if cached.exists:
         _say(f"reusing platform {path}")
     else:
@@ -374,6 +392,9 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
     """Platform file, hostfile and rank count of a run on a given platform file."""
     path = _platform_file(text)
     hosts = _xml_hosts(path) if path.suffix == ".xml" else _compiled_hosts(path)
+    if args.hostfile is not None and args.ranks_per_node != 1:
+        raise UsageError("--ranks-per-node shapes the default placement: with --hostfile, write HOST:K lines instead")
+    hosts = [host for host in hosts for _ in range(args.ranks_per_node)]
     slots = len(hosts)
     if args.hostfile is not None:
         hostfile = Path(args.hostfile)
@@ -385,7 +406,10 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
         raise UsageError(f"no hosts in {where}")
     ranks = args.np or slots
     if ranks > slots:
-        raise UsageError(f"{ranks} ranks do not fit on the {slots} hosts of {where} (one rank per host)")
+        per_node = f" x {args.ranks_per_node} ranks per node" if args.ranks_per_node > 1 else ""
+        raise UsageError(
+            f"{ranks} ranks do not fit on the {len(hosts) // args.ranks_per_node} hosts{per_node} of {where}"
+        )
     if args.hostfile is not None:
         return path, hostfile.absolute(), ranks
     return path, _hostfile_path(hosts[:ranks], cache_dir), ranks
@@ -416,6 +440,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
         raise UsageError(f"no program after '--': {PROG} {first} [options] -- ./app [args]")
     if args.np is not None:
         args.np = positive_int(args.np, "--np")
+    args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")
@@ -429,7 +454,9 @@ def prepare(argv: Sequence[str]) -> list[str]:
         platform_path, hostfile, ranks = _on_file(first, args, cache_dir)
     if args.keep is not None:
         platform_path, hostfile = _keep(Path(args.keep), platform_path, hostfile)
-    cfg = [f"--cfg={option}" for option in args.cfg]
+    reference = calibration(cache_dir) if args.compute == "benchmark" else None
+    _say(OFF_NOTICE if reference is None else f"computation benchmarked at this machine's {reference.describe()}")
+    cfg = [*compute_options(args.compute, reference and reference.flops), *(f"--cfg={option}" for option in args.cfg)]
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
     if args.keep is not None:
         script = Path(args.keep).absolute() / "smpirun.sh"
@@ -445,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, TopologyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-    except OSError as err:
+    except (OSError, StudyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 1
     print(shlex.join(command), file=sys.stderr, flush=True)

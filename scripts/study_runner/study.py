@@ -33,6 +33,10 @@ Example::
     timeout = 600                 # optional: seconds
     size = 1000                   # optional: the run's relative cost (e.g. the messages its ranks send), for the
                                   # estimate of the time left only (default: its rank count); all runs or none
+    compute = "off"               # optional: "benchmark" charges the app's CPU bursts (study_runner.compute)
+    ranks_per_node = 1            # optional: consecutive ranks on each host of the placement
+    output = "json"               # optional: the app prints JSON lines, or a third-party format
+                                  # (study_runner.outputs: "nas", "hpcc")
 
 A study with many similar runs writes them as grids, in the sweep grammar (``study_runner.generate``)::
 
@@ -64,10 +68,21 @@ from typing import Any
 from generators.errors import TopologyError
 from generators.machines import ReadyPlatform, load_catalogue
 from study_runner.checks import KINDS, RELATIONS
+from study_runner.compute import COMPUTE_MODES
 from study_runner.errors import StudyError
 from study_runner.generate import generated_runs
+from study_runner.outputs import OUTPUT_FORMATS
 
-__all__ = ["STUDIES_DIR", "PlatformSpec", "RunSpec", "Study", "load_study", "read_toml", "study_names"]
+__all__ = [
+    "STUDIES_DIR",
+    "PlatformSpec",
+    "RunSpec",
+    "Study",
+    "load_study",
+    "read_toml",
+    "run_execution",
+    "study_names",
+]
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
@@ -87,6 +102,9 @@ _RUN_KEYS = {
     "placement",
     "timeout",
     "size",
+    "compute",
+    "ranks_per_node",
+    "output",
 }
 
 
@@ -145,6 +163,9 @@ class RunSpec:
     grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
     variables: dict[str, Any] = field(default_factory=dict)
     size: float | None = None  # relative cost, for the estimate of the time left (study_runner.eta)
+    compute: str = "off"  # study_runner.compute: "off" (communication only) or "benchmark"
+    ranks_per_node: int = 1  # consecutive ranks on each host of the placement
+    output: str = "json"  # what the app prints: JSON lines, or a third-party format (study_runner.outputs)
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""
@@ -295,6 +316,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     if not isinstance(raw.get("quick", True), bool):
         raise StudyError(f"{where}: run {run_id}: quick must be true or false, got {raw['quick']!r}")
     placement = raw.get("placement")
+    execution = run_execution(raw, f"{where}: run {run_id}")
     return RunSpec(
         id=run_id,
         platform=raw["platform"],
@@ -309,7 +331,22 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         full_args=_strings(raw.get("full_args", []), f"{where}: run {run_id}: full_args"),
         full_timeout=None if full_timeout is None else float(full_timeout),
         size=None if size is None else float(size),
+        **execution,
     )
+
+
+def run_execution(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A run's optional ``compute`` mode, ``ranks_per_node`` and ``output`` format, checked."""
+    compute = raw.get("compute", "off")
+    if compute not in COMPUTE_MODES:
+        raise StudyError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, got {compute!r}")
+    per_node = raw.get("ranks_per_node", 1)
+    if isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1:
+        raise StudyError(f"{where}: ranks_per_node must be an integer >= 1, got {per_node!r}")
+    output = raw.get("output", "json")
+    if output not in OUTPUT_FORMATS:
+        raise StudyError(f"{where}: output must be one of {', '.join(OUTPUT_FORMATS)}, got {output!r}")
+    return {"compute": compute, "ranks_per_node": per_node, "output": output}
 
 
 def _template_functions(analysis: str) -> dict[str, Any]:

@@ -28,6 +28,10 @@ A sweep declares variables and how every point uses them::
     timeout = 600                             # optional: seconds per point
     size = "{side * side * blocks}"           # optional: a point's relative cost (e.g. messages sent), for the
                                               #   estimate of the time left only (default: its rank count)
+    compute = "off"                           # optional: "benchmark" charges the app's CPU bursts, timed here,
+                                              #   at the platform's core speed (study_runner.compute)
+    ranks_per_node = 1                        # optional: consecutive ranks on each host of the placement
+    output = "json"                           # optional: a third-party report instead ("nas": study_runner.outputs)
 
     [output]
     metric = "time_s_max"                     # the field of the app's JSON records the plots show
@@ -59,7 +63,7 @@ naming an unknown variable — is one ``StudyError`` before anything runs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +71,7 @@ from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.params import check_params
 from study_runner.errors import StudyError
-from study_runner.study import read_toml
+from study_runner.study import read_toml, run_execution
 from study_runner.templates import assignments, axes, evaluate, render
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
@@ -75,7 +79,7 @@ __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "re
 PLOT_KINDS = ("lines", "regime")
 
 _TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
-_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size"}
+_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size", "compute", "ranks_per_node", "output"}
 _OUTPUT_KEYS = {"metric", "better", "plots"}
 _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
@@ -126,6 +130,8 @@ class Point:
     options: tuple[str, ...]
     timeout: float
     size: float | None = None
+    execution: dict[str, Any] = field(default_factory=dict)
+    """The run's ``compute``, ``ranks_per_node`` and ``output`` (``study_runner.study``'s checks and defaults)."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +228,8 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         size = render(run["size"], variables) if "size" in run else None
         if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
             raise StudyError(f"size must be a number > 0, got {size!r}")
+        given = {key: render(run[key], variables) for key in ("compute", "ranks_per_node", "output") if key in run}
+        execution = run_execution(given, "run")
     except StudyError as err:
         raise StudyError(f"{label}: {err}") from None
     return Point(
@@ -236,6 +244,7 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         options=tuple(options),
         timeout=float(run.get("timeout", 600)),
         size=None if size is None else float(size),
+        execution=execution,
     )
 
 

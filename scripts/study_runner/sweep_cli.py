@@ -64,6 +64,7 @@ def as_study(sweep: Sweep) -> Study:
                 placement=point.placement,
                 timeout=point.timeout,
                 size=point.size,
+                **point.execution,
             )
         )
     return Study(sweep.name, sweep.title, sweep.description, "", platforms, tuple(runs), path=sweep.path)

@@ -1,0 +1,188 @@
+"""Computation in the model (``study_runner.compute``): ``--compute off`` says that times are communication only;
+``--compute benchmark`` charges each CPU burst, timed here, at the platform's core speed; this machine's speed is a
+calibration cached per machine.
+
+Benchmarked computation is measured, so not deterministic: the tests check properties (a core twice as fast takes
+about half the time; the time the app sees is the computation SMPI charged), never digits.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from study_runner import compute
+from study_runner.compute import OFF_NOTICE, Calibration, calibrate, calibration, calibration_path, compute_options
+from study_runner.errors import StudyError
+from study_runner.study import load_study
+from study_runner.sweep import load_sweep
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def smpirun_on(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "study_runner.smpirun_on", *args],
+        capture_output=True, text=True, timeout=300, env={**_environment(), "TOPOLAB_CACHE": str(cache)},
+    )  # fmt: skip
+
+
+def _environment() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache directory holding this machine's calibration, measured once for the module."""
+    cache = tmp_path_factory.mktemp("cache")
+    calibrate(cache)
+    return cache
+
+
+class TestCalibration:
+    def test_measured_once_then_read_from_the_cache(self, calibrated: Path) -> None:
+        first = calibration(calibrated, measure=False)
+        assert first is not None and first.flops > 1e8  # any current core does more than 0.1 Gflop/s in a DGEMM
+        assert min(first.samples) <= first.flops <= max(first.samples) and len(first.samples) == compute.REPEATS
+        assert "DGEMM" in first.method and first.cpu
+        assert calibration(calibrated) == first  # read, not measured again
+        assert json.loads(calibration_path(calibrated).read_text())["flops"] == first.flops
+
+    def test_none_without_a_calibration_unless_measured(self, tmp_path: Path) -> None:
+        assert calibration(tmp_path, measure=False) is None
+        assert not calibration_path(tmp_path).exists()
+
+    def test_a_damaged_calibration_is_one_error(self, tmp_path: Path) -> None:
+        path = calibration_path(tmp_path)
+        path.parent.mkdir(parents=True)
+        path.write_text('{"flops": 1}')
+        with pytest.raises(StudyError, match="is not a calibration topolab wrote"):
+            calibration(tmp_path)
+
+    def test_the_key_names_this_machine(self, tmp_path: Path) -> None:
+        assert calibration_path(tmp_path).name == f"compute-{compute.machine_key()}.json"
+        assert compute.machine_key() == compute.machine_key()
+
+    def test_describe_says_figure_spread_and_method(self) -> None:
+        c = Calibration(4e10, (3.9e10, 4e10, 4.2e10), "DGEMM x", "cpu", "host", "2026-11-25T00:00:00Z")
+        assert (
+            c.describe()
+            == "40.00 Gflop/s per core (39.00-42.00 over 3 runs) on cpu, DGEMM x, measured 2026-11-25T00:00:00Z"
+        )
+
+    def test_the_command_prints_the_cached_figure(self, calibrated: Path) -> None:
+        env = {**_environment(), "TOPOLAB_CACHE": str(calibrated)}
+        done = subprocess.run([str(REPO / "scripts" / "calibrate-compute")], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(calibration(calibrated).describe()) and "--force measures again" in done.stdout
+
+
+class TestOptions:
+    def test_off_adds_nothing_to_the_standard_options(self) -> None:
+        assert compute_options("off") == ()
+
+    def test_benchmark_switches_computation_on_at_this_machines_speed(self) -> None:
+        options = compute_options("benchmark", 2.5e10)
+        assert "--cfg=smpi/simulate-computation:yes" in options and "--cfg=smpi/host-speed:25000000000.0f" in options
+
+    BAD_MODES = (
+        ("fast", 1e9, "compute must be one of off, benchmark"),
+        ("benchmark", None, "needs this machine's speed"),
+        ("benchmark", 0.0, "needs this machine's speed"),
+    )
+
+    @pytest.mark.parametrize(("mode", "speed", "message"), BAD_MODES)
+    def test_bad_modes_are_errors(self, mode: str, speed: float | None, message: str) -> None:
+        with pytest.raises(StudyError, match=message):
+            compute_options(mode, speed)
+
+
+@pytest.mark.simgrid
+class TestSmpirunOn:
+    def test_off_says_once_that_times_exclude_computation(self, bin_dir: Path, tmp_path: Path) -> None:
+        done = smpirun_on("crossbar", "--hosts", "2", "--", str(bin_dir / "compute_bound"), "-f", "50", cache=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.count(OFF_NOTICE) == 1
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert record["step_s_max"] < 1e-5  # a barrier's messages: the computation cost nothing
+
+    def test_benchmarked_time_halves_on_cores_twice_as_fast(self, bin_dir: Path, calibrated: Path) -> None:
+        steps = {}
+        for speed in ("1Gf", "2Gf"):
+            done = smpirun_on("crossbar", "--hosts", "2", "--host-speed", speed, "--compute", "benchmark", "--",
+                              str(bin_dir / "compute_bound"), "-f", "300", "-i", "3", cache=calibrated)  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            assert OFF_NOTICE not in done.stderr and "computation benchmarked at this machine's" in done.stderr
+            (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+            steps[speed] = record["step_s_avg"]
+        # Compute-bound: the step is the burst, timed here and scaled by reference / core speed. The two runs time
+        # their bursts separately, so the ratio is 2 up to this machine's run-to-run noise.
+        assert 1.6 < steps["1Gf"] / steps["2Gf"] < 2.5
+        # A step of 300 Mflop at "1 Gflop/s" cores: at least 0.3 s unless this code beat the DGEMM's rate here.
+        assert steps["1Gf"] > 0.3 * 0.9
+
+
+@pytest.mark.simgrid
+def test_a_sweep_point_splits_computation_from_the_rest(bin_dir: Path, tmp_path: Path, calibrated: Path) -> None:
+    sweep = tmp_path / "compute.toml"
+    sweep.write_text(
+        f"""
+name = "compute"
+[grid]
+speed = ["1Gf", "4Gf"]
+[platform]
+family = "crossbar"
+hosts = 2
+cores = 2
+host_speed = "{{speed}}"
+[run]
+app = "{bin_dir / "compute_bound"}"
+ranks = 4
+ranks_per_node = 2
+args = ["-f", "100", "-i", "2", "-w", "0"]
+compute = "benchmark"
+"""
+    )
+    assert [p.execution for p in load_sweep(sweep).points] == [
+        {"compute": "benchmark", "ranks_per_node": 2, "output": "json"}
+    ] * 2
+    done = subprocess.run(
+        [sys.executable, "-m", "study_runner.sweep_cli", str(sweep), "--workers", "1", "--results",
+         str(tmp_path / "results"), "--cache", str(calibrated)],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(tmp_path / "results" / "compute" / "points.parquet").to_pylist()
+    for row in rows:
+        # Each rank computes its 2 steps, then meets the others: SMPI's charge for an average rank is the steps' time.
+        assert row["computation_s"] == pytest.approx(2 * row["step_s_avg"], rel=0.1)
+        assert row["simulated_s"] >= 2 * row["step_s_avg"]
+    slow, fast = sorted(rows, key=lambda row: row["speed"])  # "1Gf" < "4Gf"
+    assert 3.0 < slow["computation_s"] / fast["computation_s"] < 5.0
+
+
+class TestStudyFiles:
+    def test_runs_default_to_computation_off(self) -> None:
+        for name in ("sanity-alpha-beta", "nbl-combine", "tofu-allgather"):
+            assert {run.compute for run in load_study(name).runs} == {"off"}
+
+    @pytest.mark.parametrize(("key", "value", "message"), [("compute", "fast", "compute must be one of"),
+                                                          ("ranks_per_node", 0, "ranks_per_node must be an integer"),
+                                                          ("output", "xml", "output must be one of")])  # fmt: skip
+    def test_bad_execution_keys_are_errors(self, tmp_path: Path, key: str, value: object, message: str) -> None:
+        path = tmp_path / "study.toml"
+        shown = json.dumps(value)
+        path.write_text(
+            f'name = "s"\ntitle = "t"\nanalysis = "sanity_alpha_beta"\n[platforms.p]\nfamily = "crossbar"\nhosts = 2\n'
+            f'[[runs]]\nid = "r"\nplatform = "p"\napp = "pingpong"\nranks = 2\n{key} = {shown}\n'
+        )
+        with pytest.raises(StudyError, match=message):
+            load_study(path)

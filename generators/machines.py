@@ -37,7 +37,7 @@ CATALOGUE = REPO / "platforms" / "machines.toml"
 # An XML file above this size is not committed (git is no place for it); --build writes it.
 SHIP_LIMIT = 4_000_000
 
-_KEYS = {"machine", "file", "title", "paper", "figures", "family", "params", "hostfiles"}
+_KEYS = {"machine", "file", "title", "paper", "figures", "node", "family", "params", "hostfiles"}
 _OPTIONAL = {"params", "hostfiles"}
 
 
@@ -50,6 +50,8 @@ class ReadyPlatform:
     title: str
     paper: str
     figures: str
+    node: str
+    """Where the hosts' cores and per-core speed come from (hardware figure, or a placeholder the paper leaves open)."""
     family: str
     params: dict[str, str]
     hostfiles: dict[str, str]
@@ -90,7 +92,7 @@ def _entry(raw: object, where: str) -> ReadyPlatform:
     if unknown or missing:
         problem = f"unknown key {unknown[0]!r}" if unknown else f"missing key {missing[0]!r}"
         raise TopologyError(f"{where}: {problem} (keys: {', '.join(sorted(_KEYS))})")
-    texts = {key: raw[key] for key in ("machine", "file", "title", "paper", "figures", "family")}
+    texts = {key: raw[key] for key in ("machine", "file", "title", "paper", "figures", "node", "family")}
     for key, value in texts.items():
         if not isinstance(value, str) or not value.strip():
             raise TopologyError(f"{where}: {key} must be a non-empty string, got {value!r}")
@@ -224,7 +226,7 @@ def _readme(written: Sequence[_Written]) -> str:
         "",
     ]
     for w in written:
-        lines += [f"- **{w.entry.key}**: {w.entry.title}. Figures: {w.entry.figures}."]
+        lines += [f"- **{w.entry.key}**: {w.entry.title}. Figures: {w.entry.figures}. Node: {w.entry.node}."]
     lines += ["", "## The commands that wrote them", "", "```sh"]
     for w in written:
         folder = f"platforms/{w.entry.machine}"

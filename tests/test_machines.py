@@ -93,10 +93,14 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
+TEXTS = 'title = "t"\npaper = "p"\nfigures = "f"\nnode = "n"\n'
+"""The descriptive keys every catalogue entry needs."""
+
+
 def _small_catalogue(tmp_path: Path, extra: str = "") -> Path:
     path = tmp_path / "machines.toml"
     path.write_text(
-        '[[platform]]\nmachine = "pair"\nfile = "pair"\ntitle = "t"\npaper = "p"\nfigures = "f"\nfamily = "mesh"\n'
+        '[[platform]]\nmachine = "pair"\nfile = "pair"\n' + TEXTS + 'family = "mesh"\n'
         'params = { width = 2, height = 1, link_lat = "100ns" }\nhostfiles = { "pair" = "all" }\n' + extra
     )
     return path
@@ -122,13 +126,13 @@ def test_check_fails_on_one_changed_byte(tmp_path: Path, capsys: pytest.CaptureF
     ("extra", "message"),
     [
         ('[[platform]]\nmachine = "x"\n', r"platform 2: missing key 'family'"),
-        ('[[platform]]\nmachine = "pair"\nfile = "pair"\ntitle = "t"\npaper = "p"\nfigures = "f"\nfamily = "mesh"\n'
+        ('[[platform]]\nmachine = "pair"\nfile = "pair"\n' + TEXTS + 'family = "mesh"\n'
          "params = { width = 2, height = 2 }\n", r"pair/pair is described twice"),
-        ('[[platform]]\nmachine = "q"\nfile = "q"\ntitle = "t"\npaper = "p"\nfigures = "f"\nfamily = "hypercube"\n',
+        ('[[platform]]\nmachine = "q"\nfile = "q"\n' + TEXTS + 'family = "hypercube"\n',
          r"unknown family 'hypercube'"),
-        ('[[platform]]\nmachine = "q"\nfile = "q"\ntitle = "t"\npaper = "p"\nfigures = "f"\nfamily = "mesh"\n'
+        ('[[platform]]\nmachine = "q"\nfile = "q"\n' + TEXTS + 'family = "mesh"\n'
          "params = { width = true }\n", r"params.width must be a string or a number, got True"),
-        ('[[platform]]\nmachine = "Q/../x"\nfile = "q"\ntitle = "t"\npaper = "p"\nfigures = "f"\nfamily = "mesh"\n',
+        ('[[platform]]\nmachine = "Q/../x"\nfile = "q"\n' + TEXTS + 'family = "mesh"\n',
          r"machine must be lower-case letters"),
         ('[[platform]]\nmachine = "q"\ncolour = 3\n', r"platform 2: unknown key 'colour'"),
     ],
@@ -181,3 +185,24 @@ def test_a_study_naming_a_bad_machine_is_refused(tmp_path: Path, table: str, mes
     path.write_text(f'name = "s"\ntitle = "t"\nanalysis = "sanity_alpha_beta"\nruns = []\n[platforms.p]\n{table}\n')
     with pytest.raises(StudyError, match=message):
         load_study(path)
+
+
+def test_every_machine_says_where_its_node_comes_from() -> None:
+    # A node given by cores/host_speed is a hardware figure with its source; a node the paper leaves open is the
+    # placeholder (one core of 1 Gflop/s), and says so.
+    for key, entry in load_catalogue().items():
+        hosts = entry.build().hosts
+        given = {"cores", "host_speed"} & entry.params.keys()
+        if given:
+            assert "hardware figure" in entry.node, key
+            assert f"{hosts[0].cores} core" in entry.node, key
+        else:
+            assert "placeholder" in entry.node and (hosts[0].cores, hosts[0].speed) == (1, 1e9), key
+
+
+def test_blue_gene_q_and_fx10_nodes_are_their_data_sheets() -> None:
+    catalogue = load_catalogue()
+    for key, cores, speed in (("mira/mira", 16, 12.8e9), ("sequoia/sequoia", 16, 12.8e9), ("fx10/fx10", 16, 14.784e9)):
+        host = catalogue[key].build().hosts[0]
+        assert (host.cores, host.speed) == (cores, speed)
+        assert host.cores * host.speed == pytest.approx({12.8e9: 204.8e9, 14.784e9: 236.544e9}[speed])

@@ -206,8 +206,11 @@ def _private_kib(pid: int) -> int:
     return total
 
 
-def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, label: str) -> SmpirunOutcome:
-    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure.
+def run_smpirun_measured(
+    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int] = (0,)
+) -> SmpirunOutcome:
+    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure (an exit
+    status not in ``ok_status``: a third-party code may return 1 on success).
 
     ``workdir`` is the command's ``TMPDIR`` too: smpirun gives it to SMPI as ``smpi/tmpdir``, where SMPI copies the
     app once per rank (privatization), so that a simulation killed mid-copy leaves its copies in a directory that
@@ -215,12 +218,14 @@ def run_smpirun_measured(command: Sequence[str], workdir: Path, timeout: float, 
     """
     _count_running(+1)  # the whole call, so that stop_simulations also waits for a command being started
     try:
-        return _run_measured(command, workdir, timeout, label)
+        return _run_measured(command, workdir, timeout, label, ok_status)
     finally:
         _count_running(-1)
 
 
-def _run_measured(command: Sequence[str], workdir: Path, timeout: float, label: str) -> SmpirunOutcome:
+def _run_measured(
+    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int]
+) -> SmpirunOutcome:
     start = time.monotonic()
     peak = 0
     environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
@@ -257,7 +262,7 @@ def _run_measured(command: Sequence[str], workdir: Path, timeout: float, label: 
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
-    if process.returncode != 0:
+    if process.returncode not in ok_status:
         lines = [line for line in stderr.strip().splitlines() if "did not return 0" not in line]
         errors = [line for line in lines if "error" in line.lower()]
         tail = "\n    ".join((errors or lines)[-8:])

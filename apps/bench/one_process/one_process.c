@@ -1,0 +1,117 @@
+/*
+ * one_process.c - every collective on a communicator of one process.
+ *
+ * MPI_COMM_SELF exists in every MPI program, and a job of one rank makes
+ * MPI_COMM_WORLD one too: a collective there is a local copy (or nothing). For
+ * each count, every rank calls each collective below on MPI_COMM_SELF with
+ * COUNT doubles and checks its receive buffer. Rank 0 prints one JSON line per
+ * collective and count:
+ *   {"app":"one_process","version":1,"ranks":P,"collective":"reduce","count":N,
+ *    "errors":E}
+ * where E counts wrong elements and MPI errors over all ranks.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+
+#define APP_NAME "one_process"
+#define OUTPUT_VERSION 1
+
+static const char description[] =
+    "Calls every collective on MPI_COMM_SELF (a communicator of one process) with COUNT doubles and "
+    "checks the receive buffer; rank 0 prints one JSON line per collective and count with the errors "
+    "over all ranks.";
+
+static const char *const collectives[] = {
+    "reduce",  "allreduce", "allreduce_in_place", "scan",   "reduce_scatter", "reduce_scatter_block",
+    "allgather", "allgatherv", "alltoall", "alltoallv", "gather", "gatherv", "scatter", "scatterv", "bcast",
+};
+
+/* One collective on MPI_COMM_SELF; returns the MPI error code. Afterwards recv must equal send. */
+static int call(const char *name, const double *send, double *recv, int n)
+{
+    MPI_Comm self = MPI_COMM_SELF;
+    int counts[1] = {n}, displs[1] = {0};
+    if (!strcmp(name, "reduce"))
+        return MPI_Reduce(send, recv, n, MPI_DOUBLE, MPI_SUM, 0, self);
+    if (!strcmp(name, "allreduce"))
+        return MPI_Allreduce(send, recv, n, MPI_DOUBLE, MPI_SUM, self);
+    if (!strcmp(name, "allreduce_in_place")) {
+        memcpy(recv, send, (size_t)n * sizeof *recv);
+        return MPI_Allreduce(MPI_IN_PLACE, recv, n, MPI_DOUBLE, MPI_SUM, self);
+    }
+    if (!strcmp(name, "scan"))
+        return MPI_Scan(send, recv, n, MPI_DOUBLE, MPI_SUM, self);
+    if (!strcmp(name, "reduce_scatter"))
+        return MPI_Reduce_scatter(send, recv, counts, MPI_DOUBLE, MPI_SUM, self);
+    if (!strcmp(name, "reduce_scatter_block"))
+        return MPI_Reduce_scatter_block(send, recv, n, MPI_DOUBLE, MPI_SUM, self);
+    if (!strcmp(name, "allgather"))
+        return MPI_Allgather(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, self);
+    if (!strcmp(name, "allgatherv"))
+        return MPI_Allgatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, self);
+    if (!strcmp(name, "alltoall"))
+        return MPI_Alltoall(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, self);
+    if (!strcmp(name, "alltoallv"))
+        return MPI_Alltoallv(send, counts, displs, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, self);
+    if (!strcmp(name, "gather"))
+        return MPI_Gather(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, self);
+    if (!strcmp(name, "gatherv"))
+        return MPI_Gatherv(send, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0, self);
+    if (!strcmp(name, "scatter"))
+        return MPI_Scatter(send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, self);
+    if (!strcmp(name, "scatterv"))
+        return MPI_Scatterv(send, counts, displs, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, self);
+    memcpy(recv, send, (size_t)n * sizeof *recv); /* bcast: the root's buffer stays as it is */
+    return MPI_Bcast(recv, n, MPI_DOUBLE, 0, self);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, nranks;
+    tl_start(&argc, &argv, &rank, &nranks);
+
+    tl_size_list counts = {.values = {1, 1000, 1000000}, .count = 3};
+    const tl_option options[] = {
+        tl_opt_size_list('n', "counts", "COUNTS", &counts, INT_MAX / 8, "doubles per call"),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return tl_stop(code);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+
+    int64_t largest = 1;
+    for (size_t k = 0; k < counts.count; k++)
+        largest = counts.values[k] > largest ? counts.values[k] : largest;
+    double *send = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *send);
+    double *recv = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *recv);
+    for (size_t c = 0; c < TL_COUNT(collectives); c++) {
+        for (size_t k = 0; k < counts.count; k++) {
+            int n = (int)counts.values[k];
+            for (int i = 0; i < n; i++) {
+                send[i] = rank + i + 1.0;
+                recv[i] = -1.0;
+            }
+            long long mine = call(collectives[c], send, recv, n) != MPI_SUCCESS, all = 0;
+            for (int i = 0; i < n; i++)
+                mine += recv[i] != send[i];
+            MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+            if (rank == 0) {
+                tl_json json;
+                tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+                tl_json_i64(&json, "ranks", nranks);
+                tl_json_str(&json, "collective", collectives[c]);
+                tl_json_i64(&json, "count", n);
+                tl_json_i64(&json, "errors", all);
+                tl_json_end(&json);
+            }
+        }
+    }
+    free(send);
+    free(recv);
+    return tl_stop(0);
+}

@@ -147,6 +147,11 @@ ranks = 4
 ranks_per_node = 2
 args = ["-f", "100", "-i", "2", "-w", "0"]
 compute = "benchmark"
+[output]
+metric = "simulated_s"
+[[output.plots]]
+kind = "split"
+x = "speed"
 """
     )
     assert [p.execution for p in load_sweep(sweep).points] == [
@@ -165,8 +170,20 @@ compute = "benchmark"
         # Each rank computes its 2 steps, then meets the others: SMPI's charge for an average rank is the steps' time.
         assert row["computation_s"] == pytest.approx(2 * row["step_s_avg"], rel=0.1)
         assert row["simulated_s"] >= 2 * row["step_s_avg"]
+    picture = tmp_path / "results" / "compute" / "split-speed.png"
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     slow, fast = sorted(rows, key=lambda row: row["speed"])  # "1Gf" < "4Gf"
     assert 3.0 < slow["computation_s"] / fast["computation_s"] < 5.0
+
+
+def test_a_split_plot_needs_computation_benchmarked(tmp_path: Path) -> None:
+    sweep = tmp_path / "off.toml"
+    sweep.write_text(
+        'name = "off"\n[grid]\nn = [2]\n[platform]\nfamily = "crossbar"\nhosts = "{n}"\n[run]\napp = "pingpong"\n'
+        'ranks = 2\n[output]\nmetric = "oneway_s_max"\n[[output.plots]]\nkind = "split"\nx = "n"\n'
+    )
+    with pytest.raises(StudyError, match=r'a split plot shows computation: it needs run\.compute = "benchmark"'):
+        load_sweep(sweep)
 
 
 class TestStudyFiles:

@@ -29,7 +29,7 @@ from generators import (
     write_platform,
 )
 from generators.model import Platform
-from study_runner.cache import Cache, file_digest, run_key
+from study_runner.cache import Cache, default_cache_dir, file_digest, run_key
 from study_runner.compute import calibration, compute_options, compute_timing
 from study_runner.engine import Engine
 from study_runner.errors import StudyError
@@ -144,7 +144,7 @@ def prepare_runs(
     reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
     for spec in runs:
         label = f"{study.name}/{spec.id}"
-        binary = bin_dir / spec.app
+        binary = third_party(spec.app) or bin_dir / spec.app
         if not binary.is_file():
             raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")
         if spec.app not in binary_digests:
@@ -177,6 +177,19 @@ def prepare_runs(
             PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
         )
     return platforms, prepared
+
+
+def third_party(app: str) -> Path | None:
+    """The binary of a third-party code topolab builds (``nas:is``, ``nas:ep``, ``nas:dt``: SimGrid's NAS ports, built
+    once into the cache by ``study_runner.realcodes``), or None for any other app."""
+    if not app.startswith("nas:"):
+        return None
+    from study_runner.realcodes import NAS_SOURCES, build_nas  # imports smpirun-on's preparation: only when needed
+
+    code = app.removeprefix("nas:")
+    if code not in NAS_SOURCES:
+        raise StudyError(f"unknown third-party code {app!r}: known are {', '.join(f'nas:{c}' for c in NAS_SOURCES)}")
+    return build_nas(default_cache_dir(), code, "smpi")
 
 
 _STARTED: dict[str, float] = {}

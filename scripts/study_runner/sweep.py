@@ -20,7 +20,8 @@ A sweep declares variables and how every point uses them::
     nbl = "{nbl}"
 
     [run]                                     # the app, its arguments, ranks, placement, smpirun options
-    app = "combine"                           # a topolab app (build/bin) or a path to your own binary
+    app = "combine"                           # a topolab app (build/bin), a path to your own binary, or a
+                                              #   third-party code topolab builds ("nas:is", "nas:ep", "nas:dt")
     ranks = "{side * side}"
     args = ["-a", "{algorithm}", "-n", "1000", "-S", "{max(1, 1000 // blocks)}"]
     placement = ""                            # optional: a named placement of the family
@@ -46,6 +47,9 @@ A sweep declares variables and how every point uses them::
     x = "side"
     y = "nbl"
     compare = "algorithm"
+    [[output.plots]]
+    kind = "split"                            # computation vs the rest (communication, waiting) per x value, as
+    x = "side"                                #   stacked bars: needs compute = "benchmark"
 
 Axes and templates are the grammar of ``study_runner.templates`` (study files use it too): axes vary in the
 order they are declared, the last fastest; a template is ``{expression}`` arithmetic, comparisons and a few
@@ -76,7 +80,7 @@ from study_runner.templates import assignments, axes, evaluate, render
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
 
-PLOT_KINDS = ("lines", "regime")
+PLOT_KINDS = ("lines", "regime", "split")
 
 _TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
 _RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size", "compute", "ranks_per_node", "output"}
@@ -84,6 +88,7 @@ _OUTPUT_KEYS = {"metric", "better", "plots"}
 _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
     "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
+    "split": ({"kind", "x"}, {"facets", "title"}),
 }
 _SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -295,6 +300,8 @@ def load_sweep(path: str | Path) -> Sweep:
     if plots and metric is None:
         raise StudyError(f"{where}: plots need output.metric (the record field they show)")
     points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
+    if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
+        raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
     return Sweep(
         name=name,
         title=str(data.get("title", name)),

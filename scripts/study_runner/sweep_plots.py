@@ -1,6 +1,8 @@
-"""A sweep's declared plots: ``lines`` (the metric against x, a line per series, a panel per facet value)
-and ``regime`` maps (in every (x, y) cell, which value of ``compare`` gives the best metric; the cell says
-by how much it beats the runner-up). Variables a plot does not show are reduced to their best value.
+"""A sweep's declared plots: ``lines`` (the metric against x, a line per series, a panel per facet value),
+``regime`` maps (in every (x, y) cell, which value of ``compare`` gives the best metric; the cell says
+by how much it beats the runner-up) and ``split`` bars (with computation benchmarked: each x value's simulated
+time as the computation of an average rank and the rest, communication and waiting). Variables a plot does not
+show are reduced to their best value.
 """
 
 from __future__ import annotations
@@ -137,6 +139,29 @@ def _regime(plot: Plot, sweep: Sweep, table: list[Row], path: Path) -> None:
     _save(figure, plot, sweep, path)
 
 
+def _split(plot: Plot, sweep: Sweep, table: list[Row], path: Path) -> None:
+    """Stacked bars per x value: an average rank's computation (``computation_s``) below, the rest of the simulated
+    time (``simulated_s`` less it: communication and waiting) above."""
+    reduced = best_rows(table, plot.shown, sweep.metric or "", sweep.better)
+    panels = _panels(plot, reduced)
+    figure, axes = _figure(len(panels), width=max(4.6, 0.9 * len(_ordered([row[plot.x] for row in reduced]))))
+    for axis, (facet_values, chosen) in zip(axes, panels, strict=True):
+        xs = _ordered([row[plot.x] for row in chosen])
+        rows = {row[plot.x]: row for row in chosen}
+        computing = [rows[x]["computation_s"] for x in xs]
+        rest = [max(0.0, rows[x]["simulated_s"] - rows[x]["computation_s"]) for x in xs]
+        positions = range(len(xs))
+        axis.bar(positions, computing, color="tab:orange", label="computation (an average rank)")
+        axis.bar(positions, rest, bottom=computing, color="tab:blue", label="communication and waiting")
+        axis.set_xticks(positions, [str(x) for x in xs], fontsize=8, rotation=20)
+        axis.set_xlabel(plot.x)
+        axis.set_ylabel("simulated time (s)")
+        axis.set_title(_panel_title(plot, facet_values), fontsize=9)
+        axis.grid(True, axis="y", alpha=0.3)
+        axis.legend(fontsize=7)
+    _save(figure, plot, sweep, path)
+
+
 def _save(figure, plot: Plot, sweep: Sweep, path: Path) -> None:
     import matplotlib.pyplot as plt
 
@@ -154,6 +179,6 @@ def draw_plots(sweep: Sweep, table: list[Row], directory: Path) -> list[Path]:
     written = []
     for plot in sweep.plots:
         path = directory / plot.file_name
-        (_lines if plot.kind == "lines" else _regime)(plot, sweep, table, path)
+        {"lines": _lines, "regime": _regime, "split": _split}[plot.kind](plot, sweep, table, path)
         written.append(path)
     return written

@@ -1,43 +1,73 @@
-"""MPICH's collective tests under topolab's standard options: does legal MPI run on topolab's platforms?
+"""MPICH's test suite under topolab's standard options: does legal MPI, C and Fortran, run on topolab's platforms?
 
-The tests are MPICH's own (``teshsuite/smpi/mpich3-test/coll`` of the SimGrid source distribution that
-``scripts/setup`` downloaded and verified), built with ``smpicc`` once into the cache, and run by
+The tests are MPICH's own, those SimGrid's source distribution ships (``teshsuite/smpi/mpich3-test``: every C
+directory, and f77 and f90), built once into the cache with ``smpicc``, ``smpiff`` and ``smpif90``, and run by
 ``smpirun-on``'s own preparation (so with exactly the options and platforms users get) on several families and
-rank counts. A test passes when it exits 0 and prints MTest's `` No Errors``; a rank count it is not written for
-(``WRITTEN_FOR``, or its own refusal) is n/a.
+rank counts; Fortran tests get gfortran's runtime privatized (``smpi/privatize-libs``), as SimGrid documents.
 
-Which tests: every test of SimGrid's ``coll/testlist`` that SimGrid itself runs; the source files it leaves out
-are listed with the reason (``excluded_sources``), and so is every test this check leaves out (``EXCLUDED``).
+Which tests: every test of each directory's ``testlist`` that SimGrid itself runs; every source left out is listed
+with the reason (``excluded_sources``), as is every test this check leaves out (``EXCLUDED``). A test passes when
+it exits 0 and prints MTest's `` No Errors`` (or, where its testlist says ``resultTest=TestStatus`` or
+``TestErrFatal``, when it exits non-zero); a rank count it is not written for (``WRITTEN_FOR``, or its own refusal)
+is n/a; a call SMPI does not implement is named (``Not yet implemented: ...`` at run time, undefined at link time).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import contextlib
+import io
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
-import tarfile
-from collections.abc import Iterable, Sequence
+import threading
+import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from generators.errors import TopologyError
 from generators.files import atomic_write_text
 from generators.params import positive_int
 from study_runner.cache import default_cache_dir
+from study_runner.conformance_build import build_tests, c_name, fortran_runtime, sdist, unpack_suite, warn_only
+from study_runner.conformance_rules import (
+    EXCLUDED,
+    EXCLUDED_DIRECTORIES,
+    KNOWN_FAILURES,
+    KNOWN_HANGS,
+    WRITTEN_FOR,
+    excluded_sources,
+    excluded_variants,
+    excluded_with_lacks,
+    written_for,
+)
+from study_runner.conformance_suite import MPICH_TIME_LIMIT, SOURCE_OF, Test, directories, read_testlist
 from study_runner.errors import StudyError
-from study_runner.smpi import TOPOLAB_SIMGRID
 from study_runner.smpirun_on import UsageError, prepare
 from study_runner.workdirs import unwinding_signals, work_directory
 
-SUITE = "teshsuite/smpi/mpich3-test"
-UTIL_SOURCES = ("util/mtest.c", "util/dtypes.c", "util/mtest_datatype.c", "util/mtest_datatype_gen.c")
-SOURCE_OF = {"bcast_full": "bcast.c", "reduce_mpich": "reduce.c"}
-"""Tests built from another test's source (SimGrid's coll/CMakeLists.txt); every other test X is X.c."""
+__all__ = [
+    "EXCLUDED",
+    "KNOWN_FAILURES",
+    "PLATFORMS",
+    "SOURCE_OF",
+    "WRITTEN_FOR",
+    "Outcome",
+    "default_cache_dir",
+    "excluded_sources",
+    "main",
+    "run_on",
+    "run_test",
+    "sdist",
+    "testlist",
+    "unpack_suite",
+]
 
 PLATFORMS = {
     "crossbar": ["--hosts", "16"],
@@ -49,51 +79,23 @@ PLATFORMS = {
 RANKS = (2, 4, 8, 16)
 PRECONDITION = re.compile(r"At least \d+ processes required|Number of processors must divide \d+")
 """What MPICH's tests print when they cannot run at a rank count (e.g. coll2 needs one that divides 10)."""
-NO_ERRORS = re.compile(r"^ No Errors$", re.IGNORECASE | re.MULTILINE)
-"""What a test prints on rank 0 when all went well (MTest_Finalize; some tests print it themselves, as " No errors")."""
-QUICK_TESTS = ("allred", "bcasttest", "reduce_mpich", "alltoall1", "allgather2", "scatter2", "coll2")
-
-EXCLUDED: dict[str, str] = {}
-"""Tests of SimGrid's testlist that this check does not run, each with the reason."""
-
-_AT_MOST_10 = (
-    "written for at most 10 processes (MAX_PROCESSES): beyond, only 10 ranks call its collectives on "
-    "MPI_COMM_WORLD, which is erroneous MPI"
-)
-WRITTEN_FOR: dict[str, tuple[int, int, str]] = {
-    "iallred": (2, 2, "asserts that it runs on 2 processes"),
-    "bcastzerotype": (1, 12, "stores rank * 10 + i in a char and checks it: from rank 12 on the char overflows"),
-    "allred": (
-        1,
-        8,
-        "compares the float complex MPI_PROD i^N exactly: beyond 2^24 the rounding depends on the "
-        "order of the multiplications, hence on the reduction tree (MPICH runs it at 4 and 7 ranks)",
-    ),
-    **{name: (1, 10, _AT_MOST_10) for name in ("coll2", "coll3", "coll5", "coll7", "gatherv")},
-}
-"""Rank counts a test is written for (read from its source), with why it cannot run at others: n/a there."""
-
-KNOWN_FAILURES = {
-    "bcast_full": (
-        "SMPI's ports of Open MPI's segmented bcast (the ompi selector's choice) split the message by elements of "
-        "each rank's own datatype, and bcast.c gives the root and the others different datatypes of one signature "
-        "(legal MPI): the segments disagree, MPI_ERR_TRUNCATE, then a deadlock. It passes with "
-        "--cfg=smpi/bcast:binomial_tree or :mpich; SimGrid's own CI runs the suite so under the ompi selector"
-    ),
-}
-"""Failures understood but not fixed, each with its cause (still failures: printed with the cause, exit 1)."""
-
-_COMMENTED_OUT = (
-    (
-        re.compile(r"^ic|inter$"),
-        "an intercommunicator test: SMPI has no MPI_Intercomm_create (commented out in SimGrid's testlist)",
-    ),
-    (
-        re.compile(r"^bcast_(min_datatypes|comm_world)$"),
-        "commented out in SimGrid's testlist: a 10-rank run of over 7 minutes",
-    ),
-    (re.compile(r"^nb"), "needs MPICH's nbc_pmpi_adaptor.o (commented out in SimGrid's testlist)"),
-)
+NO_ERRORS = re.compile(r"^\s*No Errors\s*$", re.IGNORECASE | re.MULTILINE)
+"""What a test prints on rank 0 when all went well (MTest_Finalize; some tests print it themselves, as " No errors",
+Fortran's print * as "  No Errors")."""
+NOT_IMPLEMENTED = re.compile(r"Not yet implemented: (P?MPI_\w+)")
+"""What SMPI says when a program calls what it declares but does not implement (smpi_mpi.cpp), then it aborts."""
+UNDEFINED = re.compile(r"undefined reference to `(MPI_\w+|mpi_\w+_)'")
+QUICK_TESTS = (
+    "allred", "bcasttest", "reduce_mpich", "alltoall1", "allgather2", "scatter2", "coll2",  # coll
+    "attrt", "attrorder", "dup", "commcreate1", "contents", "struct-pack", "commcall", "groupcreate", "infodup",
+    "finalized", "sendrecvl", "sendrecv1", "anyall", "isendrecv", "putfence1", "accfence1", "lockcontention",
+    "cartshift1", "uallreducef", "allpairf", "winfencef", "uallreducef90", "allpairf90", "winfencef90",
+)  # fmt: skip
+"""``--quick``: coll's seven, and two or three quick tests of each other directory."""
+_ORPHAN_GUARD = ("setpriv", "--pdeathsig", "TERM", "--") if shutil.which("setpriv") else ()
+"""smpirun gets SIGTERM if the thread that started it dies, even by SIGKILL of this process (as study_runner.smpi)."""
+_QUIET = threading.Lock()
+"""Held while ``prepare`` runs with its notices silenced (``sys.stderr`` is the process's, not the thread's)."""
 
 
 @dataclass(frozen=True)
@@ -103,96 +105,46 @@ class Outcome:
     test: str
     family: str
     ranks: int
-    status: str  # "pass", "fail" or "n/a" (the test refused this rank count)
+    status: str  # "pass", "fail" or "n/a" (the test is not written for this rank count)
     detail: str  # why it failed or does not apply
+    directory: str = "coll"
+    lacks: tuple[str, ...] = ()
+    """The MPI calls SMPI lacks that made it fail (named at run time or at link time)."""
+    seconds: float = 0.0
+    """The run's wall time (0 when it did not run)."""
 
     @property
     def passed(self) -> bool:
         return self.status == "pass"
 
 
-def sdist() -> Path:
-    """The SimGrid source distribution ``scripts/setup`` verified and kept next to the SimGrid it built."""
-    prefix = TOPOLAB_SIMGRID.resolve()
-    candidates = sorted(prefix.parent.glob("simgrid-*.tar.gz"))
-    wanted = prefix.parent / f"{prefix.name}.tar.gz"
-    if not wanted.is_file():
-        found = ", ".join(map(str, candidates)) or "none"
-        raise StudyError(f"no SimGrid source distribution {wanted} (found: {found}): run scripts/setup")
-    return wanted
+def testlist(suite: Path, directory: str = "coll") -> list[str]:
+    """The names of the tests SimGrid runs in ``directory``: its testlist's lines that are not comments, in order."""
+    return list(dict.fromkeys(test.name for test in read_testlist(suite, directory).tests))
 
 
-def testlist(suite: Path) -> list[str]:
-    """The tests SimGrid runs: the names of ``coll/testlist``'s lines that are not comments, in order."""
-    names: list[str] = []
-    for line in (suite / "coll" / "testlist").read_text().splitlines():
-        fields = line.split()
-        if fields and not fields[0].startswith("#") and fields[0] not in names:
-            names.append(fields[0])
-    return names
-
-
-def excluded_sources(suite: Path) -> dict[str, str]:
-    """Each ``coll/*.c`` that no test of the testlist is built from, with the reason it is left out."""
-    used = {SOURCE_OF.get(name, f"{name}.c") for name in testlist(suite)}
-    reasons = {}
-    for source in sorted(path.name for path in (suite / "coll").glob("*.c")):
-        if source not in used:
-            stem = source.removesuffix(".c")
-            reason = next((why for pattern, why in _COMMENTED_OUT if pattern.search(stem)), "not in SimGrid's testlist")
-            reasons[source] = reason
-    return reasons
-
-
-def unpack_suite(tarball: Path, cache_dir: Path) -> Path:
-    """The suite's ``coll``, ``util`` and ``include`` directories, unpacked once per tarball into the cache."""
-    digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
-    root = cache_dir / "mpich3-test" / digest
-    if (root / "coll" / "testlist").is_file():
-        return root
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with work_directory("unpack", root.parent) as scratch, tarfile.open(tarball) as tar:
-        prefix = f"{tar.getnames()[0].split('/')[0]}/{SUITE}/"
-        members = [m for m in tar.getmembers() if m.name.startswith(prefix) and m.name.count("/") >= 4]
-        for member in members:
-            if member.name[len(prefix) :].split("/")[0] in ("coll", "util", "include"):
-                member.name = member.name[len(prefix) :]
-                tar.extract(member, scratch, filter="data")
-        os.replace(scratch, root)  # atomic: a half-unpacked suite is never seen
-    return root
-
-
-def _compile(command: Sequence[str], what: str) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise StudyError(f"smpicc failed on {what}: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
-
-
-def build_tests(suite: Path, tests: Iterable[str], jobs: int = 2) -> dict[str, Path]:
-    """Each test built with smpicc into ``suite/bin`` (once: an existing binary is kept)."""
-    bin_dir = suite / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    flags = ["-O1", "-w", f"-I{suite / 'include'}"]  # MPICH's tests have many warnings; SimGrid silences them too
-    objects = []
-    for source in UTIL_SOURCES:
-        obj = bin_dir / (Path(source).stem + ".o")
-        if not obj.is_file():
-            _compile(["smpicc", *flags, "-fPIC", "-c", str(suite / source), "-o", f"{obj}.tmp.o"], source)
-            os.replace(f"{obj}.tmp.o", obj)
-        objects.append(str(obj))
-    binaries = {name: bin_dir / name for name in tests}
-
-    def build(name: str) -> None:
-        if binaries[name].is_file():
-            return
-        source = suite / "coll" / SOURCE_OF.get(name, f"{name}.c")
-        tmp = f"{binaries[name]}.tmp"
-        _compile(["smpicc", *flags, str(source), *objects, "-o", tmp], source.name)
-        os.replace(tmp, binaries[name])
-
-    with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(build, binaries))
-    return binaries
+def _communicate(command: Sequence[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` in its own process group, all of which is killed after ``timeout`` seconds."""
+    environment = {**os.environ, "TMPDIR": str(cwd)}  # SMPI's per-rank copies of the program go with the run
+    with subprocess.Popen(
+        [*_ORPHAN_GUARD, *command],
+        cwd=cwd,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except BaseException:  # the timeout, or this process unwinding: smpirun and its simulation go too
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 
 def run_on(
@@ -205,44 +157,111 @@ def run_on(
 ) -> subprocess.CompletedProcess[str]:
     """``program`` under ``smpirun-on FAMILY PARAMS --np RANKS`` (topolab's standard options, then ``cfg``).
 
-    Each run has a directory of its own, its working directory (tests may write files there).
+    Each run has a directory of its own, its working directory (tests may write files there). smpirun-on's notices
+    (the platform it reuses, computation not simulated) are not shown. Raises ``subprocess.TimeoutExpired`` when
+    the run takes longer than ``timeout`` seconds (the simulation is killed).
     """
     options = [f"--cfg={option}" for option in cfg]
-    command = prepare([family, *params, "--np", str(ranks), *options, "--", *program])
+    with _QUIET, contextlib.redirect_stderr(io.StringIO()):
+        command = prepare([family, *params, "--np", str(ranks), *options, "--", *program])
     with work_directory("conformance") as scratch:
-        return subprocess.run(command, cwd=scratch, capture_output=True, text=True, timeout=timeout, check=False)
+        return _communicate(command, scratch, timeout)
 
 
-def run_test(binary: Path, family: str, ranks: int, timeout: float) -> Outcome:
-    """One MPICH test on one of ``PLATFORMS``: passed when it exits 0 and prints `` No Errors`` (any case)."""
-    low, high, why = WRITTEN_FOR.get(binary.name, (1, ranks, ""))
-    if not low <= ranks <= high:
-        return Outcome(binary.name, family, ranks, "n/a", why)
-    try:
-        done = run_on(family, PLATFORMS[family], ranks, [str(binary)], timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return Outcome(binary.name, family, ranks, "fail", f"no result after {timeout:.0f} s")
-    if done.returncode == 0 and NO_ERRORS.search(done.stdout):
-        return Outcome(binary.name, family, ranks, "pass", "")
+def _lacks(text: str) -> tuple[str, ...]:
+    """The MPI calls SMPI said it does not implement, or the linker did not find, in ``text``."""
+    return tuple(dict.fromkeys(map(c_name, NOT_IMPLEMENTED.findall(text) + UNDEFINED.findall(text))))
+
+
+_SIMGRID_LOG = re.compile(r"\[[^\]\n]*\] (?:\S+:\d+: )?\[[\w.]+/(\w+)\] ([^\n]*)")
+"""A SimGrid log line: ``[host-0:0:(1) 0.000000] file.cpp:192: [root/CRITICAL] message`` (category, message)."""
+
+
+def _why(done: subprocess.CompletedProcess[str]) -> str:
+    """The most telling line of a failed run: SMPI's abort or SimGrid's deadlock after the test's last words, else
+    SimGrid's error, else the test's first complaint with its count of errors."""
+    logs = _SIMGRID_LOG.findall(done.stderr)
+    # What the test printed: everything but SimGrid's log lines and smpirun's words after a failure (the
+    # command it ran, "Execution failed with code N."); a log line may follow the test's words on one line.
+    said = [
+        line.strip()
+        for line in _SIMGRID_LOG.sub("\n", done.stdout + "\n" + done.stderr).splitlines()
+        if line.strip()
+        and not line.startswith(("/", "Execution failed with code", "Backtrace", "(the backtrace"))
+        and line.strip() not in ("Aborted", "Process called exit when leaving - Skipping cleanups")
+    ]
+    last = f" after the test said {said[-1]!r}" if said else ""
+    if any("MPI_Abort was called" in message for _, message in logs):
+        return f"the test called MPI_Abort{last}"
+    if any("Deadlock detected" in message for _, message in logs):
+        return f"SimGrid detected a deadlock{last}"
+    errors = [message for level, message in logs if level in ("CRITICAL", "ERROR")]
+    found = [line for line in said if re.match(r"Found \d+ errors", line)]
+    complaints = [line for line in said if line not in found]  # the first says most, "Found N errors" how many
+    if errors:
+        return errors[0]
+    return ": ".join(found[:1] + complaints[:1]) or "no output"
+
+
+def judge(test: Test, done: subprocess.CompletedProcess[str]) -> tuple[str, str, tuple[str, ...]]:
+    """Status, detail and calls SMPI lacks of a finished run of ``test``, as MPICH's runtests judges it."""
+    lacks = _lacks(done.stdout + done.stderr)
+    if test.result:  # TestStatus, TestErrFatal: the test checks that MPI reports its error status
+        if done.returncode != 0 and not lacks:
+            return "pass", "", ()
+        if done.returncode == 0:
+            return "fail", f"exit 0, but {test.result} expects a non-zero exit status", lacks
+    elif done.returncode == 0 and NO_ERRORS.search(done.stdout):
+        return "pass", "", ()
+    if lacks:
+        return "fail", f"exit {done.returncode}: SMPI does not implement {', '.join(lacks)}", lacks
     refusal = PRECONDITION.search(done.stdout + done.stderr)
     if refusal is not None:
-        return Outcome(binary.name, family, ranks, "n/a", f"the test says {refusal.group(0)!r}")
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip() and not line.startswith("[")]
-    return Outcome(
-        binary.name, family, ranks, "fail", f"exit {done.returncode}: {lines[-1] if lines else 'no output'}"[:200]
-    )
+        return "n/a", f"the test says {refusal.group(0)!r}", ()
+    return "fail", f"exit {done.returncode}: {_why(done)}"[:300], ()
+
+
+def run_test(binary: Path, family: str, ranks: int, timeout: float, test: Test | None = None) -> Outcome:
+    """One MPICH test on one of ``PLATFORMS``, judged by :func:`judge` (``test`` defaults to coll's test of the
+    binary's name, without arguments)."""
+    test = test or Test("coll", binary.name, sources=(SOURCE_OF.get(binary.name, f"{binary.name}.c"),))
+    label = test.label
+
+    def outcome(status: str, detail: str, lacks: tuple[str, ...] = ()) -> Outcome:
+        return Outcome(label, family, ranks, status, detail, test.directory, lacks)
+
+    why = written_for(test.name, ranks, test.label)
+    if why is not None:
+        return outcome("n/a", why)
+    runtime = fortran_runtime(binary) if test.language != "c" else None
+    cfg = [f"smpi/privatize-libs:{runtime}"] if runtime else []
+    start = time.monotonic()
+    try:
+        done = run_on(family, PLATFORMS[family], ranks, [str(binary), *test.args], cfg, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return replace(outcome("fail", f"no result after {timeout:.0f} s"), seconds=time.monotonic() - start)
+    return replace(outcome(*judge(test, done)), seconds=time.monotonic() - start)
+
+
+def _group(directory: str) -> str:
+    """The table's row group of a directory: f77/coll and f77/rma are f77."""
+    return directory.split("/")[0]
 
 
 def summary_table(outcomes: Sequence[Outcome], families: Sequence[str], ranks: Sequence[int]) -> str:
-    """Passed/run per family (rows) and rank count (columns), as a Markdown table; n/a runs are not counted."""
-    head = "| family | " + " | ".join(f"{n} ranks" for n in ranks) + " |"
-    rows = [head, "|---|" + "---|" * len(ranks)]
-    for family in families:
-        cells = []
-        for n in ranks:
-            runs = [o for o in outcomes if o.family == family and o.ranks == n and o.status != "n/a"]
-            cells.append(f"{sum(o.passed for o in runs)}/{len(runs)}")
-        rows.append(f"| {family} | " + " | ".join(cells) + " |")
+    """Passed/run per directory and family (rows) and rank count (columns), as a Markdown table; n/a runs are not
+    counted. With several directories, an ``all`` row per family sums them."""
+    groups = list(dict.fromkeys(_group(o.directory) for o in outcomes))
+    head = "| directory | family | " + " | ".join(f"{n} rank{'s' * (n != 1)}" for n in ranks) + " |"
+    rows = [head, "|---|---|" + "---|" * len(ranks)]
+    for group in [*groups, "all"] if len(groups) > 1 else groups:
+        for family in families:
+            cells = []
+            runs = [o for o in outcomes if o.family == family and group in ("all", _group(o.directory))]
+            for n in ranks:
+                counted = [o for o in runs if o.ranks == n and o.status != "n/a"]
+                cells.append(f"{sum(o.passed for o in counted)}/{len(counted)}")
+            rows.append(f"| {group} | {family} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
@@ -250,50 +269,105 @@ def _names(text: str, known: Sequence[str], what: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     unknown = [name for name in names if name not in known]
     if unknown or not all(names):
-        raise StudyError(f"unknown {what} {', '.join(map(repr, unknown or ['']))}: known are {', '.join(known)}")
+        listed = ", ".join(known) if len(known) <= 20 else f"{len(known)} names, e.g. {', '.join(known[:8])}"
+        raise StudyError(f"unknown {what} {', '.join(map(repr, unknown or ['']))}: known are {listed}")
     return names
+
+
+def _directories(text: str | None, known: Sequence[str]) -> list[str]:
+    """The directories ``--dirs`` names: a directory, or f77/f90 for all of theirs."""
+    if text is None:
+        return list(known)
+    tops = list(dict.fromkeys([*known, *(_group(d) for d in known)]))
+    chosen = _names(text, tops, "directory")
+    return [d for d in known if d in chosen or _group(d) in chosen]
+
+
+def _select(args: argparse.Namespace, available: Sequence[Test]) -> list[Test]:
+    if args.tests:
+        names = _names(args.tests, list(dict.fromkeys(n for t in available for n in (t.name, t.label))), "test")
+        return [t for t in available if t.name in names or t.label in names]
+    if args.quick:
+        return [t for t in available if t.name in QUICK_TESTS and not t.args]
+    return list(available)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build and run the tests; print a table and every failure; exit 1 if any test failed, 2 on bad usage."""
     parser = argparse.ArgumentParser(prog="check-mpi-conformance", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK_TESTS)}")
-    parser.add_argument("--tests", help="comma-separated tests (default: all of SimGrid's testlist)")
+    parser.add_argument("--dirs", help="comma-separated directories, f77 and f90 for all of theirs (default: all)")
+    parser.add_argument("--quick", action="store_true", help=f"only {len(QUICK_TESTS)} tests, a few per directory")
+    parser.add_argument("--tests", help="comma-separated tests (default: all of SimGrid's testlists)")
     parser.add_argument("--families", default=",".join(PLATFORMS), help="comma-separated (default: %(default)s)")
     parser.add_argument("--ranks", default=",".join(map(str, RANKS)), help="comma-separated (default: %(default)s)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run (default: %(default)s)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds per run (default: %(default)s); a test whose testlist sets timeLimit=T gets T/180 times more",
+    )
+    parser.add_argument("--jobs", default="1", help="runs at a time (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="also write every outcome to this JSON file")
     args = parser.parse_args(argv)
     with unwinding_signals():  # a SIGTERM removes the runs' work directories too
         return _check(args)
 
 
-def _check(args: argparse.Namespace) -> int:
-    try:
-        suite = unpack_suite(sdist(), default_cache_dir())
-        available = [name for name in testlist(suite) if name not in EXCLUDED]
-        tests = _names(args.tests, available, "test") if args.tests else list(QUICK_TESTS if args.quick else available)
-        families = _names(args.families, list(PLATFORMS), "family")
-        ranks = [positive_int(text, "--ranks") for text in args.ranks.split(",")]
-        binaries = build_tests(suite, tests)
-        for source, reason in excluded_sources(suite).items():
-            print(f"excluded: {source}: {reason}")
-        for name, reason in EXCLUDED.items():
-            print(f"excluded: {name}: {reason}")
-        outcomes = []
-        total = len(tests) * len(families) * len(ranks)
-        for family in families:
-            for n in ranks:
-                for name in tests:
-                    outcome = run_test(binaries[name], family, n, args.timeout)
-                    outcomes.append(outcome)
-                    verdict = {"pass": "pass", "n/a": f"n/a ({outcome.detail})"}.get(
-                        outcome.status, f"FAIL ({outcome.detail})"
-                    )
-                    print(f"[{len(outcomes)}/{total}] {name} on {family}, {n} ranks: {verdict}", file=sys.stderr)
-    except (StudyError, UsageError, TopologyError) as err:
-        print(f"check-mpi-conformance: error: {err}", file=sys.stderr)
-        return 2
+def _exclusions(suite: Path, chosen: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The lines naming every source and test left out of ``chosen`` directories with the reason, and for each
+    call SMPI lacks, the excluded sources that make it."""
+    lines, lacks = [], {}
+    for directory in chosen:
+        if directory in EXCLUDED_DIRECTORIES:
+            for test in read_testlist(suite, directory).tests:
+                lines.append(f"excluded: {directory}/{test.label}: {EXCLUDED_DIRECTORIES[directory]}")
+        for source, (reason, missing) in excluded_with_lacks(suite, directory).items():
+            lines.append(
+                f"excluded: {directory}/{source}: {reason}" + (f"; SMPI lacks {', '.join(missing)}" * bool(missing))
+            )
+            for call in missing:
+                lacks.setdefault(call, []).append(f"{directory}/{source}")
+        for name, (source, reason) in excluded_variants(suite, directory).items():
+            built = f"built from {source}, which other tests use" if source else "no source of that name here"
+            lines.append(f"excluded: {directory}/{name} ({built}): {reason}")
+        for test in read_testlist(suite, directory).tests:
+            if test.name in EXCLUDED:
+                lines.append(f"excluded: {directory}/{test.label}: {EXCLUDED[test.name]}")
+    return lines, lacks
+
+
+def _run_all(
+    runs: Sequence[tuple[Test, str, int]],
+    binaries: dict[Test, Path],
+    broken: dict[Test, str],
+    args: argparse.Namespace,
+) -> list[Outcome]:
+    """Every run (``--jobs`` at a time), in order, with a progress line each on stderr."""
+    progress, done, lock = sys.stderr, [0], threading.Lock()
+
+    def one(run: tuple[Test, str, int]) -> Outcome:
+        test, family, n = run
+        if test in broken and written_for(test.name, n, test.label) is None:
+            outcome = Outcome(test.label, family, n, "fail", broken[test], test.directory, _lacks(broken[test]))
+        else:
+            binary = binaries.get(test, Path("/not-built") / test.name)
+            limit = args.timeout * max(1.0, test.time_limit / MPICH_TIME_LIMIT)
+            limit = min(limit, KNOWN_HANGS.get(test.name, limit))
+            outcome = run_test(binary, family, n, limit, test)
+        verdict = {"pass": "pass", "n/a": f"n/a ({outcome.detail})"}.get(outcome.status, f"FAIL ({outcome.detail})")
+        with lock:
+            done[0] += 1
+            print(f"[{done[0]}/{len(runs)}] {test.label} on {family}, {n} ranks: {verdict}", file=progress, flush=True)
+        return outcome
+
+    with ThreadPoolExecutor(positive_int(args.jobs, "--jobs")) as pool:
+        return list(pool.map(one, runs))
+
+
+def _report(
+    outcomes: Sequence[Outcome], families: Sequence[str], ranks: Sequence[int], lacks: dict, warns: frozenset[str]
+) -> None:
+    """The table, then every n/a and failure with its reason, the known causes, and what SMPI lacks."""
     print(summary_table(outcomes, families, ranks))
     for o in outcomes:
         if o.status == "n/a":
@@ -304,11 +378,48 @@ def _check(args: argparse.Namespace) -> int:
         print(f"failed: {o.test} on {o.family}, {o.ranks} ranks: {o.detail}{known}")
     for name in sorted({o.test for o in failed} & set(KNOWN_FAILURES)):
         print(f"known: {name}: {KNOWN_FAILURES[name]}")
-    if args.json is not None:
-        atomic_write_text(args.json, json.dumps([asdict(o) for o in outcomes], indent=1) + "\n")
+    at_run_time: dict[str, list[str]] = {}
+    for o in failed:
+        for call in o.lacks:
+            at_run_time.setdefault(call, []).append(f"{o.directory}/{o.test}")
+    for call in sorted(set(at_run_time) | set(lacks)):
+        where = [f"run by {', '.join(dict.fromkeys(at_run_time[call]))}"] if call in at_run_time else []
+        where += [f"in excluded {', '.join(lacks[call])}"] if call in lacks else []
+        kind = " (it warns once and returns MPI_SUCCESS, doing nothing)" if call in warns else ""
+        print(f"SMPI lacks {call}{kind}: {'; '.join(where)}")
     passed = sum(o.passed for o in outcomes)
     print(f"{passed} of {len(outcomes)} runs passed, {len(failed)} failed, {len(outcomes) - passed - len(failed)} n/a")
-    return 1 if failed else 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    try:
+        suite = unpack_suite(sdist(), default_cache_dir())
+        chosen = _directories(args.dirs, directories(suite))
+        available = [
+            test
+            for directory in chosen
+            if directory not in EXCLUDED_DIRECTORIES
+            for test in read_testlist(suite, directory).tests
+            if test.name not in EXCLUDED
+        ]
+        tests = _select(args, available)
+        families = _names(args.families, list(PLATFORMS), "family")
+        ranks = [positive_int(text, "--ranks") for text in args.ranks.split(",")]
+        positive_int(args.jobs, "--jobs")
+        lines, lacks = _exclusions(suite, chosen)
+        print("\n".join(lines))
+        if not tests:
+            raise StudyError(f"no test to run in {', '.join(chosen)}: every test there is excluded (see above)")
+        binaries, broken = build_tests(suite, tests)
+        runs = [(test, family, n) for family in families for n in ranks for test in tests]
+        outcomes = _run_all(runs, binaries, broken, args)
+    except (StudyError, UsageError, TopologyError) as err:
+        print(f"check-mpi-conformance: error: {err}", file=sys.stderr)
+        return 2
+    _report(outcomes, families, ranks, lacks, warn_only(suite))
+    if args.json is not None:
+        atomic_write_text(args.json, json.dumps([asdict(o) for o in outcomes], indent=1) + "\n")
+    return 1 if any(o.status == "fail" for o in outcomes) else 0
 
 
 if __name__ == "__main__":

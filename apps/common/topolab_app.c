@@ -738,6 +738,34 @@ void tl_json_header(tl_json *json, const char *app, int version)
     tl_json_i64(json, "version", version);
 }
 
+int64_t tl_size_list_max(const tl_size_list *list)
+{
+    int64_t largest = 1;
+    for (size_t k = 0; k < list->count; k++)
+        largest = list->values[k] > largest ? list->values[k] : largest;
+    return largest;
+}
+
+void tl_report_errors(const char *app, int version, const char *key, const char *name, int64_t count,
+                      long long mine)
+{
+    int rank, nranks, errors = 0;
+    int capped = mine > INT_MAX ? INT_MAX : (int)mine;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    MPI_Reduce(&capped, &errors, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    tl_json json;
+    tl_json_header(&json, app, version);
+    tl_json_i64(&json, "ranks", nranks);
+    tl_json_str(&json, key, name);
+    if (count >= 0)
+        tl_json_i64(&json, "count", count);
+    tl_json_i64(&json, "errors", errors);
+    tl_json_end(&json);
+}
+
 void tl_schedule_begin(tl_schedule_step *step, const char *app, int index)
 {
     tl_json_begin(&step->json, stdout);

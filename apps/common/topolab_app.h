@@ -343,4 +343,16 @@ void tl_schedule_end(tl_schedule_step *step);
 /* {"app":APP,"version":VERSION: the first fields of every result line. */
 void tl_json_header(tl_json *json, const char *app, int version);
 
+/* The largest value of a size list, at least 1 (a buffer for every size of the list, never 0 bytes). */
+int64_t tl_size_list_max(const tl_size_list *list);
+
+/*
+ * The legal-MPI checks' report: sums `mine` (this rank's errors) over MPI_COMM_WORLD and has
+ * rank 0 print {"app":..,"version":..,"ranks":P,"<key>":"<name>",["count":N,]"errors":E}
+ * (no "count" when count < 0). The sum is an MPI_INT reduction: every reduce algorithm SMPI
+ * can select takes it (rab refuses MPI_LONG_LONG); E is capped at INT_MAX.
+ */
+void tl_report_errors(const char *app, int version, const char *key, const char *name, int64_t count,
+                      long long mine);
+
 #endif /* TOPOLAB_APP_H */

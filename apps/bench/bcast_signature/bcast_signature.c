@@ -73,25 +73,11 @@ int main(int argc, char **argv)
         return tl_stop(code);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    int64_t largest = 1;
-    for (size_t k = 0; k < counts.count; k++)
-        largest = counts.values[k] > largest ? counts.values[k] : largest;
-    int *buffer = tl_alloc_or_abort(APP_NAME, 2 * (size_t)largest * sizeof(int));
-    for (size_t p = 0; p < TL_COUNT(pairings); p++) {
-        for (size_t k = 0; k < counts.count; k++) {
-            long long mine = bcast_case(pairings[p], (int)counts.values[k], rank, buffer), all = 0;
-            MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-            if (rank == 0) {
-                tl_json json;
-                tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
-                tl_json_i64(&json, "ranks", nranks);
-                tl_json_str(&json, "pairing", pairings[p]);
-                tl_json_i64(&json, "count", counts.values[k]);
-                tl_json_i64(&json, "errors", all);
-                tl_json_end(&json);
-            }
-        }
-    }
+    int *buffer = tl_alloc_or_abort(APP_NAME, 2 * (size_t)tl_size_list_max(&counts) * sizeof(int));
+    for (size_t p = 0; p < TL_COUNT(pairings); p++)
+        for (size_t k = 0; k < counts.count; k++)
+            tl_report_errors(APP_NAME, OUTPUT_VERSION, "pairing", pairings[p], counts.values[k],
+                             bcast_case(pairings[p], (int)counts.values[k], rank, buffer));
     free(buffer);
     return tl_stop(0);
 }

@@ -84,11 +84,9 @@ int main(int argc, char **argv)
         return tl_stop(code);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 
-    int64_t largest = 1;
-    for (size_t k = 0; k < counts.count; k++)
-        largest = counts.values[k] > largest ? counts.values[k] : largest;
-    double *send = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *send);
-    double *recv = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *recv);
+    size_t largest = (size_t)tl_size_list_max(&counts);
+    double *send = tl_alloc_or_abort(APP_NAME, largest * sizeof *send);
+    double *recv = tl_alloc_or_abort(APP_NAME, largest * sizeof *recv);
     for (size_t c = 0; c < TL_COUNT(collectives); c++) {
         for (size_t k = 0; k < counts.count; k++) {
             int n = (int)counts.values[k];
@@ -96,19 +94,10 @@ int main(int argc, char **argv)
                 send[i] = rank + i + 1.0;
                 recv[i] = -1.0;
             }
-            long long mine = call(collectives[c], send, recv, n) != MPI_SUCCESS, all = 0;
+            long long errors = call(collectives[c], send, recv, n) != MPI_SUCCESS;
             for (int i = 0; i < n; i++)
-                mine += recv[i] != send[i];
-            MPI_Reduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-            if (rank == 0) {
-                tl_json json;
-                tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
-                tl_json_i64(&json, "ranks", nranks);
-                tl_json_str(&json, "collective", collectives[c]);
-                tl_json_i64(&json, "count", n);
-                tl_json_i64(&json, "errors", all);
-                tl_json_end(&json);
-            }
+                errors += recv[i] != send[i];
+            tl_report_errors(APP_NAME, OUTPUT_VERSION, "collective", collectives[c], n, errors);
         }
     }
     free(send);

@@ -84,18 +84,10 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++)
             b.recv[i] = SENTINEL;
         zero_count_call(collectives[c], &b, MPI_COMM_WORLD);
-        int written = 0, errors = 0; /* MPI_INT: every reduce algorithm takes it (rab refuses MPI_LONG_LONG) */
+        long long written = 0;
         for (size_t i = 0; i < n; i++)
             written += b.recv[i] != SENTINEL;
-        MPI_Reduce(&written, &errors, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (rank == 0) {
-            tl_json json;
-            tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
-            tl_json_i64(&json, "ranks", nranks);
-            tl_json_str(&json, "collective", collectives[c]);
-            tl_json_i64(&json, "errors", errors);
-            tl_json_end(&json);
-        }
+        tl_report_errors(APP_NAME, OUTPUT_VERSION, "collective", collectives[c], -1, written);
     }
     free(b.send);
     free(b.recv);

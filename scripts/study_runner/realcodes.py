@@ -142,10 +142,46 @@ def nas(code: str, klass: str) -> Code:
     )
 
 
-CODES: dict[str, Code] = {name: nas(*name.split(".")) for name in ("is.B", "ep.A", "dt.W")}
-"""The codes of the check, by name (code.class)."""
-QUICK_CODES: dict[str, Code] = {name: nas(*name.split(".")) for name in ("is.S", "ep.S", "dt.S")}
-"""``--quick``: the same codes at class S."""
+def _hpcc_report(workdir: Path, label: str) -> dict[str, Any]:
+    from study_runner.hpcc import OUTPUT, parse_hpcc
+
+    path = workdir / OUTPUT
+    if not path.is_file():
+        raise StudyError(f"{label}: HPCC wrote no {OUTPUT}")
+    record = parse_hpcc(path.read_text(errors="replace"))
+    failed = [name for name, passed in record["checks"].items() if not passed] + record["missing"]
+    return {
+        "verified": record["verified"],
+        "time_s": record["time_s"],
+        "failed": failed,
+        **{key: record["figures"].get(key) for key in ("HPL_Tflops", "PTRANS_GBs", "MPIRandomAccess_GUPs")},
+    }
+
+
+def hpcc(problem: str) -> Code:
+    """The HPC Challenge suite (``study_runner.hpcc``) on one of its problems, judged by every check HPCC makes;
+    its time is HPL's."""
+    from study_runner.hpcc import INPUT, build_hpcc, hpcc_input
+
+    return Code(
+        f"hpcc.{problem}",
+        lambda cache, mpi: build_hpcc(cache, mpi),
+        lambda n: [],
+        setup=lambda workdir, n: (workdir / INPUT).write_text(hpcc_input(n, problem)),
+        read=lambda stdout, workdir, label: _hpcc_report(workdir, label),
+    )
+
+
+CODES: dict[str, Code] = {
+    **{name: nas(*name.split(".")) for name in ("is.B", "ep.A", "dt.W")},
+    "hpcc.default": hpcc("default"),
+}
+"""The codes of the check, by name (code.class or code.problem)."""
+QUICK_CODES: dict[str, Code] = {
+    **{name: nas(*name.split(".")) for name in ("is.S", "ep.S", "dt.S")},
+    "hpcc.small": hpcc("small"),
+}
+"""``--quick``: the same codes at class S, HPCC's small problem."""
 
 
 @dataclass(frozen=True)
@@ -211,7 +247,10 @@ def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: floa
         except StudyError as err:
             return Outcome(code.name, target, ranks, "fail", " ".join(str(err).split())[:400])
     status = "pass" if record.get("verified") else "fail"
-    detail = "" if status == "pass" else "the code's own verification failed"
+    failed = record.get("failed")
+    detail = (
+        "" if status == "pass" else "the code's own verification failed" + (f": {', '.join(failed)}" if failed else "")
+    )
     return Outcome(code.name, target, ranks, status, detail, outcome.wall_s, outcome.peak_private_mib, record)
 
 

@@ -167,7 +167,7 @@ def arch_file(mpi: str, ra: str = "sandia") -> str:
     return f"# HPCC arch file written by study_runner.hpcc ({mpi}, RandomAccess: {ra})\n" + "\n".join(lines) + "\n"
 
 
-def _compiler_identity(compiler: str) -> str:
+def compiler_identity(compiler: str) -> str:
     """What decides what ``compiler`` produces: its wrapper script's bytes and the C compiler's version."""
     path = shutil.which(compiler)
     if path is None:
@@ -186,7 +186,7 @@ def build_hpcc(cache_dir: Path | None, mpi: str, ra: str = "sandia", jobs: int =
     source = fetch_hpcc(cache_dir)
     arch = f"topolab_{mpi}"
     make_file = arch_file(mpi, ra)
-    key = run_key(source=TARBALL_SHA256, arch=make_file, compiler=_compiler_identity(COMPILERS[mpi]))[:16]
+    key = run_key(source=TARBALL_SHA256, arch=make_file, compiler=compiler_identity(COMPILERS[mpi]))[:16]
     target = cache_dir / "hpcc" / "build" / f"{mpi}-{ra}-{key}"
     if (target / "hpcc").is_file():
         return target / "hpcc"

@@ -77,11 +77,15 @@ def nas_sources(cache_dir: Path) -> Path:
 
 def build_nas(cache_dir: Path, code: str, mpi: str) -> Path:
     """NAS ``code`` (is, ep, dt) built with ``mpi``'s compiler (smpi: smpicc; mpich: mpicc), once into the cache."""
+    from study_runner.hpcc import compiler_identity
+
     source = nas_sources(cache_dir)
-    binary = source.parent / mpi / code
+    # The compiler wrapper names its MPI (smpicc: the SimGrid it links against): another one gives another binary.
+    identity = hashlib.sha256(compiler_identity(COMPILERS[mpi]).encode()).hexdigest()[:12]
+    binary = source.parent / f"{mpi}-{identity}" / code
     if binary.is_file():
         return binary
-    binary.parent.mkdir(exist_ok=True)
+    binary.parent.mkdir(parents=True, exist_ok=True)
     flags = ["-O2", "-w"] + ([f"-I{COMPAT}"] if mpi == "mpich" else [])
     tmp = f"{binary}.tmp"
     command = [COMPILERS[mpi], *flags, *(str(source / name) for name in NAS_SOURCES[code]), "-lm", "-o", tmp]

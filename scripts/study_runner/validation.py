@@ -29,15 +29,21 @@ from generators.files import atomic_write_text
 from study_runner.cache import default_cache_dir
 from study_runner.compute import calibrate, calibration, machine_key
 from study_runner.errors import StudyError
-from study_runner.realcodes import Code, nas
+from study_runner.realcodes import Code, hpcc, nas
 from study_runner.smpi import run_smpirun_measured
 from study_runner.smpirun_on import prepare
 from study_runner.workdirs import work_directory
 
 __all__ = ["VALIDATED", "Comparison", "IntraNode", "compare", "intra_node", "measure_intra_node", "this_machine"]
 
-VALIDATED: dict[str, Code] = {"is.B": nas("is", "B"), "ep.A": nas("ep", "A"), "dt.S": nas("dt", "S")}
-"""The codes validated against real runs (DT's graph needs more processes than 1 or 2: shown as not applicable)."""
+VALIDATED: dict[str, Code] = {
+    "is.B": nas("is", "B"),
+    "ep.A": nas("ep", "A"),
+    "dt.S": nas("dt", "S"),
+    "hpcc.default": hpcc("default"),
+}
+"""The codes validated against real runs (DT's graph needs more processes than 1 or 2: shown as not applicable;
+HPCC's time is HPL's)."""
 
 REPO = Path(__file__).resolve().parents[2]
 PINGPONG_SIZES = (1, 1 << 20, 16 << 20)

@@ -8,8 +8,8 @@ Conventions
 -----------
 * Bandwidths are bytes/s, latencies seconds, host speeds flop/s.
 * Every physical full-duplex cable is two directed SHARED links, ``<a>_to_<b>`` and ``<b>_to_<a>``
-  (:func:`duplex_link`): the same model as SimGrid's SPLITDUPLEX, but SimGrid's link tracing works
-  on it (SIMGRID_NOTES.md).
+  (:func:`duplex_link`): the same model as SimGrid's SPLITDUPLEX, chosen because tracing a SPLITDUPLEX
+  link aborted SimGrid 3.32 (docs/simgrid.md), and kept because each direction keeps the model's name.
 * A node-bandwidth-limited (NBL) host has one SHARED link ``<host>_nbl`` that every message entering
   or leaving the host crosses, in both directions: a cap on the sum of injection and reception.
   Transit traffic never crosses it, because only the routes that start or end at the host do.

@@ -95,8 +95,8 @@ def transpose_steps(q: int, algorithm: str, assignment: Sequence[int] | None = N
 #
 # Both are lists of N phases; in phase p rank r sends one block to destination[p][r]. Phase 0 is every rank's own
 # block (a local copy). The MLFM schedule (Shimizu, Miwa, Nakashima) runs on an allocation of n layers x l columns x m
-# servers per leaf; rank r is server (i, j, k) with r = (i*l + j)*m + k. docs/mlfm-schedule.md derives it and its
-# condition 1 <= m <= l - 1 <= d.
+# servers per leaf; rank r is server (i, j, k) with r = (i*l + j)*m + k. docs/mlfm.md (its section on the partial
+# all-to-all schedule) derives it and its condition 1 <= m <= l - 1 <= d.
 
 
 def check_mlfm_allocation(n: int, l: int, m: int, ranks: int | None = None) -> None:  # noqa: E741 (the paper's l)

@@ -1,7 +1,7 @@
 """Tofu (Fujitsu K computer / PRIMEHPC FX10): a 6-D mesh/torus, and the job scheduler's virtual 3-D shapes.
 
 Source: Sugiyama et al., "Topology Aware Performance Prediction of Collective Communication Algorithms on
-Multi-Dimensional Mesh/Torus" (../shared/papers/tofu-allgather-collision-model.txt), Table I: Fujitsu
+Multi-Dimensional Mesh/Torus", Table I: Fujitsu
 PRIMEHPC FX10, 768 nodes, Tofu interconnect (6D mesh/torus), link bandwidth 5 GB/s; "the network is
 physically 6-D, but the job scheduler groups it two dimensions at a time into a virtual 3-D shape, and
 users specify nodes in 3-D"; the experiments use the shapes 1x6x4 and 2x3x4 (24 nodes).

@@ -15,7 +15,7 @@ of 4, 0 -> 2 goes up, 2 -> 0 down, 3 -> 1 up through the wrap), so that both agr
 along a mesh dimension the only way. Routers forward cut-through and never touch the node processor, so a
 node's NBL limiter ``<host>_nbl`` is on the routes that start or end at that node only: transit
 traffic does not consume it. SimGrid's own TORUS limiter is charged at every node a route passes
-through (SIMGRID_NOTES.md), which is wrong for these machines; hence explicit routes here.
+through (docs/simgrid.md), which is wrong for these machines; hence explicit routes here.
 
 Representation. When every shortest path along every dimension is unique (mesh dimensions, and
 rings of odd length or of length <= 2), the platform is a SimGrid DijkstraCache zone over a layered

@@ -1,4 +1,5 @@
-"""The allgather performance model of Sugiyama, Morie, Nanri (../shared/papers/tofu-allgather-collision-model.txt).
+"""The allgather performance model of Sugiyama, Morie, Nanri ("Topology Aware
+Performance Prediction of Collective Communication Algorithms on Multi-Dimensional Mesh/Torus").
 
 An algorithm is a sequence of communication steps plus memory copies, each costed from micro-benchmarks:
 

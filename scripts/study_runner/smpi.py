@@ -1,6 +1,6 @@
 """topolab's standard smpirun invocation: the one place that knows SimGrid's option names.
 
-The options give the clean, deterministic alpha-beta network model measured in SIMGRID_NOTES.md:
+The options give the clean, deterministic alpha-beta network model measured in docs/simgrid.md:
 CM02 without SMPI's piecewise bandwidth/latency factors, no cross-traffic, no TCP-gamma window
 limit, no cost injected by MPI_Wtime, and computation that costs nothing unless a study injects it.
 A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVELOPE_BYTES) / bandwidth``.
@@ -57,7 +57,7 @@ def _topolab_simgrid_on_path() -> None:
 _topolab_simgrid_on_path()
 
 SMPI_ENVELOPE_BYTES = 16
-"""Bytes SMPI adds to every point-to-point message (measured, SIMGRID_NOTES.md)."""
+"""Bytes SMPI adds to every point-to-point message (measured: docs/simgrid.md, the sanity-alpha-beta study)."""
 
 EAGER_LIMIT_BYTES = 65536
 """SMPI's default ``smpi/send-is-detached-thresh``: messages below it are sent eagerly (detached)."""

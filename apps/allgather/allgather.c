@@ -114,8 +114,7 @@ static const char description[] =
     "prints one JSON line per size on stdout.";
 
 struct options {
-    const char *algorithm_text; /* as given; NULL: missing */
-    int algorithm;
+    int algorithm; /* ALGORITHM_NONE: not given */
     tl_size_list sizes;
     int iterations;
     int warmup;
@@ -139,7 +138,6 @@ struct copy_cost {
 static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     *opt = (struct options){
-        .algorithm_text = NULL,
         .algorithm = ALGORITHM_NONE,
         .sizes = {.values = {1 << 10}, .count = 1},
         .iterations = DEFAULT_ITERATIONS,
@@ -150,7 +148,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .memcpy_rate = 0.0,
     };
     const tl_option options[] = {
-        tl_opt_string('a', "algorithm", "ALGORITHM", &opt->algorithm_text,
+        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
                       "ring (Fig. 1, P-1 steps) or bruck (Fig. 2, ceil(log2 P) steps and three "
                       "memory copies); required"),
         tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, INT_MAX,
@@ -171,18 +169,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
         return code;
-    if (opt->algorithm_text == NULL) {
-        tl_arg_error(APP_NAME, "the algorithm is required: -a/--algorithm ring|bruck");
-        return TL_EXIT_USAGE;
-    }
-    for (int k = 0; algorithm_names[k] != NULL; k++)
-        if (strcmp(opt->algorithm_text, algorithm_names[k]) == 0)
-            opt->algorithm = k;
     if (opt->algorithm == ALGORITHM_NONE) {
-        tl_arg_error(APP_NAME,
-                     "invalid -a/--algorithm value '%s': unknown name (expected one of: ring, "
-                     "bruck)",
-                     opt->algorithm_text);
+        tl_arg_error(APP_NAME, "the algorithm is required: -a/--algorithm ring|bruck");
         return TL_EXIT_USAGE;
     }
     if (nranks < 2) {
@@ -210,18 +198,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
  * The algorithms.
  */
 
-/* ceil(log2(n)) for n >= 1. */
-static int ceil_log2(int n)
-{
-    int k = 0;
-    while (((int64_t)1 << k) < n)
-        k++;
-    return k;
-}
-
 static int algorithm_steps(int algorithm, int nranks)
 {
-    return algorithm == ALGORITHM_RING ? nranks - 1 : ceil_log2(nranks);
+    return algorithm == ALGORITHM_RING ? nranks - 1 : tl_ceil_log2(nranks);
 }
 
 /* Ring: in every step rank r sends one block to r + 1. */

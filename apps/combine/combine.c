@@ -182,15 +182,6 @@ static int mesh_rank(int width, int x, int y)
     return y * width + x;
 }
 
-/* ceil(log2(n)) for n >= 1. */
-static int ceil_log2(int n)
-{
-    int k = 0;
-    while ((1 << k) < n)
-        k++;
-    return k;
-}
-
 /* Snake index of the node (x, y): row y even runs left to right, odd right to left. */
 static int snake_index(int width, int x, int y)
 {
@@ -279,7 +270,7 @@ struct tree_move {
 
 static struct tree_move tree_step(int width, int height, int x, int y, int s)
 {
-    int kx = ceil_log2(width), ky = ceil_log2(height);
+    int kx = tl_ceil_log2(width), ky = tl_ceil_log2(height);
     int towards_root = s < kx + ky;
     int level = towards_root ? s : 2 * (kx + ky) - 1 - s; /* the reduction step it mirrors */
     int along_x = level < kx;
@@ -305,7 +296,7 @@ static int algorithm_steps(const struct options *opt, int blocks)
         return 0;
     switch (opt->algorithm) {
     case ALGORITHM_TREE:
-        return 2 * (ceil_log2(opt->width) + ceil_log2(opt->height));
+        return 2 * (tl_ceil_log2(opt->width) + tl_ceil_log2(opt->height));
     case ALGORITHM_SNAKE:
         return 2 * nodes + blocks - 3;
     default:

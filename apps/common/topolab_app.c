@@ -233,6 +233,14 @@ void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op
     MPI_Reduce(in, out, count, MPI_DOUBLE, mpi_op, 0, MPI_COMM_WORLD);
 }
 
+int tl_ceil_log2(int n)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < n)
+        k++;
+    return k;
+}
+
 void tl_spread_to_root(double value, double *min, double *avg, double *max)
 {
     int nranks;

@@ -84,7 +84,7 @@ typedef enum {
     TL_OPT_SIZE,      /* byte count (see tl_parse_size), <= max */
     TL_OPT_SIZE_LIST, /* comma-separated byte counts, each <= max */
     TL_OPT_INT_LIST,  /* comma-separated ints in [min, max]; repeated occurrences append */
-    TL_OPT_CHOICE,    /* one name of a NULL-terminated list; target = its index */
+    TL_OPT_CHOICE,    /* one name of a NULL-terminated list; target = its index (< 0: no default) */
     TL_OPT_FLAG,      /* no value; target set to 1 */
     TL_OPT_STRING     /* any text; target points into argv */
 } tl_opt_kind;
@@ -282,6 +282,9 @@ typedef enum { TL_REDUCE_MIN, TL_REDUCE_MAX, TL_REDUCE_SUM } tl_reduce_op;
  * is gone"). Collective: every rank calls it.
  */
 void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op);
+
+/* ceil(log2(n)) for n >= 1: the steps of a recursive-doubling (Bruck) or binary-tree schedule. */
+int tl_ceil_log2(int n);
 
 /* Minimum, mean and maximum over the ranks of each rank's `value`, on rank 0. Collective. */
 void tl_spread_to_root(double value, double *min, double *avg, double *max);

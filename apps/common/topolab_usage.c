@@ -113,7 +113,8 @@ static void describe_default(const tl_option *opt, char *buf, size_t len)
             append(buf, len, "%s%d", k > 0 ? "," : "", opt->target.ints->values[k]);
         break;
     case TL_OPT_CHOICE:
-        append(buf, len, "%s", opt->choices[*opt->target.integer]);
+        if (*opt->target.integer >= 0)
+            append(buf, len, "%s", opt->choices[*opt->target.integer]);
         break;
     case TL_OPT_STRING:
         if (*opt->target.text != NULL)

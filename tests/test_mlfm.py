@@ -1,5 +1,5 @@
-"""Multi-layer full mesh and the two-level fat tree: counts, routes through SimGrid, the routing graph's
-exactness, and the MLFM partial all-to-all schedule (its condition proved both ways)."""
+"""Multi-layer full mesh: counts, routes through SimGrid, the routing graph's exactness, and the partial
+all-to-all schedule (its condition proved both ways). The two-level fat tree: tests/test_fattree.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, fattree, graph_routes, mlfm, place_ranks, write_platform
+from generators import TopologyError, build_platform, graph_routes, mlfm, place_ranks, write_platform
 from generators.mlfm import allocation_hosts
 from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
@@ -47,8 +47,6 @@ class TestCounts:
 
     def test_36_port_switches(self) -> None:
         assert len(mlfm(18).hosts) == 6156
-        assert len(fattree(36).hosts) == 648
-        assert (kind_count(fattree(36), "leaf-"), kind_count(fattree(36), "spine-")) == (36, 18)
 
     def test_testbed(self) -> None:
         p = mlfm(**TESTBED)  # type: ignore[arg-type]
@@ -126,32 +124,6 @@ def test_graph_nodes_nobody_enters_are_refused() -> None:
     )
     with pytest.raises(TopologyError, match=r"routing graph nodes without an in-edge: \['orphan'\]"):
         Platform(p.name, p.hosts, p.routers, p.links, p.route_rule, bad)
-
-
-class TestFatTree:
-    def test_routes(self) -> None:
-        p = fattree(4)
-        assert p.route("server-0-0", "server-0-1") == ["server-0-0_to_leaf-0", "leaf-0_to_server-0-1"]
-        assert p.route("server-0-0", "server-3-1")[1:3] == ["leaf-0_to_spine-1", "spine-1_to_leaf-3"]
-
-    def test_shift_pattern_is_congestion_free(self) -> None:
-        """The paper's Fig. 1: on a full fat tree every phase of the shift all-to-all is congestion-free."""
-        p = fattree(8)
-        hosts = p.host_names
-        for step in alltoall_steps("pairwise", len(hosts)):
-            assert max(cable_loads(p, [(hosts[a], hosts[b]) for a, b in step]).values()) == 1
-
-    @pytest.mark.parametrize("params", [{"radix": 4}, {"radix": 6, "nbl": 1.0}, {"radix": 8, "leaves": 5}])
-    def test_loader_routes_equal_model(
-        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
-    ) -> None:
-        model = build_platform("fattree", params)
-        write_platform(model, tmp_path / "ft.xml")
-        loaded = load_platform(tmp_path / "ft.xml", "--all-routes")
-        assert loaded["hosts"] == len(model.hosts) and loaded["links"] == len(model.links) + 1
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-        assert p_graph_exact(model)
 
 
 def p_graph_exact(p: Platform) -> bool:
@@ -249,8 +221,6 @@ class TestMlfmSchedule:
         ("mlfm", {"d": 3, "servers_per_leaf": "3,4,2"}, r"servers_per_leaf values must be between 1 and d=3"),
         ("mlfm", {"d": 3, "servers_per_leaf": "3,3"}, r"needs one value or one per layer \(3\), got 2"),
         ("mlfm", {"d": 3, "spine_choice": "random"}, r"spine_choice must be one of source, destination"),
-        ("fattree", {"radix": 7}, r"radix must be an even integer >= 2, got 7"),
-        ("fattree", {"radix": 4, "leaves": 5}, r"leaves must be between 1 and radix=4, got 5"),
     ],
 )
 def test_bad_parameters(family: str, params: dict[str, Any], message: str) -> None:

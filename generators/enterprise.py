@@ -19,7 +19,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.model import (
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    add_links,
+    duplex_link,
+    host_cable,
+    node_link,
+    node_link_name,
+    with_nbl,
+)
 from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
@@ -146,16 +157,16 @@ def _chassis_links(
     """The modules' uplinks to the backplane, then the backplane's and the modules' fabrics when they are set."""
     links = [link for module in module_names for link in duplex_link(module, BACKPLANE, module_uplink, 0.0)]
     if backplane is not None:
-        links.append(Link(f"{BACKPLANE}_fabric", backplane, 0.0))
+        links.append(node_link(BACKPLANE, "fabric", backplane))
     if module_fabric is not None:
-        links += [Link(f"{module}_fabric", module_fabric, 0.0) for module in module_names]
+        links += [node_link(module, "fabric", module_fabric) for module in module_names]
     return links
 
 
 def _route_rule(module_names: list[str], ports: int, backplane: bool, module_fabric: bool, limited: bool) -> RouteRule:
     """Through the module, or up its uplink, across the backplane and down the other module's (module docstring)."""
-    inside = {module: [f"{module}_fabric"] if module_fabric else [] for module in module_names}
-    fabric = [f"{BACKPLANE}_fabric"] if backplane else []
+    inside = {module: [node_link_name(module, "fabric")] if module_fabric else [] for module in module_names}
+    fabric = [node_link_name(BACKPLANE, "fabric")] if backplane else []
 
     def route(src: str, dst: str) -> list[str]:
         a, b = module_names[module_of(src, ports)], module_names[module_of(dst, ports)]

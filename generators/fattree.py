@@ -31,6 +31,7 @@ from generators.model import (
     add_links,
     duplex_link,
     host_cable,
+    node_link_name,
     with_nbl,
 )
 from generators.node import NODE_PARAMS
@@ -167,7 +168,7 @@ def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limi
     edges: list[tuple[str, str, tuple[str, ...]]] = []
     for a, k in servers:
         server = server_name(a, k)
-        limiter = (f"{server}_nbl",) if limited else ()
+        limiter = (node_link_name(server, "limiter"),) if limited else ()
         edges.append((server, f"leaf-{a}", (*limiter, f"{server}_to_leaf-{a}")))
         edges.append((f"leaf-{a}", server, (f"leaf-{a}_to_{server}", *limiter)))
         edges.append((f"spine-{k}", server, (f"spine-{k}_to_leaf-{a}", f"leaf-{a}_to_{server}", *limiter)))

@@ -47,6 +47,7 @@ from generators.model import (
     add_links,
     duplex_link,
     host_cable,
+    node_link_name,
     with_nbl,
 )
 from generators.node import NODE_PARAMS
@@ -343,13 +344,21 @@ def _up(i: int, j: int, k: int, limited: bool) -> tuple[str, ...]:
     Hosts' own edges carry their limiter, so that every server-to-server path starts and ends with it.
     """
     name = server_name(i, j, k)
-    return (f"{name}_nbl", f"{name}_to_{leaf_name(i, j)}") if limited else (f"{name}_to_{leaf_name(i, j)}",)
+    return (
+        (node_link_name(name, "limiter"), f"{name}_to_{leaf_name(i, j)}")
+        if limited
+        else (f"{name}_to_{leaf_name(i, j)}",)
+    )
 
 
 def _down(i: int, j: int, k: int, limited: bool) -> tuple[str, ...]:
     """The links from its leaf into server (i, j, k), its limiter last (see :func:`_up`)."""
     name = server_name(i, j, k)
-    return (f"{leaf_name(i, j)}_to_{name}", f"{name}_nbl") if limited else (f"{leaf_name(i, j)}_to_{name}",)
+    return (
+        (f"{leaf_name(i, j)}_to_{name}", node_link_name(name, "limiter"))
+        if limited
+        else (f"{leaf_name(i, j)}_to_{name}",)
+    )
 
 
 def _server_edges(per_leaf: tuple[int, ...], columns: int, limited: bool) -> list[tuple[str, str, tuple[str, ...]]]:

@@ -13,6 +13,9 @@ Conventions
 * A node-bandwidth-limited (NBL) host has one SHARED link ``<host>_nbl`` that every message entering
   or leaving the host crosses, in both directions: a cap on the sum of injection and reception.
   Transit traffic never crosses it, because only the routes that start or end at the host do.
+* Every link knows what it is (:attr:`Link.kind`, one of :data:`LINK_KINDS`) and where it is (:attr:`Link.ends`):
+  a ``cable`` direction runs from one node to another; a ``limiter``, ``port``, ``fabric`` or ``shm`` link belongs
+  to one node (both ends that node). Analyses and drawings ask the link (:meth:`Platform.cables`), never its name.
 * Routes are ordered lists of link names, computed by the platform's routing rule
   (:meth:`Platform.route`); they are what SimGrid must report for the same pair.
 * A host has ``cores`` cores of ``speed`` each. With an intra-node path (``generators.node``: ``shm_bw``), each
@@ -29,15 +32,19 @@ Conventions
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from generators.errors import TopologyError
 from generators.size import Size
 from generators.units import check_quantity
 
 __all__ = [
+    "CABLE",
     "FATPIPE",
+    "LINK_KINDS",
+    "NODE_LINK_SUFFIXES",
     "SHARED",
     "CompiledZone",
     "Grid",
@@ -48,11 +55,23 @@ __all__ = [
     "duplex_link",
     "graph_routes",
     "host_cable",
+    "node_link",
+    "node_link_name",
 ]
 
 SHARED = "SHARED"
 FATPIPE = "FATPIPE"
 _SHARING_POLICIES = (SHARED, FATPIPE)
+
+_V = TypeVar("_V")
+
+CABLE = "cable"
+LINK_KINDS = (CABLE, "limiter", "port", "fabric", "shm")
+"""What a link models: one direction of a cable between two nodes, a node's bandwidth limiter (NBL), a torus
+node's port into its router (layered tori), a switch's or chassis's internal fabric, a node's intra-node path."""
+
+NODE_LINK_SUFFIXES = {"limiter": "nbl", "port": "port", "fabric": "fabric", "shm": "shm"}
+"""How a node's own link is named: ``<node>_<suffix>`` (a cable direction is ``<a>_to_<b>``)."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +86,7 @@ class Host:
     cores: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     """One directed (or, for a limiter, shared both ways) link with its own bandwidth and latency."""
 
@@ -75,10 +94,18 @@ class Link:
     bandwidth: float
     latency: float
     sharing: str = SHARED
+    kind: str = field(kw_only=True)
+    """One of :data:`LINK_KINDS`."""
+    ends: tuple[str, str] = field(kw_only=True)
+    """A cable's (from, to) nodes; a node's own link: (node, node)."""
 
     def __post_init__(self) -> None:
         if self.sharing not in _SHARING_POLICIES:
             raise TopologyError(f"link {self.name}: sharing must be one of {_SHARING_POLICIES}, got {self.sharing!r}")
+        if self.kind not in LINK_KINDS:
+            raise TopologyError(f"link {self.name}: kind must be one of {LINK_KINDS}, got {self.kind!r}")
+        if (self.kind == CABLE) == (self.ends[0] == self.ends[1]):
+            raise TopologyError(f"link {self.name}: a cable joins two nodes, any other link is one node's")
         # Derived values too (a limiter is nbl x link_bw, which can overflow or underflow): SimGrid must read them.
         check_quantity(self.bandwidth, f"link {self.name}: bandwidth", allow_zero=False)
         check_quantity(self.latency, f"link {self.name}: latency", allow_zero=True)
@@ -86,7 +113,10 @@ class Link:
 
 def duplex_link(a: str, b: str, bandwidth: float, latency: float) -> tuple[Link, Link]:
     """Return the two directed links ``a_to_b`` and ``b_to_a`` of one full-duplex cable."""
-    return Link(f"{a}_to_{b}", bandwidth, latency), Link(f"{b}_to_{a}", bandwidth, latency)
+    return (
+        Link(f"{a}_to_{b}", bandwidth, latency, kind=CABLE, ends=(a, b)),
+        Link(f"{b}_to_{a}", bandwidth, latency, kind=CABLE, ends=(b, a)),
+    )
 
 
 def add_links(links: dict[str, Link], *new: Link) -> None:
@@ -97,9 +127,19 @@ def add_links(links: dict[str, Link], *new: Link) -> None:
         links[link.name] = link
 
 
+def node_link_name(node: str, kind: str) -> str:
+    """The name of ``node``'s own link of ``kind`` (``host-3_nbl``)."""
+    return f"{node}_{NODE_LINK_SUFFIXES[kind]}"
+
+
+def node_link(node: str, kind: str, bandwidth: float, latency: float = 0.0, sharing: str = SHARED) -> Link:
+    """``node``'s own link of ``kind`` (a limiter, port, fabric or intra-node path)."""
+    return Link(node_link_name(node, kind), bandwidth, latency, sharing, kind=kind, ends=(node, node))
+
+
 def nbl_link(host: str, bandwidth: float) -> Link:
     """The node-bandwidth limiter of ``host``: one SHARED link ``<host>_nbl`` for its in + out traffic."""
-    return Link(f"{host}_nbl", bandwidth, 0.0)
+    return node_link(host, "limiter", bandwidth)
 
 
 def host_cable(host: str, switch: str, bandwidth: float, latency: float, nbl: float | None) -> tuple[Link, ...]:
@@ -114,7 +154,7 @@ def host_cable(host: str, switch: str, bandwidth: float, latency: float, nbl: fl
 
 def with_nbl(src: str, dst: str, hops: Sequence[str], limited: bool) -> list[str]:
     """``hops`` framed by the source's and destination's NBL limiters when hosts are limited."""
-    return [f"{src}_nbl", *hops, f"{dst}_nbl"] if limited else list(hops)
+    return [node_link_name(src, "limiter"), *hops, node_link_name(dst, "limiter")] if limited else list(hops)
 
 
 RouteRule = Callable[[str, str], Sequence[str]]
@@ -263,6 +303,10 @@ class Platform:
         clash = self._host_index.keys() & set(self.routers)
         if clash:
             raise TopologyError(f"platform {self.name}: names used by both a host and a router: {sorted(clash)[:3]}")
+        nodes = self._host_index.keys() | set(self.routers)
+        strays = [link.name for link in self.links.values() if link.ends[0] not in nodes or link.ends[1] not in nodes]
+        if strays:
+            raise TopologyError(f"platform {self.name}: links whose ends are not its hosts or routers: {strays[:3]}")
         if self.graph is not None:
             nodes = self._host_index.keys() | set(self.routers) | set(self.graph.virtual_routers)
             for a, b, links in self.graph.edges:
@@ -275,7 +319,7 @@ class Platform:
             if dead:
                 raise TopologyError(f"platform {self.name}: routing graph nodes without an in-edge: {dead[:3]}")
         if self.shm:
-            missing = [name for name in self._host_index if f"{name}_shm" not in self.links]
+            missing = [name for name in self._host_index if node_link_name(name, "shm") not in self.links]
             if missing:
                 raise TopologyError(f"platform {self.name}: hosts without their intra-node link: {missing[:3]}")
 
@@ -291,6 +335,16 @@ class Platform:
         except KeyError:
             raise TopologyError(f"platform {self.name} has no host {name!r}") from None
 
+    def link_kind(self, name: str) -> str | None:
+        """What the link called ``name`` is (one of :data:`LINK_KINDS`); None for a link the model does not have
+        (SimGrid's own ``__loopback__`` in a trace, say)."""
+        link = self.links.get(name)
+        return None if link is None else link.kind
+
+    def cables(self, per_link: Mapping[str, _V]) -> dict[str, _V]:
+        """The entries of a per-link mapping (flows or bytes per link) whose link is a cable."""
+        return {name: value for name, value in per_link.items() if self.link_kind(name) == CABLE}
+
     def route(self, src: str, dst: str) -> list[str]:
         """Ordered link names from host ``src`` to host ``dst``, as SimGrid must route them.
 
@@ -301,7 +355,7 @@ class Platform:
         self.host(dst)
         if src == dst:
             if self.shm:
-                return [f"{src}_shm"]
+                return [node_link_name(src, "shm")]
             raise TopologyError(
                 f"no route from a host to itself ({src!r}) in platform {self.name}: two ranks of one host talk "
                 "through SimGrid's implicit loopback (network/loopback-bw, 10 GBps, latency 0), which the model "

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError, shown
-from generators.model import FATPIPE, CompiledZone, Link, Platform, RoutingGraph, add_links
+from generators.model import FATPIPE, CompiledZone, Platform, RoutingGraph, add_links, node_link, node_link_name
 from generators.params import Param, latency, optional_bandwidth, positive_int, speed
 from generators.size import Size
 from generators.units import check_quantity
@@ -155,9 +155,9 @@ def apply_node(platform: Platform, cores: int = 1, shm_bw: float | None = None, 
     links, graph, compiled = platform.links, platform.graph, platform.compiled
     if shm_bw is not None:
         links = dict(links)
-        add_links(links, *(Link(f"{host.name}_shm", shm_bw, shm_lat, FATPIPE) for host in hosts))
+        add_links(links, *(node_link(host.name, "shm", shm_bw, shm_lat, FATPIPE) for host in hosts))
         if graph is not None:
-            loops = tuple((host.name, host.name, (f"{host.name}_shm",)) for host in hosts)
+            loops = tuple((host.name, host.name, (node_link_name(host.name, "shm"),)) for host in hosts)
             graph = RoutingGraph(graph.virtual_routers, (*graph.edges, *loops))
     if compiled is not None:
         compiled = CompiledZone(compiled.library, compiled.parameters + _parameter_lines(cores, shm_bw, shm_lat))

@@ -17,8 +17,8 @@ The limits, from measurements on this machine (2 cores, 23 GB; ``docs/``, ``plat
   (crossbar 512 with NBL: 48.8 MB in 5.3 s; a 8x8x4 torus: 16.1 MB in 3.1 s), so 1 GB is already two to three
   minutes of writing.
 * Model: 2 GB (:data:`MAX_MODEL_BYTES`). The largest platform shipped, Sequoia (``platforms/``: a 16x16x16x12x2
-  torus, 98304 hosts and 884736 links, a compiled zone), takes 218 MB and 3.4 s to build here, about 220 bytes per
-  host, link or graph edge (MLFM d = 18: 190). SimGrid's compiled zone then needs about 0.8 GB (Mira, half its
+  torus, 98304 hosts and 884736 links, a compiled zone), takes 239 MB and 5 to 6 s to build here, about 245 bytes
+  per host, link or graph edge (MLFM d = 18: 191; each link holds its kind and ends). SimGrid's compiled zone then needs about 0.8 GB (Mira, half its
   size, loads with 0.4 GB). 2 GB admits about eight Sequoias (the estimate says 246 MB for one): half a minute to
   build, some 6.5 GB in SimGrid, a third of this machine; beyond that a request is refused rather than left to
   exhaust the memory.
@@ -42,7 +42,7 @@ MAX_MODEL_BYTES = 2 * 10**9
 # file of about 0.5 kB.
 _XML_HEADER, _XML_HOST, _XML_ROUTER, _XML_LINK, _XML_ROUTE, _XML_HOP = 400, 45, 30, 110, 60, 40
 _PARAMETER_FILE = 1000
-# Bytes of the Python model per host, router, link, graph edge or link of a graph edge (measured 190 to 220).
+# Bytes of the Python model per host, router, link, graph edge or link of a graph edge (measured 191 to 243).
 _MODEL_ELEMENT = 250
 
 

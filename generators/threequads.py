@@ -31,7 +31,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.model import Host, Link, Platform, RouteRule, add_links, duplex_link, nbl_link, with_nbl
+from generators.model import (
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    add_links,
+    duplex_link,
+    nbl_link,
+    node_link,
+    node_link_name,
+    with_nbl,
+)
 from generators.node import NODE_PARAMS
 from generators.params import (
     Family,
@@ -174,7 +185,7 @@ def _links(
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
     if switch_fabric is not None:
-        add_links(links, *(Link(f"{sw}_fabric", switch_fabric, 0.0) for sw in switches))
+        add_links(links, *(node_link(sw, "fabric", switch_fabric) for sw in switches))
     return links
 
 
@@ -204,7 +215,7 @@ def _shared_axis(a: tuple[int, int, int], b: tuple[int, int, int], subnet_order:
 def _hop(src: str, dst: str, axis: str, q: int, fabric: bool) -> list[str]:
     """The links from ``src`` to ``dst`` through the switch of subnetwork ``axis`` they share (and its fabric)."""
     switch = switch_of(axis, coordinates(src, q))
-    return [f"{src}_to_{switch}", *([f"{switch}_fabric"] if fabric else []), f"{switch}_to_{dst}"]
+    return [f"{src}_to_{switch}", *([node_link_name(switch, "fabric")] if fabric else []), f"{switch}_to_{dst}"]
 
 
 FAMILY = Family(

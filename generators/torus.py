@@ -58,6 +58,8 @@ from generators.model import (
     add_links,
     duplex_link,
     nbl_link,
+    node_link,
+    node_link_name,
 )
 from generators.node import NODE_PARAMS
 from generators.params import (
@@ -306,8 +308,8 @@ def _neighbours(k: int, axis: int, grid: Grid) -> list[int]:
 def _endpoint(name: str, limited: bool, layered: bool) -> list[str]:
     """The link every route that starts or ends at node ``name`` crosses there: its limiter, its port, or none."""
     if limited:
-        return [f"{name}_nbl"]
-    return [f"{name}_port"] if layered else []
+        return [node_link_name(name, "limiter")]
+    return [node_link_name(name, "port")] if layered else []
 
 
 def _links(
@@ -323,7 +325,7 @@ def _links(
         if nbl is not None:
             add_links(links, nbl_link(name, nbl * link_bw))
         elif layered:
-            add_links(links, Link(f"{name}_port", link_bw, 0.0, FATPIPE))
+            add_links(links, node_link(name, "port", link_bw, 0.0, FATPIPE))
     return links
 
 

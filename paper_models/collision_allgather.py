@@ -72,7 +72,7 @@ def bruck_copies(ranks: int, size: int) -> list[int]:
 def step_collisions(platform: Platform, hosts: Sequence[str], step: list[tuple[int, int]]) -> int:
     """C of one step: the largest number of its messages on one directed cable (limiters excluded)."""
     loads = link_loads(platform, [(hosts[src], hosts[dst]) for src, dst in step])
-    return max((load for name, load in loads.items() if "_to_" in name), default=0)
+    return max(platform.cables(loads).values(), default=0)
 
 
 def predict(

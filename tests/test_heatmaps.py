@@ -82,8 +82,8 @@ def test_combine_schedule_is_the_appendix_timeline(algorithm: str, width: int, h
     assert sum(len(step) for step in steps) == 2 * (width * height - 1) * blocks
     mesh = build_platform("mesh", {"width": width, "height": height, "nbl": "nominal"})
     loads = heatmaps.step_loads(mesh, mesh.host_names, [[(a, b) for a, b, _ in step] for step in steps])
-    assert max(load for name, load in loads.items() if "_to_" in name) == 1
-    assert max(load for name, load in loads.items() if name.endswith("_nbl")) == max(+expected)
+    assert max(mesh.cables(loads).values()) == 1
+    assert max(load for name, load in loads.items() if mesh.link_kind(name) == "limiter") == max(+expected)
 
 
 STUDY = """

@@ -30,7 +30,7 @@ def cable_loads(p: Platform, flows: list[tuple[str, str]]) -> Counter[str]:
     """Flows per directed cable (limiters excluded: they are not cables)."""
     loads: Counter[str] = Counter()
     for src, dst in flows:
-        loads.update(name for name in p.route(src, dst) if "_to_" in name)
+        loads.update(p.cables(dict.fromkeys(p.route(src, dst), 1)))
     return loads
 
 
@@ -42,7 +42,7 @@ class TestCounts:
         assert kind_count(p, "leaf-") == d * (d + 1)
         assert kind_count(p, "spine-") == d * (d + 1) // 2
         # radix 2d: a leaf has d servers and d spines, a spine one leaf of each of 2 columns in each of d layers
-        ports = Counter(name.split("_to_")[0] for name in p.links)
+        ports = Counter(link.ends[0] for link in p.links.values())
         assert set(ports.values()) == {1, 2 * d}
 
     def test_36_port_switches(self) -> None:

@@ -106,7 +106,7 @@ class TestDefaults:
         model = build_platform(family, params)
         assert apply_node(model) is model and not model.shm
         assert all(host.cores == 1 for host in model.hosts)
-        assert not [name for name in model.links if name.endswith("_shm")]
+        assert not [link for link in model.links.values() if link.kind == "shm"]
 
     def test_shm_lat_zero_alone_is_the_default(self) -> None:
         given = build_platform("crossbar", {"hosts": 2, "shm_lat": "0s"})
@@ -200,7 +200,7 @@ class TestModel:
         assert sum(line.split()[0] in APPLIED for line in lines) == 3
         auto = tofu((1, 1, 1), zone="auto", **SHM)
         assert auto.family == "tofu" and (auto.params["cores"], auto.params["shm_bw"]) == (4, SHM_BW)
-        assert sum(name.endswith("_shm") for name in auto.links) == len(auto.hosts) == 12
+        assert sum(link.kind == "shm" for link in auto.links.values()) == len(auto.hosts) == 12
         with pytest.raises(TopologyError, match="already applied"):
             apply_node(auto, cores=2)
 

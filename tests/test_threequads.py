@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from generators import TopologyError, build_platform, link_loads, max_link_load, place_ranks, write_platform
+from generators.enterprise import BACKPLANE
 from generators.schedules import default_transpose_assignment, transpose_steps
 from generators.threequads import coordinates, three_quads
 
@@ -28,7 +29,7 @@ class TestThreeQuads:
         assert len(p.hosts) == q**3
         assert len(p.routers) == 3 * q
         assert len(p.links) == 2 * 3 * q**3  # three duplex NIC cables per node
-        ports = Counter(name.split("_to_")[1] for name in p.links if name.startswith("host-"))
+        ports = Counter(link.ends[1] for link in p.links.values() if link.ends[0] in p.host_names)
         assert set(ports) == set(p.routers)
         assert set(ports.values()) == {q * q}  # q^2 ports per switch
 
@@ -39,12 +40,12 @@ class TestThreeQuads:
             s, d = coordinates(src, q), coordinates(dst, q)
             if shared(s, d):
                 assert len(route) == 2
-                switch = route[0].split("_to_")[1]
+                switch = p.links[route[0]].ends[1]
                 assert switch[2] in shared(s, d)
                 assert route == [f"{src}_to_{switch}", f"{switch}_to_{dst}"]
             else:
                 assert len(route) == 4  # two switch hops through the relay's NIC cables
-                relay = route[1].split("_to_")[1]
+                relay = p.links[route[1]].ends[1]
                 assert route[2].startswith(f"{relay}_to_")
                 assert shared(s, coordinates(relay, q)) and shared(coordinates(relay, q), d)
 
@@ -131,7 +132,7 @@ class TestTransposeSchedule:
         hosts = place_ranks(p, 64)
         used = []
         for step in transpose_steps(4, "two-step"):
-            used.append({name.split("_to_")[1][:3] for s, d in step for name in p.route(hosts[s], hosts[d])[:1]})
+            used.append({p.links[p.route(hosts[s], hosts[d])[0]].ends[1][:3] for s, d in step})
         assert used == [{"swz"}, {"swx"}]
 
     def test_direct_swap_loads_enterprise_uplinks(self) -> None:
@@ -139,7 +140,7 @@ class TestTransposeSchedule:
         hosts = place_ranks(p, 64)
         (step,) = transpose_steps(4, "direct")
         loads = link_loads(p, [(hosts[s], hosts[d]) for s, d in step])
-        uplinks = {name: n for name, n in loads.items() if "backplane" in name}
+        uplinks = {name: n for name, n in p.cables(loads).items() if BACKPLANE in p.links[name].ends}
         # quadrant B (module 1) swaps with quadrant C (module 2): 16 flows each way
         assert uplinks == {"module-1_to_backplane": 16, "backplane_to_module-2": 16,
                            "module-2_to_backplane": 16, "backplane_to_module-1": 16}  # fmt: skip

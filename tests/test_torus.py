@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
-from generators.model import Grid
+from generators.model import Grid, Platform
 from generators.torus import MAX_EXPLICIT_HOSTS, coordinates
 from tests.conftest import simgrid_link_count
 
@@ -30,14 +30,14 @@ def distance(a: tuple[int, ...], b: tuple[int, ...], dims: tuple[int, ...], wrap
     )
 
 
-def cables_of(route: list[str]) -> list[str]:
+def cables_of(p: Platform, route: list[str]) -> list[str]:
     """The router-to-router cables of a route (no limiter, no port)."""
-    return [name for name in route if "_to_" in name]
+    return [name for name in route if p.link_kind(name) == "cable"]
 
 
-def node_path(route: list[str], src: str) -> list[str]:
+def node_path(p: Platform, route: list[str], src: str) -> list[str]:
     """Nodes visited by a model route (limiters skipped)."""
-    return [src] + [name.split("_to_")[1] for name in route if "_to_" in name]
+    return [src] + [p.links[name].ends[1] for name in cables_of(p, route)]
 
 
 class TestShapes:
@@ -53,11 +53,11 @@ class TestShapes:
         assert len(p.links) == 2 * cables(dims, wraps) + ports
         for src, dst, route in p.routes():
             a, b = coordinates(int(src[5:]), dims), coordinates(int(dst[5:]), dims)
-            assert len(cables_of(route)) == distance(a, b, dims, wraps)  # minimal in every dimension
+            assert len(cables_of(p, route)) == distance(a, b, dims, wraps)  # minimal in every dimension
 
     def test_ring_of_four_is_a_cycle(self) -> None:
         p = torus((4,))
-        degree = Counter(name.split("_to_")[0] for name in p.links)
+        degree = Counter(link.ends[0] for link in p.links.values())
         assert set(degree.values()) == {2}
         assert p.route("host-0", "host-3") == ["host-0_to_host-3"]
 
@@ -67,7 +67,7 @@ class TestShapes:
         assert p.route("host-0", "host-3") == [
             "host-0_port", "host-0_to_host-1", "host-1_to_host-2", "host-2_to_host-3", "host-3_port",
         ]  # fmt: skip
-        assert max(len(cables_of(r)) for _, _, r in p.routes()) == 3 + 2  # diameter W-1 + H-1
+        assert max(len(cables_of(p, r)) for _, _, r in p.routes()) == 3 + 2  # diameter W-1 + H-1
 
     def test_length_two_dimension_has_one_cable(self) -> None:
         p = torus((2, 3, 2), wrap=True)
@@ -78,22 +78,22 @@ class TestShapes:
 
     def test_dimension_order_x_first(self) -> None:
         p = mesh(3, 3)
-        assert node_path(p.route("host-0", "host-8"), "host-0") == ["host-0", "host-1", "host-2", "host-5", "host-8"]
+        assert node_path(p, p.route("host-0", "host-8"), "host-0") == ["host-0", "host-1", "host-2", "host-5", "host-8"]
 
     def test_tie_rule_of_simgrid(self) -> None:
         p = torus((4,))
         # ties on a ring of 4, as SimGrid routes them (test_routes_follow_simgrids_torus checks every pair)
-        assert node_path(p.route("host-0", "host-2"), "host-0") == ["host-0", "host-1", "host-2"]
-        assert node_path(p.route("host-2", "host-0"), "host-2") == ["host-2", "host-1", "host-0"]
-        assert node_path(p.route("host-3", "host-1"), "host-3") == ["host-3", "host-0", "host-1"]
-        assert node_path(p.route("host-1", "host-3"), "host-1") == ["host-1", "host-2", "host-3"]
+        assert node_path(p, p.route("host-0", "host-2"), "host-0") == ["host-0", "host-1", "host-2"]
+        assert node_path(p, p.route("host-2", "host-0"), "host-2") == ["host-2", "host-1", "host-0"]
+        assert node_path(p, p.route("host-3", "host-1"), "host-3") == ["host-3", "host-0", "host-1"]
+        assert node_path(p, p.route("host-1", "host-3"), "host-1") == ["host-1", "host-2", "host-3"]
 
 
 class TestNbl:
     def test_limiter_only_at_the_endpoints(self) -> None:
         p = mesh(3, 3, nbl=1.0)
         route = p.route("host-0", "host-8")
-        assert [n for n in route if n.endswith("_nbl")] == ["host-0_nbl", "host-8_nbl"]
+        assert [n for n in route if p.link_kind(n) == "limiter"] == ["host-0_nbl", "host-8_nbl"]
         assert route[0] == "host-0_nbl" and route[-1] == "host-8_nbl"
 
     def test_simgrid_torus_limiter_charges_transit_nodes(
@@ -107,8 +107,9 @@ class TestNbl:
         limiters = [n for n in route["links"] if n.endswith("_limiter")]
         assert limiters == ["t_link_0_limiter", "t_link_1_limiter", "t_link_2_limiter", "t_link_6_limiter",
                             "t_link_10_limiter"]  # fmt: skip
-        model = torus((4, 4), nbl=1.0).route("host-0", "host-10")
-        assert [n for n in model if n.endswith("_nbl")] == ["host-0_nbl", "host-10_nbl"]
+        limited = torus((4, 4), nbl=1.0)
+        model = limited.route("host-0", "host-10")
+        assert [n for n in model if limited.link_kind(n) == "limiter"] == ["host-0_nbl", "host-10_nbl"]
 
 
 def _torus_cluster(dims: tuple[int, ...], limiter: str) -> str:
@@ -134,7 +135,7 @@ def test_routes_follow_simgrids_torus(
         simgrid_nodes = [
             f"host-{m.group(1)}" for n in route["links"] if (m := re.fullmatch(r"t_link_(\d+)_limiter", n))
         ]
-        assert simgrid_nodes == node_path(model.route(route["src"], route["dst"]), route["src"])
+        assert simgrid_nodes == node_path(model, model.route(route["src"], route["dst"]), route["src"])
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,9 @@ from generators.drawing.switched import (
     threequads_layout,
 )
 from generators.errors import TopologyError
-from generators.model import Platform
+from generators.model import CABLE, Platform
 
-__all__ = ["FAMILY_LAYOUTS", "NODE_LINK_SUFFIXES", "layout"]
-
-#: Suffixes of the links that live inside one node (limiter, FATPIPE endpoint, switch fabric, intra-node path).
-NODE_LINK_SUFFIXES = ("nbl", "port", "fabric", "shm")
+__all__ = ["FAMILY_LAYOUTS", "layout"]
 
 #: The layout function of each family, by ``platform.family``.
 FAMILY_LAYOUTS: dict[str, Callable[[Platform], Draft]] = {
@@ -38,25 +35,15 @@ FAMILY_LAYOUTS: dict[str, Callable[[Platform], Draft]] = {
 
 
 def _split_links(platform: Platform) -> tuple[dict[tuple[str, str], list[str]], dict[str, list[str]]]:
-    """Cables (node pair -> its directed links, in the model's order) and node-internal links."""
-    nodes = set(platform.host_names) | set(platform.routers)
+    """Cables (node pair -> its directed links, in the model's order) and each node's own links."""
     cables: dict[tuple[str, str], list[str]] = {}
     inside: dict[str, list[str]] = {}
-    for name in platform.links:
-        parts = name.split("_to_")
-        if len(parts) == 2 and parts[0] in nodes and parts[1] in nodes and parts[0] != parts[1]:
-            a, b = parts
-            key = (b, a) if (b, a) in cables else (a, b)
-            cables.setdefault(key, []).append(name)
-            continue
-        stem, _, suffix = name.rpartition("_")
-        if suffix in NODE_LINK_SUFFIXES and stem in nodes:
-            inside.setdefault(stem, []).append(name)
-            continue
-        raise TopologyError(
-            f"cannot draw link {name!r} of {platform.name}: it is neither a cable '<a>_to_<b>' between two of its "
-            f"hosts/switches nor a node's '<node>_nbl', '_port', '_fabric' or '_shm' link"
-        )
+    for name, link in platform.links.items():
+        a, b = link.ends
+        if link.kind == CABLE:
+            cables.setdefault((b, a) if (b, a) in cables else (a, b), []).append(name)
+        else:
+            inside.setdefault(a, []).append(name)
     return cables, inside
 
 
@@ -72,15 +59,16 @@ def _capacity_note(
     if len(per_bandwidth) > 1:
         parts[0] += " (wider line: more bandwidth)"
     parts[0] = "cables (each way): " + parts[0]
-    for suffix, what in (
-        ("nbl", "NBL limiter (in + out)"),
+    for kind, what in (
+        ("limiter", "NBL limiter (in + out)"),
         ("fabric", "fabric"),
         ("port", "FATPIPE endpoint port (routing-graph artefact, never limits)"),
         ("shm", "FATPIPE intra-node path (ranks of one host)"),
     ):
-        owners = sorted(n for n, links in inside.items() if any(link.endswith("_" + suffix) for link in links))
+        own = {n: [platform.links[k] for k in links if platform.links[k].kind == kind] for n, links in inside.items()}
+        owners = sorted(n for n, links in own.items() if links)
         if owners:
-            caps = sorted({platform.links[f"{n}_{suffix}"].bandwidth for n in owners})
+            caps = sorted({link.bandwidth for n in owners for link in own[n]})
             cap = ", ".join(f"{si(c)}B/s" for c in caps)
             parts.append(
                 f"{what} on {len(owners)} {'hosts' if owners[0] in platform.host_names else 'switches'}: {cap}"
@@ -91,7 +79,7 @@ def _capacity_note(
 def layout(platform: Platform) -> Layout:
     """Place every node of ``platform`` and turn each of its cables into one edge.
 
-    ``TopologyError`` when the family has no layout or a link name is not one the model writes.
+    ``TopologyError`` when the family has no layout.
 
     >>> from generators.crossbar import crossbar
     >>> lay = layout(crossbar(3, nbl=1.0))

@@ -19,7 +19,7 @@ from matplotlib.patches import Rectangle
 
 from generators.drawing.elements import Layout
 from generators.drawing.style import CABLE, HOST, SWITCH, si
-from generators.model import Platform
+from generators.model import NODE_LINK_SUFFIXES, Platform
 
 __all__ = ["DPI", "render"]
 
@@ -216,7 +216,7 @@ def _marker(marker: str, face: Any, label: str) -> Line2D:
     return Line2D([], [], marker=marker, ls="none", color=face, markeredgecolor=_OUTLINE, label=label)
 
 
-def _legend(lay: Layout, heat: bool) -> list[Line2D]:
+def _legend(platform: Platform, lay: Layout, heat: bool) -> list[Line2D]:
     """Legend entries: the node kinds, the cable kinds, and in a heatmap what a node's colour means."""
     handles = [_marker("o", "white" if heat else HOST, f"host ({len(lay.hosts)})")]
     if lay.switches:
@@ -228,7 +228,9 @@ def _legend(lay: Layout, heat: bool) -> list[Line2D]:
     if any(e.kind == "wrap" for e in lay.edges):
         handles.append(Line2D([], [], color=CABLE, lw=1.2, ls=_DASHED, label="wrap-around cable"))
     if heat and lay.node_links:
-        kinds = sorted({link.rpartition("_")[2] for links in lay.node_links.values() for link in links})
+        kinds = sorted(
+            {NODE_LINK_SUFFIXES[platform.links[link].kind] for links in lay.node_links.values() for link in links}
+        )
         text = "node colour: load of its " + " / ".join(f"_{k}" for k in kinds) + " link"
         handles.append(_marker("o", _HEAT(0.6), text))
     if not heat:
@@ -276,7 +278,7 @@ def render(
         norm = _draw_loads(ax, lay, loads, sizes)
     _draw_labels(ax, lay, sizes)
 
-    handles = _legend(lay, heat)
+    handles = _legend(platform, lay, heat)
     fig.legend(
         handles=handles,
         loc="lower center",

@@ -135,14 +135,13 @@ def _caption(out_dir: Path, figure: Path, text: str) -> None:
     atomic_write_text(out_dir / CAPTIONS, json.dumps(recorded, indent=2, sort_keys=True) + "\n")
 
 
-def _peaks(loads: Mapping[str, float], unit: str) -> str:
-    """``max 1 flows per cable, 2 per limiter``: the largest load of the cables and of each kind of node link."""
-    peaks: dict[str, float] = {}
+def _peaks(platform: Platform, loads: Mapping[str, float], unit: str) -> str:
+    """``max 1 flows per cable, 2 per limiter``: the largest load of each kind of link."""
+    peaks: dict[str | None, float] = {}
     for name, load in loads.items():
-        suffix = name.rpartition("_")[2]
-        kind = "cable" if "_to_" in name else {"nbl": "limiter", "fabric": "fabric"}.get(suffix, "port")
+        kind = platform.link_kind(name)
         peaks[kind] = max(peaks.get(kind, 0.0), load)
-    parts = [f"{peaks[kind]:g} per {kind}" for kind in ("cable", "limiter", "fabric", "port") if kind in peaks]
+    parts = [f"{peaks[kind]:g} per {kind}" for kind in ("cable", "limiter", "fabric", "port", "shm") if kind in peaks]
     return f"max {', '.join(parts) or '0'} ({unit})"
 
 
@@ -157,7 +156,7 @@ def draw_static(
 ) -> Path:
     """``heatmap_static_<what>.png``: ``loads`` (from the model) on ``platform``, captioned ``Static: ...``."""
     path = out_dir / f"heatmap_static_{what}.png"
-    heading = f"{title}\nstatic (model routes): {_peaks(loads, load_label)}"
+    heading = f"{title}\nstatic (model routes): {_peaks(platform, loads, load_label)}"
     draw_platform(platform, path, link_loads=loads, title=heading, load_label=load_label)
     _caption(out_dir, path, f"Static heatmap (model routes, no simulation): {caption}")
     return path

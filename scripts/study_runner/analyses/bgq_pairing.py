@@ -82,7 +82,7 @@ def pairing_link_loads(platform: Platform) -> Counter[str]:
     assert platform.grid is not None, f"{platform.name} is not a torus"
     dims = platform.grid.dims
     flows = [(f"host-{src}", f"host-{dst}") for src, dst in pairing_steps(dims)[0]]
-    return Counter({name: load for name, load in link_loads(platform, flows).items() if "_to_" in name})
+    return Counter(platform.cables(link_loads(platform, flows)))
 
 
 # --- results ------------------------------------------------------------------------------------------------------

@@ -48,12 +48,11 @@ def phase_max_loads(platform: Platform, hosts: list[str], algorithm: str, shape:
     """Flows on the most loaded directed cable of each phase 1 .. N-1 (limiters are not cables)."""
     loads = []
     for step in alltoall_steps(algorithm, len(hosts), shape):
-        per_cable: dict[str, int] = {}
+        per_link: dict[str, int] = {}
         for src, dst in step:
             for name in platform.route(hosts[src], hosts[dst]):
-                if "_to_" in name:
-                    per_cable[name] = per_cable.get(name, 0) + 1
-        loads.append(max(per_cable.values()))
+                per_link[name] = per_link.get(name, 0) + 1
+        loads.append(max(platform.cables(per_link).values()))
     return loads
 
 
@@ -187,7 +186,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         steps = alltoall_steps(algorithm, len(hosts), shape)
         title = f"MLFM testbed, {len(hosts)} servers (n, l, m = {shape}): {algorithm} all-to-all"
         loads = heatmaps.step_loads(platform, hosts, steps)
-        most = max(load for name, load in loads.items() if "_to_" in name)
+        most = max(platform.cables(loads).values())
         caption = f"the most flows a link carries in one phase: {HEATMAP_CAPTIONS[algorithm].format(most=most)}"
         heatmaps.draw_static(platform, out_dir, f"{algorithm}_{HEATMAP_CONFIG}", loads, title, caption)
         (record,) = ctx.records(run)

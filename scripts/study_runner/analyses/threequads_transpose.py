@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from generators import link_loads
+from generators.enterprise import BACKPLANE
 from generators.schedules import transpose_steps
 from study_runner import heatmaps
 from study_runner.checks import Check
@@ -86,8 +87,8 @@ def notes(ctx: StudyContext) -> list[str]:
         q = round(len(hosts) ** (1 / 3))
         for number, step in enumerate(transpose_steps(q, algorithm), 1):
             loads = link_loads(platform, [(hosts[a], hosts[b]) for a, b in step])
-            cables = {name: n for name, n in loads.items() if "_to_" in name}  # not limiters or fabrics
-            uplinks = {name: n for name, n in sorted(cables.items()) if "backplane" in name}
+            cables = platform.cables(loads)  # not limiters or fabrics
+            uplinks = {name: n for name, n in sorted(cables.items()) if BACKPLANE in platform.links[name].ends}
             detail = f"; module uplinks: {uplinks}" if uplinks else ""
             link_load_notes.append(
                 f"Static link loads ({platform.name}, {algorithm} step {number}, {len(step)} flows): at most "
@@ -142,7 +143,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
         steps = transpose_steps(round(len(hosts) ** (1 / 3)), algorithm)
         loads = heatmaps.step_loads(platform, hosts, steps)
-        most = max(load for name, load in loads.items() if "_to_" in name)
+        most = max(platform.cables(loads).values())
         caption = f"the most flows a link carries in one step: {caption.format(most=most)}"
         heatmaps.draw_static(platform, out_dir, what, loads, title, caption)
         block = int(_ranks(ctx, run)[0]["block"])

@@ -242,7 +242,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         if len(steps) != int(record["steps"]):
             raise StudyError(f"nbl-combine: {run} ran {record['steps']} steps, combine_steps() has {len(steps)}")
         loads = heatmaps.step_loads(platform, hosts, [[(a, b) for a, b, _ in step] for step in steps])
-        busiest = max(load for name, load in loads.items() if name.endswith("_nbl"))
+        busiest = max(load for name, load in loads.items() if platform.link_kind(name) == "limiter")
         title = f"{algorithm.capitalize()} on the nominal {width}x{height} mesh, N = {n}, S = {s} ({blocks} blocks)"
         caption = (
             f"the most flows a link carries in one of the {len(steps)} steps: every cable 1 (no link conflicts), "

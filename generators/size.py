@@ -16,12 +16,12 @@ The limits, from measurements on this machine (2 cores, 23 GB; ``docs/``, ``plat
   RSS for SimGrid to load it (measured on SimGrid 3.32, docs/simgrid.md). The writer streams about 5 to 9 MB/s
   (crossbar 512 with NBL: 48.8 MB in 5.3 s; a 8x8x4 torus: 16.1 MB in 3.1 s), so 1 GB is already two to three
   minutes of writing.
-* Model: 2 GB (:data:`MAX_MODEL_BYTES`). The largest platform shipped, Sequoia (``platforms/``: a 16x16x16x12x2
-  torus, 98304 hosts and 884736 links, a compiled zone), takes 239 MB and 5 to 6 s to build here, about 245 bytes
-  per host, link or graph edge (MLFM d = 18: 191; each link holds its kind and ends). SimGrid's compiled zone then needs about 0.8 GB (Mira, half its
-  size, loads with 0.4 GB). 2 GB admits about eight Sequoias (the estimate says 246 MB for one): half a minute to
-  build, some 6.5 GB in SimGrid, a third of this machine; beyond that a request is refused rather than left to
-  exhaust the memory.
+* Model: 2 GB (:data:`MAX_MODEL_BYTES`). The largest platform shipped, Sequoia (``platforms/``: a 16x16x16x12x2 torus,
+  98304 hosts and 884736 links, a compiled zone), takes 239 MB and 5 to 6 s to build here, about 245 bytes per host,
+  link or graph edge (MLFM d = 18: 191; each link holds its kind and ends). SimGrid's compiled zone then needs about
+  0.8 GB (Mira, half its size, loads with 0.4 GB). 2 GB admits about eight Sequoias (the estimate says 246 MB for
+  one): half a minute to build, some 6.5 GB in SimGrid, a third of this machine; beyond that a request is refused
+  rather than left to exhaust the memory.
 """
 
 from __future__ import annotations

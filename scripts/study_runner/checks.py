@@ -5,7 +5,7 @@
 must match). ``relation`` says what passing means: ``within`` (the relative error is at most the
 tolerance), ``at_least`` (simulated >= published x (1 - tolerance), e.g. "at least 90% of the
 optimum") or ``above`` (simulated > published, e.g. "slower than"). ``summary.json`` lists every
-check in the format the README gives (Studies).
+check in the format docs/studies.md gives.
 
 A check may carry ``miss``: the explanation of a known, documented miss of the reproduction (the study
 file's ``miss`` key), and ``miss_range``: the simulated values that explanation covers (``miss_range``). It

@@ -101,32 +101,15 @@ tl_status tl_parse_size(const char *text, int64_t max, int64_t *out)
     return parse_size_n(text, strlen(text), max, out);
 }
 
-tl_status tl_parse_size_list(const char *text, int64_t max, int64_t *out, size_t capacity,
-                             size_t *count)
-{
-    size_t n = 0;
-    const char *item = text;
-    for (;;) {
-        const char *comma = strchr(item, ',');
-        size_t len = comma ? (size_t)(comma - item) : strlen(item);
-        if (n == capacity)
-            return TL_ERR_TOO_MANY;
-        tl_status status = parse_size_n(item, len, max, &out[n]);
-        if (status != TL_OK)
-            return status;
-        n++;
-        if (!comma)
-            break;
-        item = comma + 1;
-    }
-    *count = n;
-    return TL_OK;
-}
+/* What a list walker hands each item: the item text[0..len-1], to be stored in slot `index`. */
+typedef tl_status (*item_parser)(const char *text, size_t len, size_t index, const void *how,
+                                 void *out);
 
-/* Parses "1,2,4" (ints in [min, max]) and appends the values to out[*count..]; on error *count
- * is unchanged. */
-static tl_status parse_int_list_append(const char *text, int min, int max, int *out,
-                                       size_t capacity, size_t *count)
+/* Walks the comma-separated list `text`, handing its items to `parse` as slots *count, *count + 1,
+ * ... (at most `capacity` slots in all); on success *count is the slots filled, on error it is
+ * unchanged. */
+static tl_status parse_list(const char *text, item_parser parse, const void *how, void *out,
+                            size_t capacity, size_t *count)
 {
     size_t n = *count;
     const char *item = text;
@@ -135,19 +118,54 @@ static tl_status parse_int_list_append(const char *text, int min, int max, int *
         size_t len = comma ? (size_t)(comma - item) : strlen(item);
         if (n == capacity)
             return TL_ERR_TOO_MANY;
-        int64_t value;
-        tl_status status = parse_digits(item, len, &value);
+        tl_status status = parse(item, len, n++, how, out);
         if (status != TL_OK)
             return status;
-        if (value < min || value > max)
-            return TL_ERR_RANGE;
-        out[n++] = (int)value;
         if (!comma)
             break;
         item = comma + 1;
     }
     *count = n;
     return TL_OK;
+}
+
+/* A byte count <= *(const int64_t *)how into ((int64_t *)out)[index]. */
+static tl_status size_item(const char *text, size_t len, size_t index, const void *how, void *out)
+{
+    return parse_size_n(text, len, *(const int64_t *)how, &((int64_t *)out)[index]);
+}
+
+tl_status tl_parse_size_list(const char *text, int64_t max, int64_t *out, size_t capacity,
+                             size_t *count)
+{
+    size_t n = 0;
+    tl_status status = parse_list(text, size_item, &max, out, capacity, &n);
+    if (status == TL_OK)
+        *count = n;
+    return status;
+}
+
+/* An int in [bounds[0], bounds[1]] (how: const int bounds[2]) into ((int *)out)[index]. */
+static tl_status int_item(const char *text, size_t len, size_t index, const void *how, void *out)
+{
+    const int *bounds = how;
+    int64_t value;
+    tl_status status = parse_digits(text, len, &value);
+    if (status != TL_OK)
+        return status;
+    if (value < bounds[0] || value > bounds[1])
+        return TL_ERR_RANGE;
+    ((int *)out)[index] = (int)value;
+    return TL_OK;
+}
+
+/* Parses "1,2,4" (ints in [min, max]) and appends the values to out[*count..]; on error *count
+ * is unchanged. */
+static tl_status parse_int_list_append(const char *text, int min, int max, int *out,
+                                       size_t capacity, size_t *count)
+{
+    const int bounds[2] = {min, max};
+    return parse_list(text, int_item, bounds, out, capacity, count);
 }
 
 tl_status tl_parse_int(const char *text, int min, int max, int *out)

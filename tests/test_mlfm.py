@@ -16,10 +16,12 @@ from generators import TopologyError, build_platform, graph_routes, mlfm, place_
 from generators.mlfm import allocation_hosts
 from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
+from study_runner.study import load_study
 from tests.test_generators_cli import run_cli
 
 TESTBED = {"d": 3, "servers_per_leaf": (3, 3, 2)}  # the paper's 32-server testbed (Sect. 3)
-PAPER_CONFIGS = {"12": (2, 3, 2), "18": (3, 3, 2), "24A": (3, 4, 2), "24B": (2, 4, 3)}
+FIG3 = load_study("mlfm-alltoall").values("fig3", "servers", "n", "l", "m")
+PAPER_CONFIGS = {servers: tuple(shape) for servers, *shape in FIG3}  # Fig. 3's allocations, from the study file
 
 
 def kind_count(p: Platform, prefix: str) -> int:

@@ -42,9 +42,8 @@ def _analysis(study: Study) -> ModuleType:
         raise StudyError(
             f"{study.name}: analysis module {study.analysis!r} not found in study_runner/analyses"
         ) from None
-    for function in ("checks", "figures"):
-        if not callable(getattr(module, function, None)):
-            raise StudyError(f"{study.name}: analysis module {study.analysis!r} has no {function}() function")
+    if not callable(getattr(module, "figures", None)):
+        raise StudyError(f"{study.name}: analysis module {study.analysis!r} has no figures() function")
     return module
 
 
@@ -90,7 +89,9 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         platforms, runs = prepare_runs(study, quick, bin_dir, scratch)
         results = execute_runs(runs, cache, workers)
         ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
-        checks = analysis.checks(ctx)
+        checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
+        if callable(getattr(analysis, "checks", None)):
+            checks += analysis.checks(ctx)
         if not checks:
             raise StudyError(f"{study.name}: the analysis produced no check")
         results_dir.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,10 @@
 
 An analysis module (``study_runner/analyses/<name>.py``) defines
 
-* ``checks(ctx: StudyContext) -> list[Check]`` — the study's checks, and
 * ``figures(ctx: StudyContext, out_dir: Path) -> None`` — its PNG figures, and optionally
+* ``METRICS`` — the functions ``f(ctx, *arguments)`` the study file's ``[[checks]]`` call (``throughput(run)``),
+* ``checks(ctx: StudyContext) -> list[Check]`` — checks built in code, after the file's ones (a study file that
+  declares its checks has none),
 * ``notes(ctx: StudyContext) -> list[str]`` — findings to report beside the checks (misses explained,
   numbers reported without a tolerance).
 
@@ -16,9 +18,10 @@ kind, what and source, optionally relation and miss); ``ctx.check(id, simulated)
 
 from __future__ import annotations
 
+import functools
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,6 +127,15 @@ class StudyContext:
         if self.tracer is None:
             raise StudyError(f"{self.study.name}: no tracer to rerun {run_id!r} with (StudyContext without one)")
         return self.tracer.link_bytes(run_id, self.results[run_id].records)
+
+    def declared_checks(
+        self, metrics: Mapping[str, Callable[..., Any]], functions: Mapping[str, Callable[..., Any]] | None = None
+    ) -> list[Check]:
+        """The study file's ``[[checks]]`` whose runs ran (all, but those of runs left out by ``--quick``),
+        with ``metrics`` (``f(ctx, *arguments)``) callable from their templates as ``f(*arguments)``, beside the
+        model's plain ``functions`` (``TEMPLATE_FUNCTIONS``)."""
+        bound = {**(functions or {}), **{name: functools.partial(f, self) for name, f in metrics.items()}}
+        return [c.check(bound) for c in self.study.checks if all(run in self.results for run in c.runs)]
 
     def check(self, check_id: str, simulated: float) -> Check:
         """The check of published number ``check_id`` (from the study file) against ``simulated``."""

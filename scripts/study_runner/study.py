@@ -1,8 +1,10 @@
 """Studies are data: one TOML file per study in ``scripts/studies/``.
 
-A study file declares named platforms (a family and its parameters), the runs (app, arguments, rank
-count, placement, extra smpirun options) and the analysis module that turns run results into checks
-and figures. Unknown keys, unknown platforms and bad values are errors before anything runs.
+A study file is the whole experiment: named platforms (a family and its parameters), the runs (app, arguments,
+rank count, placement, extra smpirun options), the checks (``[[checks]]``, ``study_runner.study_checks``:
+published values and the metrics they are compared with, templated over the runs' grid), what the figures show
+(``[figures]``) and the analysis module that gives the metrics, notes and figures. Unknown keys, unknown
+platforms and bad values are errors before anything runs.
 
 Example::
 
@@ -67,11 +69,11 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.machines import ReadyPlatform, load_catalogue
-from study_runner.checks import KINDS, RELATIONS
 from study_runner.compute import COMPUTE_MODES
 from study_runner.errors import StudyError
 from study_runner.generate import generated_runs
 from study_runner.outputs import OUTPUT_FORMATS
+from study_runner.study_checks import DeclaredCheck, declared_checks, validate_published
 
 __all__ = [
     "STUDIES_DIR",
@@ -86,7 +88,19 @@ __all__ = [
 
 STUDIES_DIR = Path(__file__).resolve().parent.parent / "studies"
 
-_STUDY_KEYS = {"name", "title", "description", "analysis", "platforms", "runs", "generate", "published", "reference"}
+_STUDY_KEYS = {
+    "name",
+    "title",
+    "description",
+    "analysis",
+    "platforms",
+    "runs",
+    "generate",
+    "checks",
+    "figures",
+    "published",
+    "reference",
+}
 _REFERENCE_KEYS = {"source", "value", "unit"}
 _RUN_KEYS = {
     "id",
@@ -185,6 +199,29 @@ class Study:
     published: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     reference: dict[str, Any] = field(default_factory=dict)
+    checks: tuple[DeclaredCheck, ...] = ()  # the [[checks]] tables at each of their points
+    figures: dict[str, Any] = field(default_factory=dict)  # [figures]: what the analysis draws, and where
+
+    def run_at(self, grid: str, **variables: Any) -> str:
+        """The id of the run of ``[[generate]]`` grid ``grid`` at the point with these ``variables``."""
+        found = [
+            run.id
+            for run in self.runs
+            if run.grid == grid and all(run.variables.get(name) == value for name, value in variables.items())
+        ]
+        if len(found) != 1:
+            point = ", ".join(f"{name}={value!r}" for name, value in variables.items())
+            raise StudyError(f"{self.name}: grid {grid!r} has {len(found)} runs at {point}, not one")
+        return found[0]
+
+    def published_value(self, check_id: str) -> float:
+        """The published number of check ``check_id``, as the study file gives it (a number)."""
+        for check in self.checks:
+            if check.id == check_id and check.constant_value is not None:
+                return check.constant_value
+        if check_id in self.published:
+            return float(self.published[check_id]["value"])
+        raise StudyError(f"{self.name}: the study file gives no published number for check {check_id!r}")
 
     def values(self, grid: str, *names: str) -> list[Any]:
         """The distinct values of variable ``names[0]`` (of tuples of ``names``, if several) over the runs of
@@ -237,29 +274,9 @@ def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
                 f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} "
                 "(and optionally relation, miss with miss_range)"
             )
-        if not isinstance(entry.get("miss", "x"), str) or entry.get("miss") == "":
-            raise StudyError(f"{where}: published.{check_id}.miss must be a non-empty explanation")
-        if ("miss" in entry) != ("miss_range" in entry):
-            raise StudyError(
-                f"{where}: published.{check_id}: a miss needs miss_range = [low, high], the simulated values it "
-                "explains (and miss_range needs a miss)"
-            )
-        bounds = entry.get("miss_range", [0, 0])
-        if (
-            not isinstance(bounds, list)
-            or len(bounds) != 2
-            or not all(isinstance(b, int | float) and not isinstance(b, bool) for b in bounds)
-            or not bounds[0] <= bounds[1]
-        ):
-            raise StudyError(f"{where}: published.{check_id}.miss_range must be [low, high] with low <= high")
-        if entry.get("relation", "within") not in RELATIONS:
-            raise StudyError(f"{where}: published.{check_id}.relation must be one of {RELATIONS}")
         if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):
             raise StudyError(f"{where}: published.{check_id}.value must be a number")
-        if entry["kind"] not in KINDS:
-            raise StudyError(f"{where}: published.{check_id}.kind must be one of {KINDS}, got {entry['kind']!r}")
-        if isinstance(entry["tolerance"], bool) or not isinstance(entry["tolerance"], int | float):
-            raise StudyError(f"{where}: published.{check_id}.tolerance must be a number")
+        validate_published({"id": check_id, **entry}, f"{where}: published.{check_id}")
     return raw
 
 
@@ -401,6 +418,19 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
+    run_grids: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for run in runs:
+        if run.grid is not None:
+            run_grids.setdefault(run.grid, []).append((run.id, run.variables))
+    checks = declared_checks(data.get("checks", []), run_grids, functions, where)
+    published = _published(data.get("published", {}), where)
+    check_ids = [check.id for check in checks] + list(published)
+    repeated = sorted({i for i in check_ids if check_ids.count(i) > 1})
+    if repeated:
+        raise StudyError(f"{where}: check {repeated[0]!r} is declared twice")
+    figures = data.get("figures", {})
+    if not isinstance(figures, dict):
+        raise StudyError(f"{where}: figures must be a table ([figures])")
     ids = [run.id for run in runs]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -416,7 +446,9 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         analysis=str(data["analysis"]),
         platforms=platforms,
         runs=tuple(runs),
-        published=_published(data.get("published", {}), where),
+        published=published,
         path=path,
         reference=_reference(data.get("reference", {}), where),
+        checks=checks,
+        figures=figures,
     )

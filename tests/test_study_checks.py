@@ -214,3 +214,36 @@ def test_the_mlfm_study_declares_its_whole_experiment() -> None:
     ids = [check.id for check in study.checks]
     assert len(ids) == 1 + 24 + 2 * len(servers) and not study.published
     assert Path(study.path or "").read_text().count("\n") < 120
+
+
+def test_a_check_per_record_of_a_run_and_a_comparison_is_one_when_it_holds(tmp_path: Path) -> None:
+    """``records``: the sizes a ping-pong printed are the points (only known when it ran)."""
+    study = load(
+        tmp_path,
+        """
+[[checks]]
+records = "a2a.12.mlfm.16M"
+id = "size.{bytes}"
+simulated = "{bytes > 10}"
+value = 1
+unit = "bool"
+tolerance = 0
+kind = "exact"
+what = "{bytes} B"
+source = ""
+""",
+    )
+    ctx = context(study, {"a2a.12.mlfm.16M": 1.0})
+    records = [{"bytes": 8, "oneway_s": 1e-6}, {"bytes": 64, "oneway_s": 2e-6}]
+    ctx.results["a2a.12.mlfm.16M"].records[:] = records
+    checks = ctx.declared_checks({})
+    assert [(c.id, c.simulated, c.passed, c.what) for c in checks] == [
+        ("size.8", 0.0, False, "8 B"),  # an exact check may have no source: its what says it all
+        ("size.64", 1.0, True, "64 B"),
+    ]
+    assert context(study, {}).declared_checks({}) == []  # the run did not run: no check
+
+
+def test_only_an_exact_check_may_go_without_a_source(tmp_path: Path) -> None:
+    with pytest.raises(StudyError, match="source must say where the published number is"):
+        load(tmp_path, BASE.replace('source = "Fig. 3"', 'source = ""'))

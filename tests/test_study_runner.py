@@ -51,6 +51,8 @@ app = "exchange"
 ranks = 3
 args = ["-p", "2", "-s", "1M"]
 """
+SANITY = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
+GOOD_STUDY += SANITY[SANITY.index("\n[[checks]]") :]  # the sanity study's checks and figures, on these runs
 
 
 def write_study(tmp_path: Path, text: str) -> Path:
@@ -79,7 +81,7 @@ class TestStudyFiles:
     @pytest.mark.parametrize(
         ("edit", "message"),
         [
-            (lambda s: s + "\nflavour = 3\n", r"unknown key 'flavour'"),
+            (lambda s: "flavour = 3\n" + s, r"unknown key 'flavour'"),
             (lambda s: s.replace('platform = "pair"', 'platform = "quad"'), r"unknown platform 'quad'"),
             (lambda s: s.replace("ranks = 2", "ranks = 0"), r"ranks must be an integer >= 1, got 0"),
             (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"ranks must be an integer >= 1, got 'two'"),

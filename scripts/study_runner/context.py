@@ -32,6 +32,7 @@ from study_runner.checks import Check
 from study_runner.errors import StudyError
 from study_runner.execute import PreparedRun, RunResult, parse_records
 from study_runner.study import Study
+from study_runner.study_checks import DeclaredCheck, RecordChecks
 from study_runner.tracing import TRACING_OPTIONS, traced_run
 
 __all__ = ["LINK_BYTES_FORMAT", "RunTracer", "StudyContext", "trace_key"]
@@ -135,7 +136,13 @@ class StudyContext:
         with ``metrics`` (``f(ctx, *arguments)``) callable from their templates as ``f(*arguments)``, beside the
         model's plain ``functions`` (``TEMPLATE_FUNCTIONS``)."""
         bound = {**(functions or {}), **{name: functools.partial(f, self) for name, f in metrics.items()}}
-        return [c.check(bound) for c in self.study.checks if all(run in self.results for run in c.runs)]
+        declared: list[DeclaredCheck] = []
+        for item in self.study.checks:
+            if isinstance(item, RecordChecks):
+                declared += item.expand(self.records(item.run)) if item.run in self.results else []
+            elif all(run in self.results for run in item.runs):
+                declared.append(item)
+        return [check.check(bound) for check in declared]
 
     def check(self, check_id: str, simulated: float) -> Check:
         """The check of published number ``check_id`` (from the study file) against ``simulated``."""

@@ -73,7 +73,7 @@ from study_runner.compute import COMPUTE_MODES
 from study_runner.errors import StudyError
 from study_runner.generate import generated_runs
 from study_runner.outputs import OUTPUT_FORMATS
-from study_runner.study_checks import DeclaredCheck, declared_checks, validate_published
+from study_runner.study_checks import DeclaredCheck, RecordChecks, declared_checks, validate_published
 
 __all__ = [
     "STUDIES_DIR",
@@ -199,8 +199,12 @@ class Study:
     published: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     reference: dict[str, Any] = field(default_factory=dict)
-    checks: tuple[DeclaredCheck, ...] = ()  # the [[checks]] tables at each of their points
+    checks: tuple[DeclaredCheck | RecordChecks, ...] = ()  # the [[checks]] tables at each of their points
     figures: dict[str, Any] = field(default_factory=dict)  # [figures]: what the analysis draws, and where
+
+    def runs_of(self, grid: str) -> list[str]:
+        """The ids of the runs of ``[[generate]]`` grid ``grid``, in the file's order."""
+        return [run.id for run in self.runs if run.grid == grid]
 
     def run_at(self, grid: str, **variables: Any) -> str:
         """The id of the run of ``[[generate]]`` grid ``grid`` at the point with these ``variables``."""
@@ -217,7 +221,7 @@ class Study:
     def published_value(self, check_id: str) -> float:
         """The published number of check ``check_id``, as the study file gives it (a number)."""
         for check in self.checks:
-            if check.id == check_id and check.constant_value is not None:
+            if isinstance(check, DeclaredCheck) and check.id == check_id and check.constant_value is not None:
                 return check.constant_value
         if check_id in self.published:
             return float(self.published[check_id]["value"])
@@ -424,7 +428,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             run_grids.setdefault(run.grid, []).append((run.id, run.variables))
     checks = declared_checks(data.get("checks", []), run_grids, functions, where)
     published = _published(data.get("published", {}), where)
-    check_ids = [check.id for check in checks] + list(published)
+    check_ids = [check.id for check in checks if isinstance(check, DeclaredCheck)] + list(published)
     repeated = sorted({i for i in check_ids if check_ids.count(i) > 1})
     if repeated:
         raise StudyError(f"{where}: check {repeated[0]!r} is declared twice")

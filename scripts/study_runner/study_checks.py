@@ -28,6 +28,10 @@ A ``[[checks]]`` table is one check, or one check per point of a grid, in the gr
     value = "{bisection}"
     ...
 
+A table with ``records = "<run id>"`` instead makes one check per record that run prints (a ping-pong's sizes,
+which ``--quick`` may change), the record's fields its variables: ``simulated = "{oneway_s_avg}"``. An ``exact``
+check may have an empty ``source`` (its ``what`` names the model); a comparison evaluates to 1 when it holds.
+
 A point's variables are the grid's variables that are constant over the points it projects (a zip column
 travels with its axis), ``run`` when exactly one run is at the point, and each name of ``runs`` (a run id
 template, for a check that compares runs). Everything but ``simulated`` and ``value`` is rendered when the
@@ -48,9 +52,17 @@ from study_runner.checks import KINDS, RELATIONS, Check
 from study_runner.errors import StudyError
 from study_runner.templates import assignments, axes, render
 
-__all__ = ["DeclaredCheck", "declared_checks", "validate_published"]
+__all__ = ["DeclaredCheck", "RecordChecks", "declared_checks", "validate_published"]
 
-_POINT_KEYS = {"grid", "over", "when", "runs", "zip", "by"}  # grid: a run grid's name, or the check's own axes
+_POINT_KEYS = {
+    "grid",
+    "over",
+    "when",
+    "runs",
+    "zip",
+    "by",
+    "records",
+}  # grid: a run grid's name, or the check's own axes
 _FIELDS = {"id", "simulated", "value", "unit", "tolerance", "kind", "what", "source"}
 _OPTIONAL = {"relation", "miss", "miss_range"}
 _KEYS = _POINT_KEYS | _FIELDS | _OPTIONAL
@@ -69,12 +81,13 @@ class DeclaredCheck:
     runs: tuple[str, ...] = ()  # the runs it compares: the check is made when they all ran
 
     def evaluate(self, template: Any, metrics: Mapping[str, Callable[..., Any]]) -> float:
-        """A number from ``template`` (``simulated`` or ``value``) at this check's point."""
+        """A number from ``template`` (``simulated`` or ``value``) at this check's point; a comparison is 1 when
+        it holds, 0 when not."""
         try:
             number = render(template, self.variables, metrics)
         except StudyError as err:
             raise StudyError(f"check {self.id}: {err}") from None
-        if isinstance(number, bool) or not isinstance(number, int | float):
+        if not isinstance(number, int | float):
             raise StudyError(f"check {self.id}: {template!r} is {number!r}, not a number")
         return float(number)
 
@@ -83,7 +96,7 @@ class DeclaredCheck:
         entry = self.fields
         return Check(
             id=self.id,
-            what=f"{entry['what']} ({entry['source']})",
+            what=f"{entry['what']} ({entry['source']})" if entry["source"] else str(entry["what"]),
             published=self.evaluate(self.value, metrics),
             simulated=self.evaluate(self.simulated, metrics),
             unit=str(entry["unit"]),
@@ -153,43 +166,83 @@ def _points(
     return out
 
 
+@dataclass(frozen=True)
+class RecordChecks:
+    """A ``[[checks]]`` table with ``records = "<run id>"``: one check per record the run prints (a ping-pong's
+    sizes), the record's fields its variables; made when the analysis has the records (:meth:`expand`)."""
+
+    run: str
+    table: dict[str, Any]
+    functions: Mapping[str, Callable[..., Any]]
+    where: str
+
+    def expand(self, records: list[dict[str, Any]]) -> list[DeclaredCheck]:
+        """The checks at each of ``records`` (scalar fields as variables, and ``run``)."""
+        by = _by(self.table.get("by", {}), self.where)
+        return [
+            _at_point(self.table, by, _scalars(record) | {"run": self.run}, self.functions, self.where)
+            for record in records
+        ]
+
+
+def _scalars(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if isinstance(value, int | float | str)}
+
+
 def declared_checks(
     raw: object,
     run_grids: Mapping[str, list[tuple[str, dict[str, Any]]]],
     functions: Mapping[str, Callable[..., Any]],
     where: str,
-) -> tuple[DeclaredCheck, ...]:
+) -> tuple[DeclaredCheck | RecordChecks, ...]:
     """The file's ``[[checks]]`` tables, each at each of its points, validated (``run_grids``: each
     ``[[generate]]`` grid's runs as (id, variables), in run order)."""
     if not isinstance(raw, list) or not all(isinstance(table, dict) for table in raw):
         raise StudyError(f"{where}: checks must be an array of tables ([[checks]])")
-    out: list[DeclaredCheck] = []
+    out: list[DeclaredCheck | RecordChecks] = []
     for number, table in enumerate(raw, 1):
         label = f"{where}: checks[{number}]"
-        unknown = sorted(set(table) - _POINT_KEYS - _FIELDS - _OPTIONAL)
+        unknown = sorted(set(table) - _KEYS)
         if unknown:
             raise StudyError(f"{label} has unknown key {unknown[0]!r}; keys: {', '.join(sorted(_KEYS))}")
         if not isinstance(table.get("runs", {}), dict):
             raise StudyError(f"{label}: runs must be a table of run id templates")
         by = _by(table.get("by", {}), label)
-        for variables in _points(table, run_grids, functions, label):
-            entry = {key: value for key, value in table.items() if key in _FIELDS | _OPTIONAL}
-            for name, choices in by.items():
-                if name not in variables:
-                    raise StudyError(f"{label}: by names {name!r}, which is not a variable of its points")
-                entry.update(choices.get(str(variables[name]), {}))
-            missing = sorted(_FIELDS - set(entry))
+        if "records" in table:
+            if not isinstance(table["records"], str) or set(table) & {"grid", "zip", "over", "when", "runs"}:
+                raise StudyError(f"{label}: records names one run (a string), with no grid, zip, over, when or runs")
+            missing = sorted(_FIELDS - set(table))
             if missing:
-                raise StudyError(f"{label}, point {variables}: no {missing[0]!r} (in the table or its by tables)")
-            try:
-                fields = {key: render(value, variables, functions) for key, value in entry.items()
-                          if key not in ("simulated", "value")}  # fmt: skip
-            except StudyError as err:
-                raise StudyError(f"{label}, point {variables}: {err}") from None
-            validate_published(fields, f"{label}.published.{fields['id']}")
-            runs = tuple(str(variables[name]) for name in ("run", *table.get("runs", {})) if name in variables)
-            out.append(DeclaredCheck(str(fields["id"]), entry["simulated"], entry["value"], fields, variables, runs))
+                raise StudyError(f"{label} is missing {missing[0]!r}")
+            out.append(RecordChecks(table["records"], table, functions, label))
+            continue
+        out += [
+            _at_point(table, by, variables, functions, label)
+            for variables in _points(table, run_grids, functions, label)
+        ]
     return tuple(out)
+
+
+def _at_point(
+    table: dict[str, Any], by: dict[str, Any], variables: dict[str, Any], functions: Any, label: str
+) -> DeclaredCheck:
+    """The check of ``table`` at the point with ``variables``: its fields, those of ``by`` that apply, rendered."""
+    entry = {key: value for key, value in table.items() if key in _FIELDS | _OPTIONAL}
+    for name, choices in by.items():
+        if name not in variables:
+            raise StudyError(f"{label}: by names {name!r}, which is not a variable of its points")
+        entry.update(choices.get(str(variables[name]), {}))
+    missing = sorted(_FIELDS - set(entry))
+    if missing:
+        raise StudyError(f"{label}, point {variables}: no {missing[0]!r} (in the table or its by tables)")
+    try:
+        fields = {key: render(value, variables, functions) if isinstance(value, str) else value
+                  for key, value in entry.items() if key not in ("simulated", "value")}  # fmt: skip
+    except StudyError as err:
+        raise StudyError(f"{label}, point {variables}: {err}") from None
+    validate_published(fields, f"{label}.published.{fields['id']}")
+    runs = tuple(str(variables[name]) for name in ("run", *table.get("runs", {})) if name in variables)
+    return DeclaredCheck(str(fields["id"]), entry["simulated"], entry["value"], fields, variables, runs)
 
 
 def _by(raw: object, where: str) -> dict[str, dict[str, dict[str, Any]]]:
@@ -210,6 +263,8 @@ def validate_published(entry: dict[str, Any], where: str) -> None:
         raise StudyError(f"{where}.id must be a non-empty string")
     if entry["kind"] not in KINDS:
         raise StudyError(f"{where}.kind must be one of {KINDS}, got {entry['kind']!r}")
+    if entry["kind"] != "exact" and not str(entry["source"]).strip():
+        raise StudyError(f"{where}.source must say where the published number is (only an exact check has none)")
     if entry.get("relation", "within") not in RELATIONS:
         raise StudyError(f"{where}.relation must be one of {RELATIONS}")
     tolerance = entry["tolerance"]

@@ -5,7 +5,7 @@ more axis whose variables vary together (lists of equal length). Axes vary in th
 them, the last one fastest, so a ``[[zip]]`` written before ``[grid]`` is the outermost loop.
 
 Templates. Any string may hold ``{expression}`` parts: arithmetic on the variables (``+ - * / // % **``),
-comparisons and ``and``/``or``/``not``, and a few functions (``min``, ``max``, ``int``, ``round``, ``str``,
+comparisons and ``and``/``or``/``not``, and a few functions (``abs``, ``min``, ``max``, ``int``, ``round``, ``str``,
 ``replace(text, old, new)``); a study's analysis module may add its model's functions (``TEMPLATE_FUNCTIONS``).
 A string that is one expression alone keeps its type (``"{side * side}"`` is the integer 16); otherwise each
 part is formatted into the string. ``{{`` and ``}}`` are literal braces.
@@ -49,6 +49,7 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.GtE: operator.ge,
 }
 BUILTIN_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "abs": abs,
     "min": min,
     "max": max,
     "int": int,

@@ -1,5 +1,7 @@
 """Analysis of ``sanity-alpha-beta``: SimGrid under topolab's options is the platform's alpha-beta model.
 
+The study file declares the checks; this module gives their metrics (``METRICS``) and the figures:
+
 * ``alpha_beta.<bytes>B`` (exact): the simulated one-way ping-pong time of S bytes equals the
   model's ``route latency + (S + envelope) / route bandwidth``, walked on the platform model.
 * ``nbl.two_exchanges`` (exact): on a crossbar with a 1x NBL limiter, a rank exchanging with two
@@ -18,70 +20,53 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from study_runner import heatmaps
-from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.study_checks import RecordChecks
 
-ALPHA_BETA_TOLERANCE = 0.01
 
-
-def _model_oneway(ctx: StudyContext, size: int) -> float:
-    platform = ctx.platform_of("pingpong")
-    src, dst = ctx.results["pingpong"].hosts[:2]
+def alpha_beta_oneway(ctx: StudyContext, run: str, size: int) -> float:
+    """One-way time of ``size`` bytes by the platform's alpha-beta model: the route's latency, plus the size
+    and SMPI's envelope over its bandwidth, walked on the platform model between the run's two hosts."""
+    platform = ctx.platform_of(run)
+    src, dst = ctx.results[run].hosts[:2]
     return platform.route_latency(src, dst) + (size + SMPI_ENVELOPE_BYTES) / platform.route_bandwidth(src, dst)
 
 
-def checks(ctx: StudyContext) -> list[Check]:
-    """One alpha-beta check per ping-pong size, and the NBL two-exchange ratio."""
-    result = []
-    for record in ctx.records("pingpong"):
-        size = int(record["bytes"])
-        result.append(
-            Check(
-                id=f"alpha_beta.{size}B",
-                what=f"one-way ping-pong time of {size} B vs latency + (S + 16) / bandwidth",
-                published=_model_oneway(ctx, size),
-                simulated=float(record["oneway_s_avg"]),
-                unit="s",
-                tolerance=ALPHA_BETA_TOLERANCE,
-                kind="exact",
-            )
-        )
-    one = ctx.records("exchange_one")[0]
-    two = ctx.records("exchange_two")[0]
-    result.append(
-        Check(
-            id="nbl.two_exchanges",
-            what=f"1x NBL limiter: time of two simultaneous {one['bytes']} B exchanges / time of one",
-            published=2.0,
-            simulated=float(two["time_s_avg"]) / float(one["time_s_avg"]),
-            unit="ratio",
-            tolerance=ALPHA_BETA_TOLERANCE,
-            kind="exact",
-        )
-    )
-    return result
+def time_s(ctx: StudyContext, run: str) -> float:
+    """The average time of the run's (one) timed record."""
+    return float(ctx.records(run)[0]["time_s_avg"])
+
+
+METRICS = {"alpha_beta_oneway": alpha_beta_oneway, "time_s": time_s}
+
+
+def _tolerance(ctx: StudyContext, run: str) -> float:
+    """The tolerance of the checks the study file makes of ``run``'s records."""
+    (table,) = [c.table for c in ctx.study.checks if isinstance(c, RecordChecks) and c.run == run]
+    return float(table["tolerance"])
 
 
 def figures(ctx: StudyContext, out_dir: Path) -> None:
     """``alpha_beta.png``: simulated one-way time and the model against message size, with the error."""
-    records = sorted(ctx.records("pingpong"), key=lambda r: r["bytes"])
+    run = ctx.study.figures["pingpong"]
+    records = sorted(ctx.records(run), key=lambda r: r["bytes"])
     sizes = [int(r["bytes"]) for r in records]
     simulated = [float(r["oneway_s_avg"]) for r in records]
-    model = [_model_oneway(ctx, s) for s in sizes]
+    model = [alpha_beta_oneway(ctx, run, s) for s in sizes]
     errors = [abs(s - m) / m * 100 for s, m in zip(simulated, model, strict=True)]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True, height_ratios=(3, 1))
     top.loglog(sizes, model, "-", color="0.5", label="alpha-beta model of the platform")
     top.loglog(sizes, simulated, "o", color="C0", label="SMPI ping-pong (one way)")
     top.set_ylabel("one-way time (s)")
-    params = ctx.platform_of("pingpong").params
+    params = ctx.platform_of(run).params
     top.set_title(
         f"Crossbar, {params['link_bw'] / 1e9:g} GBps / {params['link_lat'] * 1e6:g} us cables: SMPI vs alpha-beta"
     )
     top.legend()
     top.grid(True, which="both", alpha=0.3)
     bottom.semilogx(sizes, errors, "o-", color="C1")
-    bottom.axhline(ALPHA_BETA_TOLERANCE * 100, color="C3", linestyle="--", label="tolerance")
+    bottom.axhline(_tolerance(ctx, run) * 100, color="C3", linestyle="--", label="tolerance")
     bottom.set_xlabel("message size (bytes)")
     bottom.set_ylabel("rel. error (%)")
     bottom.legend()
@@ -100,7 +85,8 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """The ping-pong's route (static and traced: one message at a time, so the trace is exact) and the two
     exchanges (static: rank 0's limiter carries 4 flows; their flows do not start together, so a trace of them
     would be a lower bound)."""
-    platform, hosts = ctx.platform_of("pingpong"), ctx.results["pingpong"].hosts
+    run = ctx.study.figures["pingpong"]
+    platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
     title = "Ping-pong on a 2-host crossbar"
     pingpong = [(0, 1), (1, 0)]
     loads = heatmaps.step_loads(platform, hosts, [pingpong])
@@ -109,12 +95,13 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     # message each way (tests/test_tracing.py).
     messages = [
         (pingpong, _repeats(r) * (int(r["bytes"]) + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES)
-        for r in ctx.records("pingpong")
+        for r in ctx.records(run)
     ]
     scheduled = heatmaps.schedule_bytes(platform, hosts, messages)
-    heatmaps.draw_traced(ctx, out_dir, "pingpong", "pingpong", scheduled, title, "bytes per link over the run.")
+    heatmaps.draw_traced(ctx, out_dir, "pingpong", run, scheduled, title, "bytes per link over the run.")
 
-    platform, hosts = ctx.platform_of("exchange_two"), ctx.results["exchange_two"].hosts
+    run = ctx.study.figures["two_exchanges"]
+    platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
     loads = heatmaps.step_loads(platform, hosts, [[(0, 1), (1, 0), (0, 2), (2, 0)]])
     heatmaps.draw_static(
         platform,

@@ -25,25 +25,23 @@ import matplotlib.pyplot as plt
 from generators.model import Platform
 from paper_models import collision_allgather as model
 from study_runner import heatmaps
-from study_runner.checks import Check
 from study_runner.context import StudyContext
 from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
-__all__ = ["checks", "figures", "notes", "predictions"]
+__all__ = ["METRICS", "figures", "notes", "predictions"]
 
 KIB = 1 << 10
-FIG4 = ("bruck", "1x6x4")
-FIG5 = ("ring", "2x3x4")
-CROSSOVER_SHAPE = "2x3x4"
+GRID = "allgather"  # the study file's runs: algorithm x shape
 
 
-def run_id(algorithm: str, shape: str) -> str:
-    return f"allgather.{algorithm}.{shape}"
+def run_id(ctx: StudyContext, algorithm: str, shape: str) -> str:
+    """The allgather run of ``algorithm`` on virtual shape ``shape``."""
+    return ctx.study.run_at(GRID, algorithm=algorithm, shape=shape)
 
 
 def _grid(ctx: StudyContext, variable: str) -> list[Any]:
     """The values of a variable of the study file's ``allgather`` grid."""
-    return ctx.study.values("allgather", variable)
+    return ctx.study.values(GRID, variable)
 
 
 def ranks(ctx: StudyContext) -> int:
@@ -57,7 +55,7 @@ def ranks(ctx: StudyContext) -> int:
 
 def comm_table(ctx: StudyContext) -> dict[int, float]:
     """One-way time of the one-hop ping-pong by size (the model's communication benchmark)."""
-    return {int(r["bytes"]): float(r["oneway_s_avg"]) for r in ctx.records("pingpong")}
+    return {int(r["bytes"]): float(r["oneway_s_avg"]) for r in ctx.records(ctx.study.figures["pingpong"])}
 
 
 def memcpy_table(ctx: StudyContext) -> dict[int, float]:
@@ -73,12 +71,12 @@ def collisions(platform: Platform, hosts: list[str], algorithm: str) -> list[int
 
 def _sizes(ctx: StudyContext) -> list[int]:
     """The sizes the allgather runs simulated (their arguments, or their quick arguments under --quick)."""
-    return sorted(int(r["bytes"]) for r in ctx.records(run_id(*FIG4)))
+    return sorted(int(r["bytes"]) for r in ctx.records(ctx.study.runs_of(GRID)[0]))
 
 
 def predictions(ctx: StudyContext, algorithm: str, shape: str) -> dict[str, list[float]]:
     """Simulated (slowest rank) and predicted times per size: plain and with collisions."""
-    rid = run_id(algorithm, shape)
+    rid = run_id(ctx, algorithm, shape)
     result = ctx.results[rid]
     counts = collisions(ctx.platform_of(rid), result.hosts, algorithm)
     comm, memcpy, count = comm_table(ctx), memcpy_table(ctx), ranks(ctx)
@@ -105,20 +103,38 @@ def _factor(a: float | None, b: float | None) -> float:
     return max(a / b, b / a)
 
 
-def checks(ctx: StudyContext) -> list[Check]:
-    """Fig. 4 / 5 at the largest size (16 MiB; 1 MiB under --quick), and the Ring/Bruck crossover on 2x3x4."""
-    out = []
-    for figure, (algorithm, shape) in (("fig4", FIG4), ("fig5", FIG5)):
-        p = predictions(ctx, algorithm, shape)
-        with_c, plain = p["collisions"][-1] / p["simulated"][-1], p["plain"][-1] / p["simulated"][-1]
-        out.append(ctx.check(f"{figure}.large_message_ratio", with_c))
-        out.append(ctx.check(f"{figure}.collisions_closer", abs(1 - plain) - abs(1 - with_c)))
-    cross = _crossovers(ctx, CROSSOVER_SHAPE)
-    out.append(ctx.check("crossover.simulated", cross["simulated"] or 0.0))
-    coll, plain_factor = _factor(cross["collisions"], cross["simulated"]), _factor(cross["plain"], cross["simulated"])
-    out.append(ctx.check("crossover.predicted_collisions", coll))
-    out.append(ctx.check("crossover.predicted_plain", plain_factor / coll if math.isfinite(coll) else 0.0))
-    return out
+def largest_size_ratio(ctx: StudyContext, algorithm: str, shape: str, kind: str) -> float:
+    """Predicted (``plain`` or with ``collisions``) / simulated time at the largest size the run simulated."""
+    p = predictions(ctx, algorithm, shape)
+    return p[kind][-1] / p["simulated"][-1]
+
+
+def crossover_bytes(ctx: StudyContext, shape: str, kind: str) -> float:
+    """The size where Ring becomes faster than Bruck on ``shape`` (``simulated``, ``plain`` or ``collisions``
+    prediction), 0 when it does not in the sizes run."""
+    return _crossovers(ctx, shape)[kind] or 0.0
+
+
+def crossover_factor(ctx: StudyContext, shape: str, kind: str) -> float:
+    """How many times apart the ``kind`` prediction's crossover and the simulated one are (>= 1; inf if either
+    is missing)."""
+    cross = _crossovers(ctx, shape)
+    return _factor(cross[kind], cross["simulated"])
+
+
+def crossover_factor_ratio(ctx: StudyContext, shape: str) -> float:
+    """The plain prediction's crossover factor over the collision-aware one's (0 when the latter is infinite)."""
+    collisions_factor = crossover_factor(ctx, shape, "collisions")
+    plain_factor = crossover_factor(ctx, shape, "plain")
+    return plain_factor / collisions_factor if math.isfinite(collisions_factor) else 0.0
+
+
+METRICS = {
+    "largest_size_ratio": largest_size_ratio,
+    "crossover_bytes": crossover_bytes,
+    "crossover_factor": crossover_factor,
+    "crossover_factor_ratio": crossover_factor_ratio,
+}
 
 
 def _size(value: float | None) -> str:
@@ -153,23 +169,22 @@ def notes(ctx: StudyContext) -> list[str]:
     return out
 
 
-HEATMAP_SHAPE = "2x3x4"
-
-
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
-    """Ring and Bruck on shape 2x3x4: the most messages per link in one step (static), Ring traced."""
+    """Ring and Bruck on the ``[figures]`` heatmap shape: the most messages per link in one step (static), Ring
+    traced."""
+    shape = ctx.study.figures["heatmap_shape"]
     for algorithm in model.ALGORITHMS:
-        rid, count = run_id(algorithm, HEATMAP_SHAPE), ranks(ctx)
+        rid, count = run_id(ctx, algorithm, shape), ranks(ctx)
         platform, hosts = ctx.platform_of(rid), ctx.results[rid].hosts
         loads = heatmaps.step_loads(platform, hosts, [messages for messages, _ in model.steps(algorithm, count, 1)])
-        title = f"FX10 Tofu, {count} ranks on shape {HEATMAP_SHAPE}: {algorithm.capitalize()} allgather"
+        title = f"FX10 Tofu, {count} ranks on shape {shape}: {algorithm.capitalize()} allgather"
         counts = collisions(platform, hosts, algorithm)
         per_step = f"C = {counts[0]} in each of the {len(counts)} steps" if len(set(counts)) == 1 else f"C = {counts}"
         caption = (
             f"the most messages a link carries in one step: the collisions of the model ({per_step}); a node's "
             "limiter (node colour) carries its messages in and out."
         )
-        heatmaps.draw_static(platform, out_dir, f"{algorithm}_{HEATMAP_SHAPE}", loads, title, caption, "messages")
+        heatmaps.draw_static(platform, out_dir, f"{algorithm}_{shape}", loads, title, caption, "messages")
         if algorithm != "ring":
             continue
         args = ctx.results[rid].spec.arguments(ctx.quick)
@@ -181,13 +196,14 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
                 sent.append((messages, repeats * (size + SMPI_ENVELOPE_BYTES)))
         scheduled = heatmaps.schedule_bytes(platform, hosts, sent)
         caption = "bytes per link over the run, every size."
-        heatmaps.draw_traced(ctx, out_dir, f"{algorithm}_{HEATMAP_SHAPE}", rid, scheduled, title, caption)
+        heatmaps.draw_traced(ctx, out_dir, f"{algorithm}_{shape}", rid, scheduled, title, caption)
 
 
 def figures(ctx: StudyContext, out_dir: Path) -> None:
     """Fig. 4 / 5 (predicted / simulated against size) and Fig. 6 / 7 (times and the crossover); heatmaps."""
     _heatmaps(ctx, out_dir)
-    for figure, (algorithm, shape) in (("fig4", FIG4), ("fig5", FIG5)):
+    for figure, run in ctx.study.figures["ratios"].items():
+        algorithm, shape = run.split()
         p = predictions(ctx, algorithm, shape)
         fig, ax = plt.subplots(figsize=(7, 4))
         ax.semilogx(_sizes(ctx), [q / s for q, s in zip(p["plain"], p["simulated"], strict=True)], "s--",
@@ -202,15 +218,16 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
         fig.tight_layout()
         fig.savefig(out_dir / f"{figure}_{algorithm}_{shape}_ratio.png", dpi=120)
         plt.close(fig)
+    crossover_shape = ctx.study.figures["crossover_shape"]
     for figure, kind in (("fig6", "plain"), ("fig7", "collisions")):
         fig, ax = plt.subplots(figsize=(7, 4))
         for algorithm, colour in (("ring", "tab:blue"), ("bruck", "tab:red")):
-            p = predictions(ctx, algorithm, CROSSOVER_SHAPE)
+            p = predictions(ctx, algorithm, crossover_shape)
             ax.loglog(_sizes(ctx), p["simulated"], "-", color=colour, label=f"{algorithm} simulated")
             ax.loglog(_sizes(ctx), p[kind], "--", color=colour, label=f"{algorithm} predicted ({kind})")
         ax.set_xlabel("message size per rank (bytes)")
         ax.set_ylabel("allgather time (s)")
-        ax.set_title(f"{figure.capitalize()} - Ring vs Bruck on {CROSSOVER_SHAPE}, prediction {kind}")
+        ax.set_title(f"{figure.capitalize()} - Ring vs Bruck on {crossover_shape}, prediction {kind}")
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(out_dir / f"{figure}_crossover_{kind}.png", dpi=120)

@@ -15,7 +15,7 @@ from generators.fattree import fattree
 from generators.mlfm import mlfm
 from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, graph_routes
 from generators.placement import place_ranks, write_hostfile
-from generators.threequads import three_quads
+from generators.threequads import threequads
 from generators.tofu import tofu
 from generators.torus import mesh, torus
 from generators.writer import platform_files, platform_suffix, write_platform
@@ -40,7 +40,7 @@ __all__ = [
     "place_ranks",
     "platform_files",
     "platform_suffix",
-    "three_quads",
+    "threequads",
     "tofu",
     "torus",
     "write_hostfile",

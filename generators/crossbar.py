@@ -15,19 +15,12 @@ from typing import Any
 
 from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, positive_int
+from generators.params import Param, bandwidth, family, latency, nbl_cap, positive_int
 from generators.size import Size
 
-__all__ = ["FAMILY", "crossbar", "estimate"]
+__all__ = ["crossbar", "estimate"]
 
 SWITCH = "xbar"
-PARAMS = (
-    Param("hosts", positive_int, "number of hosts N"),
-    Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
-    Param("link_lat", latency, "latency of each host cable", "1us"),
-    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    *NODE_PARAMS,
-)
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
@@ -44,7 +37,17 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("crossbar", PARAMS, estimate)
+@family(
+    summary="N hosts on one non-blocking switch (the alpha-beta reference platform)",
+    params=(
+        Param("hosts", positive_int, "number of hosts N"),
+        Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
+        Param("link_lat", latency, "latency of each host cable", "1us"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+)
 def crossbar(
     hosts: int,
     link_bw: float,
@@ -53,19 +56,6 @@ def crossbar(
     host_speed: float,
 ) -> Platform:
     """Return the model of ``hosts`` hosts on one switch.
-
-    Parameters
-    ----------
-    hosts : int
-        Number of hosts, >= 1 (validated by ``generators.build_platform``).
-    link_bw : float
-        Bandwidth of each host cable per direction, bytes/s.
-    link_lat : float
-        Latency of each host cable, s.
-    nbl : float or None
-        None for no limiter, else the cap on a host's injection + reception in host-link bandwidths.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------
@@ -90,6 +80,3 @@ def crossbar(
         links=links,
         route_rule=route,
     )
-
-
-FAMILY = Family("crossbar", crossbar, PARAMS, "N hosts on one non-blocking switch (the alpha-beta reference platform)")

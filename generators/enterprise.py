@@ -33,10 +33,9 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import (
-    Family,
     Param,
     bandwidth,
-    builds,
+    family,
     latency,
     nbl_cap,
     optional_bandwidth,
@@ -44,7 +43,7 @@ from generators.params import (
 )
 from generators.size import Size
 
-__all__ = ["FAMILY", "enterprise", "estimate", "module_of"]
+__all__ = ["enterprise", "estimate", "module_of"]
 
 BACKPLANE = "backplane"
 
@@ -52,19 +51,6 @@ BACKPLANE = "backplane"
 def module_of(host: str, ports: int) -> int:
     """The module that ``host-<k>`` is cabled to."""
     return int(host.removeprefix("host-")) // ports
-
-
-PARAMS = (
-    Param("modules", positive_int, "switch modules in the chassis (C)"),
-    Param("ports", positive_int, "host ports per module (P)"),
-    Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-    Param("link_lat", latency, "host cable latency", "1us"),
-    Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
-    Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
-    Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
-    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
-    *NODE_PARAMS,
-)
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
@@ -87,7 +73,21 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("enterprise", PARAMS, estimate)
+@family(
+    summary="modular chassis switch: C modules of P ports joined by a backplane",
+    params=(
+        Param("modules", positive_int, "switch modules in the chassis (C)"),
+        Param("ports", positive_int, "host ports per module (P)"),
+        Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+        Param("link_lat", latency, "host cable latency", "1us"),
+        Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
+        Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
+        Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+)
 def enterprise(
     modules: int,
     ports: int,
@@ -100,23 +100,6 @@ def enterprise(
     host_speed: float,
 ) -> Platform:
     """Return the model of a chassis of ``modules`` x ``ports`` hosts.
-
-    Parameters
-    ----------
-    modules, ports : int
-        Number of switch modules C and host ports per module P (C*P hosts).
-    link_bw, link_lat : float
-        Host cable bandwidth per direction (bytes/s) and latency (s).
-    module_uplink : float
-        Capacity of each module's connection to the backplane, per direction (bytes/s).
-    backplane : float or None
-        Total capacity of the backplane shared by all inter-module traffic; None: unlimited.
-    module_fabric : float or None
-        Internal capacity of each module, shared by all flows in or out of its ports; None: unlimited.
-    nbl : float or None
-        Cap on a host's in + out traffic, in host-cable bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------
@@ -178,11 +161,3 @@ def _route_rule(module_names: list[str], ports: int, backplane: bool, module_fab
         return with_nbl(src, dst, hops, limited)
 
     return route
-
-
-FAMILY = Family(
-    "enterprise",
-    enterprise,
-    PARAMS,
-    "modular chassis switch: C modules of P ports joined by a backplane",
-)

@@ -1,25 +1,26 @@
-"""The registry of topology families: name -> builder and its declared parameters."""
+"""The registry of topology families: name -> the family each builder declares (``generators.params.family``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from generators.crossbar import FAMILY as CROSSBAR
-from generators.enterprise import FAMILY as ENTERPRISE
+from generators.crossbar import crossbar
+from generators.enterprise import enterprise
 from generators.errors import TopologyError, shown
-from generators.fattree import FAMILY as FATTREE
-from generators.mlfm import FAMILY as MLFM
+from generators.fattree import fattree
+from generators.mlfm import mlfm
 from generators.model import Platform
 from generators.params import Family, check_params
 from generators.size import Size
-from generators.threequads import FAMILY as THREEQUADS
-from generators.tofu import FAMILY as TOFU
-from generators.torus import MESH_FAMILY, TORUS_FAMILY
+from generators.threequads import threequads
+from generators.tofu import tofu
+from generators.torus import mesh, torus
 
 __all__ = ["FAMILIES", "build_platform", "platform_size"]
 
 FAMILIES: dict[str, Family] = {
-    family.name: family for family in (CROSSBAR, ENTERPRISE, FATTREE, MESH_FAMILY, MLFM, THREEQUADS, TOFU, TORUS_FAMILY)
+    builder.family.name: builder.family  # type: ignore[attr-defined]
+    for builder in (crossbar, enterprise, fattree, mesh, mlfm, threequads, tofu, torus)
 }
 
 

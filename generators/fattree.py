@@ -35,10 +35,10 @@ from generators.model import (
     with_nbl,
 )
 from generators.node import NODE_PARAMS
-from generators.params import Family, Param, bandwidth, builds, latency, nbl_cap, optional, positive_int
+from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
 from generators.size import Size
 
-__all__ = ["FAMILY", "estimate", "fattree"]
+__all__ = ["estimate", "fattree"]
 
 
 def server_name(a: int, k: int) -> str:
@@ -50,16 +50,6 @@ def _coordinates(host: str) -> tuple[int, int]:
     """(a, k) of ``server-a-k``."""
     a, k = host.removeprefix("server-").split("-")
     return int(a), int(k)
-
-
-PARAMS = (
-    Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
-    Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
-    Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
-    Param("link_lat", latency, "latency of every cable", "100ns"),
-    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
-    *NODE_PARAMS,
-)
 
 
 def _leaves(radix: int, leaves: int | None) -> int:
@@ -90,7 +80,18 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("fattree", PARAMS, estimate)
+@family(
+    summary="Two-level fat tree (leaf/spine) of radix-r switches: r^2/2 servers, destination-modulo routing",
+    params=(
+        Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
+        Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
+        Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+        Param("link_lat", latency, "latency of every cable", "100ns"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+)
 def fattree(
     radix: int,
     leaves: int | None,
@@ -100,19 +101,6 @@ def fattree(
     host_speed: float,
 ) -> Platform:
     """Return the two-level fat tree of radix-``radix`` switches.
-
-    Parameters
-    ----------
-    radix : int
-        Switch ports, even and >= 2: radix/2 servers per leaf, radix/2 spines.
-    leaves : int or None
-        Leaf switches built, 1 .. radix; None: radix (the full tree).
-    link_bw, link_lat : float
-        Per-direction bandwidth (bytes/s) and latency (s) of every cable.
-    nbl : float or None
-        Cap on each server's in + out traffic, in link bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------
@@ -176,11 +164,3 @@ def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limi
         for s in range(ports):
             edges.append((f"leaf-{a}", f"spine-{s}", (f"leaf-{a}_to_spine-{s}",)))
     return RoutingGraph((), tuple(edges))
-
-
-FAMILY = Family(
-    "fattree",
-    fattree,
-    PARAMS,
-    "Two-level fat tree (leaf/spine) of radix-r switches: r^2/2 servers, destination-modulo routing",
-)

@@ -52,11 +52,10 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import (
-    Family,
     Param,
     bandwidth,
-    builds,
     choice,
+    family,
     int_tuple,
     latency,
     nbl_cap,
@@ -66,7 +65,7 @@ from generators.params import (
 )
 from generators.size import Size
 
-__all__ = ["FAMILY", "SPINE_CHOICES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
+__all__ = ["SPINE_CHOICES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 
 SPINE_CHOICES = ("source", "destination")
 
@@ -123,29 +122,6 @@ def _allocation_placement(platform: Platform, argument: str) -> list[str]:
     return allocation_hosts(platform, n, l, m)
 
 
-PARAMS = (
-    Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
-    Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
-    Param("servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"),
-    Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
-    Param(
-        "spine_bw",
-        optional_bandwidth,
-        "leaf-spine cable bandwidth per direction, or none for link_bw (QDR: a QDR leaf port trains at QDR)",
-        "none",
-    ),
-    Param("link_lat", latency, "latency of every cable", "100ns"),
-    Param(
-        "spine_choice",
-        choice(*SPINE_CHOICES),
-        "port that picks the spine of same-column traffic: source|destination",
-        "source",
-    ),
-    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
-    *NODE_PARAMS,
-)
-
-
 def estimate(params: Mapping[str, Any]) -> Size:
     """What :func:`mlfm` builds, counted per column without listing the layers (``d`` may be huge): the servers
     with their cables (and limiters), the spine cables, and the routing graph (module docstring).
@@ -169,7 +145,34 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("mlfm", PARAMS, estimate)
+@family(
+    summary="Multi-layer full mesh: d layers x (d+1) leaves x d servers, a spine per pair of leaf columns",
+    params=(
+        Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
+        Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
+        Param(
+            "servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"
+        ),
+        Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
+        Param(
+            "spine_bw",
+            optional_bandwidth,
+            "leaf-spine cable bandwidth per direction, or none for link_bw (QDR: a QDR leaf port trains at QDR)",
+            "none",
+        ),
+        Param("link_lat", latency, "latency of every cable", "100ns"),
+        Param(
+            "spine_choice",
+            choice(*SPINE_CHOICES),
+            "port that picks the spine of same-column traffic: source|destination",
+            "source",
+        ),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+    placements={"allocation": _allocation_placement},
+)
 def mlfm(
     d: int,
     layers: int | None,
@@ -182,25 +185,6 @@ def mlfm(
     host_speed: float,
 ) -> Platform:
     """Return the MLFM model of radix 2d.
-
-    Parameters
-    ----------
-    d : int
-        Half the switch radix (>= 1): d + 1 columns, up to d layers and d servers per leaf.
-    layers : int or None
-        Layers built (1 .. d); None: d.
-    servers_per_leaf : tuple of int or None
-        Servers on each leaf, one value for all layers or one per layer (each 1 .. d); None: d.
-    link_bw, spine_bw : float
-        Per-direction bandwidth of server-leaf and leaf-spine cables (bytes/s); spine_bw None: link_bw.
-    link_lat : float
-        Latency of every cable (s).
-    spine_choice : str
-        Which port picks the spine of same-column traffic: ``"source"`` (the paper) or ``"destination"``.
-    nbl : float or None
-        Cap on each server's in + out traffic, in server-link bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
 
     Examples
     --------
@@ -404,12 +388,3 @@ def _turn_edges(
             else:
                 edges.append((leaf_name(i, a), _side(a, c, "turn"), (f"{leaf_name(i, a)}_to_{spine_name(a, c)}",)))
     return edges
-
-
-FAMILY = Family(
-    "mlfm",
-    mlfm,
-    PARAMS,
-    "Multi-layer full mesh: d layers x (d+1) leaves x d servers, a spine per pair of leaf columns",
-    placements={"allocation": _allocation_placement},
-)

@@ -38,7 +38,7 @@ from typing import Any
 
 from generators.errors import TopologyError, shown
 from generators.model import FATPIPE, CompiledZone, Platform, RoutingGraph, add_links, node_link, node_link_name
-from generators.params import Param, latency, optional_bandwidth, positive_int, speed
+from generators.params import Param, accepts, latency, optional_bandwidth, positive_int, speed
 from generators.size import Size
 from generators.units import check_quantity
 
@@ -48,6 +48,7 @@ MAX_CORES = 2**31 - 1
 """The most cores a host may have: SimGrid 4.1 reads a ``<host>``'s ``core`` as a C int (``std::stoi``)."""
 
 
+@accepts(f"int, 1 to {MAX_CORES}")
 def core_count(value: object, name: str) -> int:
     """Cores per host: an integer from 1 to :data:`MAX_CORES`.
 

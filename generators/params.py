@@ -1,10 +1,13 @@
 """Declared, validated family parameters, shared by the CLI, the study files and sweeps.
 
-A family declares its parameters once (:class:`Param`): name, converter, help and default. :func:`check_params`
-turns user input (CLI strings, TOML values or Python arguments) into typed values, rejecting unknown names,
-missing values and bad values with one :class:`~generators.errors.TopologyError` that names the parameter, the
-rule and the value. A family's builder is wrapped by :func:`builds`, so Python callers get the same defaults and
-checks as the CLI and the study files: the defaults live in the ``Param`` only, never in a signature.
+A family is declared once, by :func:`family` on its builder: its name (the builder's), a one-line summary, its
+parameters (:class:`Param`: name, converter, help and default), its size estimate and its named placements. From
+that declaration come the :class:`Family` the registry lists (``generators.families``), the CLI's options and
+help (``generators.cli``), the builder's public signature and the Parameters section of its documentation.
+:func:`check_params` turns user input (CLI strings, TOML values or Python arguments) into typed values, rejecting
+unknown names, missing values and bad values with one :class:`~generators.errors.TopologyError` that names the
+parameter, the rule and the value, so Python callers get the same defaults and checks as the CLI and the study
+files, and the builder receives the checked values: the defaults live in the ``Param`` only, never in a signature.
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ __all__ = [
     "REQUIRED",
     "Family",
     "Param",
+    "accepts",
     "bandwidth",
     "builds",
     "check_params",
     "choice",
+    "family",
     "flag_tuple",
     "int_tuple",
     "latency",
@@ -63,6 +68,11 @@ class Param:
         """The command-line spelling, ``--link-bw`` for ``link_bw``."""
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def kind(self) -> str:
+        """What the parameter accepts, in words (its converter's ``kind``): ``int >= 1``, ``bandwidth``, ..."""
+        return str(getattr(self.convert, "kind", self.convert.__name__))
+
 
 @dataclass(frozen=True)
 class Family:
@@ -81,6 +91,17 @@ class Family:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+Converter = Callable[[object, str], Any]
+
+
+def accepts(text: str) -> Callable[[Converter], Converter]:
+    """Mark a converter with what it accepts, in words (``Param.kind``: the CLI help and the builders' docs)."""
+
+    def mark(convert: Converter) -> Converter:
+        convert.kind = text  # type: ignore[attr-defined]
+        return convert
+
+    return mark
 
 
 def _integer(value: object, name: str, minimum: int) -> int:
@@ -99,31 +120,37 @@ def _integer(value: object, name: str, minimum: int) -> int:
     return value
 
 
+@accepts("int >= 1")
 def positive_int(value: object, name: str) -> int:
     """An integer >= 1, given as an int or as the text of one (``"4"``, not ``"4.5"`` or ``True``)."""
     return _integer(value, name, 1)
 
 
+@accepts("int >= 0")
 def nonnegative_int(value: object, name: str) -> int:
     """An integer >= 0, given as an int or as the text of one."""
     return _integer(value, name, 0)
 
 
+@accepts("bandwidth (bytes/s, or text with a SimGrid unit: '2GBps')")
 def bandwidth(value: object, name: str) -> float:
     """A bandwidth (bytes/s) with a SimGrid unit."""
     return parse_bandwidth(value, name)
 
 
+@accepts("time (s, or text with a SimGrid unit: '100ns')")
 def latency(value: object, name: str) -> float:
     """A latency (s) with a SimGrid unit; zero is allowed."""
     return parse_time(value, name)
 
 
+@accepts("speed (flop/s, or text with a SimGrid unit: '1Gf')")
 def speed(value: object, name: str) -> float:
     """A host speed (flop/s) with a SimGrid unit."""
     return parse_speed(value, name)
 
 
+@accepts("bandwidth or 'none'")
 def optional_bandwidth(value: object, name: str) -> float | None:
     """A bandwidth, or ``"none"`` for no limit."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
@@ -131,6 +158,7 @@ def optional_bandwidth(value: object, name: str) -> float | None:
     return parse_bandwidth(value, name)
 
 
+@accepts("ints >= 1 ('4x4x2', '4,4,2' or a list)")
 def int_tuple(value: object, name: str) -> tuple[int, ...]:
     """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list."""
     items = value if isinstance(value, list | tuple) else str(value).replace("x", ",").split(",")
@@ -139,6 +167,7 @@ def int_tuple(value: object, name: str) -> tuple[int, ...]:
     return tuple(positive_int(item, name) for item in items)
 
 
+@accepts("flags ('1,1,0', 'yes', 'no' or a list)")
 def flag_tuple(value: object, name: str) -> tuple[bool, ...]:
     """Per-dimension booleans from ``"1,1,0"``, ``"yes"``/``"no"`` (all dimensions) or a list."""
     words = {"1": True, "0": False, "true": True, "false": False, "yes": True, "no": False}
@@ -168,7 +197,7 @@ def optional(convert: Callable[[object, str], Any]) -> Callable[[object, str], A
             return None
         return convert(value, name)
 
-    return convert_optional
+    return accepts(f"{getattr(convert, 'kind', convert.__name__)} or 'none'")(convert_optional)
 
 
 def choice(*names: str) -> Callable[[object, str], str]:
@@ -180,7 +209,7 @@ def choice(*names: str) -> Callable[[object, str], str]:
             raise TopologyError(f"{name} must be one of {', '.join(names)}, got {shown(value)}")
         return text
 
-    return convert
+    return accepts("one of " + ", ".join(names))(convert)
 
 
 def letter_order(letters: str) -> Callable[[object, str], str]:
@@ -192,9 +221,10 @@ def letter_order(letters: str) -> Callable[[object, str], str]:
             raise TopologyError(f"{name} must be an ordering of the letters {letters!r}, got {shown(value)}")
         return text
 
-    return convert
+    return accepts(f"an ordering of the letters {letters!r}")(convert)
 
 
+@accepts("'none', 'nominal' or a number of link bandwidths > 0")
 def nbl_cap(value: object, name: str) -> float | None:
     """Node-bandwidth limit: ``"none"`` (no limiter) or k > 0, a cap of k host-link bandwidths.
 
@@ -298,3 +328,45 @@ def builds(
         return builder
 
     return decorate
+
+
+def family(
+    summary: str,
+    params: Sequence[Param],
+    estimate: Callable[[Mapping[str, Any]], Size],
+    placements: Mapping[str, Callable[[Any, str], list[str]]] | None = None,
+) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
+    """Declare the topology family the decorated builder builds, once: its name is the builder's, ``summary``
+    its line in ``--help``, ``params`` what it takes (the builder receives them checked, in this order),
+    ``estimate`` what they build and ``placements`` its named rank placements. The public builder
+    (:func:`builds`) carries the :class:`Family` as ``.family``, and its documentation gains a Parameters
+    section written from ``params``.
+
+    >>> from generators.crossbar import crossbar
+    >>> crossbar.family.name, [param.name for param in crossbar.family.params][:2]
+    ('crossbar', ['hosts', 'link_bw'])
+    >>> [line.strip() for line in crossbar.__doc__.split("Parameters")[1].splitlines()[2:4]]
+    ['hosts : int >= 1', 'number of hosts N.']
+    """
+
+    def declare(build: Callable[..., Platform]) -> Callable[..., Platform]:
+        builder = builds(build.__name__, params, estimate)(build)
+        builder.__doc__ = _documented(build.__doc__ or "", params)
+        builder.family = Family(build.__name__, builder, tuple(params), summary, dict(placements or {}))  # type: ignore[attr-defined]
+        return builder
+
+    return declare
+
+
+def _documented(doc: str, params: Sequence[Param]) -> str:
+    """``doc`` (a numpydoc docstring whose body is indented by four spaces) with a Parameters section written
+    from ``params``, before its Examples (or at its end)."""
+    lines = ["Parameters", "----------"]
+    for param in params:
+        default = "" if param.default is REQUIRED else f", default {param.default!r}"
+        lines += [f"{param.name} : {param.kind}{default}", f"    {param.help}."]
+    section = "".join(f"    {line}\n" for line in lines)
+    head, examples, tail = doc.partition("\n    Examples\n")
+    if not examples:
+        return f"{doc.rstrip()}\n\n{section}"
+    return f"{head.rstrip()}\n\n{section}\n    Examples\n{tail}"

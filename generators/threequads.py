@@ -45,10 +45,9 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import (
-    Family,
     Param,
     bandwidth,
-    builds,
+    family,
     latency,
     letter_order,
     nbl_cap,
@@ -57,7 +56,7 @@ from generators.params import (
 )
 from generators.size import Size
 
-__all__ = ["FAMILY", "coordinates", "estimate", "host_name", "switch_of", "three_quads"]
+__all__ = ["coordinates", "estimate", "host_name", "switch_of", "threequads"]
 
 AXES = "zyx"
 
@@ -78,24 +77,13 @@ def switch_of(axis: str, coords: tuple[int, int, int]) -> str:
     return f"sw{axis}-{coords[AXES.index(axis)]}"
 
 
-PARAMS = (
-    Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
-    Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-    Param("link_lat", latency, "NIC cable latency", "1us"),
-    Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
-    Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
-    Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
-    *NODE_PARAMS,
-)
-
-
 def _check_q(q: int) -> None:
     if q < 2:
         raise TopologyError(f"q must be an integer >= 2, got {q}")
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
-    """What :func:`three_quads` builds: q^3 nodes of three cables each (and a limiter), 3q switches (and fabrics),
+    """What :func:`threequads` builds: q^3 nodes of three cables each (and a limiter), 3q switches (and fabrics),
     and every ordered pair's route: one switch hop for pairs sharing a coordinate, two through a relay otherwise.
 
     >>> estimate({"q": 4, "switch_fabric": None, "nbl": None}).links
@@ -116,8 +104,20 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("threequads", PARAMS, estimate)
-def three_quads(
+@family(
+    summary="Three Quads: q^3 nodes, three subnetworks (SW-Z, SW-Y, SW-X) of q switches",
+    params=(
+        Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
+        Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
+        Param("link_lat", latency, "NIC cable latency", "1us"),
+        Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
+        Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+)
+def threequads(
     q: int,
     link_bw: float,
     link_lat: float,
@@ -128,24 +128,9 @@ def three_quads(
 ) -> Platform:
     """Return the Three Quads model of q^3 nodes.
 
-    Parameters
-    ----------
-    q : int
-        Nodes per axis (>= 2); q^3 nodes, 3q switches of q^2 ports.
-    link_bw, link_lat : float
-        Bandwidth per direction (bytes/s) and latency (s) of every NIC cable.
-    switch_fabric : float or None
-        Internal capacity of each switch (bytes/s), shared by all flows crossing it; None: non-blocking.
-    subnet_order : str
-        Preference among shared subnetworks for nodes sharing two coordinates, e.g. ``"xyz"``.
-    nbl : float or None
-        Cap on a node's total traffic, in NIC-cable bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
-
     Examples
     --------
-    >>> p = three_quads(4)
+    >>> p = threequads(4)
     >>> len(p.hosts), len(p.routers), len(p.links)
     (64, 12, 384)
     >>> p.route("host-0", "host-5")  # (0,0,0) -> (0,1,1): share z only
@@ -216,11 +201,3 @@ def _hop(src: str, dst: str, axis: str, q: int, fabric: bool) -> list[str]:
     """The links from ``src`` to ``dst`` through the switch of subnetwork ``axis`` they share (and its fabric)."""
     switch = switch_of(axis, coordinates(src, q))
     return [f"{src}_to_{switch}", *([node_link_name(switch, "fabric")] if fabric else []), f"{switch}_to_{dst}"]
-
-
-FAMILY = Family(
-    "threequads",
-    three_quads,
-    PARAMS,
-    "Three Quads: q^3 nodes, three subnetworks (SW-Z, SW-Y, SW-X) of q switches",
-)

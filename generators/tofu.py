@@ -9,7 +9,7 @@ users specify nodes in 3-D"; the experiments use the shapes 1x6x4 and 2x3x4 (24 
 Physical network. Dimensions (X, Y, Z, A, B, C): a Tofu unit of 12 nodes is A x B x C = 2 x 3 x 2, A and
 C meshes of 2 (one cable), B a ring of 3; units are cabled as an X x Y x Z torus (``xyz``, ``xyz_wrap``).
 Node ``host-k`` has coordinates (x, y, z, a, b, c), X fastest: ``k = x + X*(y + Y*(z + Z*(a + 2*(b + 3*c))))``.
-The platform is ``generators.torus.torus(dims=(X, Y, Z, 2, 3, 2), wrap=(wx, wy, wz, False, True,
+The platform is what ``generators.torus.torus(dims=(X, Y, Z, 2, 3, 2), wrap=(wx, wy, wz, False, True,
 False))`` (one implementation: its cables, dimension-ordered routing X first with SimGrid's tie rule,
 endpoint-only limiter and compiled zone), renamed ``tofu-XxYxZ`` (``-wrap<flags>`` appended when X, Y, Z
 are not all wrapped) in family ``tofu``. Real Tofu routes X, Y, Z, A, B, C in an order of its own and can
@@ -67,14 +67,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError, shown
-from generators.model import CompiledZone, Platform
+from generators.model import Platform
 from generators.node import NODE_PARAMS
 from generators.params import (
-    Family,
     Param,
     bandwidth,
-    builds,
     choice,
+    family,
     flag_tuple,
     int_tuple,
     latency,
@@ -83,11 +82,10 @@ from generators.params import (
     optional,
 )
 from generators.size import Size
-from generators.torus import coordinates, index, torus
+from generators.torus import build_torus, coordinates, index
 from generators.torus import estimate as torus_estimate
 
 __all__ = [
-    "FAMILY",
     "FOLDS",
     "PRESETS",
     "UNIT",
@@ -209,28 +207,6 @@ def _shape_placement(platform: Platform, argument: str) -> list[str]:
     return shape_hosts(platform, tuple(numbers[:3]), tuple(numbers[3:]), match[7] or "snake")  # type: ignore[arg-type]
 
 
-PARAMS = (
-    Param("xyz", optional(int_tuple), "Tofu units along X, Y, Z (e.g. 4x4x4; 12 nodes each), or none", "none"),
-    Param("preset", optional(choice(*PRESETS)), "fx10: the paper's 768-node FX10 (xyz 4x4x4), or none", "none"),
-    Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
-    Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
-    Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
-    Param(
-        "nbl",
-        nbl_cap,
-        "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
-        "4",
-    ),
-    *NODE_PARAMS,
-    Param(
-        "zone",
-        choice("compiled", "auto"),
-        "SimGrid representation: compiled (a shared object: the file must end in .so) or auto (XML)",
-        "compiled",
-    ),
-)
-
-
 def _machine(
     xyz: tuple[int, ...] | None, preset: str | None, xyz_wrap: tuple[bool, ...]
 ) -> tuple[tuple[int, int, int], tuple[bool, ...]]:
@@ -259,7 +235,31 @@ def estimate(params: Mapping[str, Any]) -> Size:
     return torus_estimate({**params, "dims": physical_dims(xyz), "wrap": (*wraps, *UNIT_WRAP)})
 
 
-@builds("tofu", PARAMS, estimate)
+@family(
+    summary="Tofu 6-D mesh/torus (X, Y, Z tori x 2x3x2 units), virtual 3-D shape placements",
+    params=(
+        Param("xyz", optional(int_tuple), "Tofu units along X, Y, Z (e.g. 4x4x4; 12 nodes each), or none", "none"),
+        Param("preset", optional(choice(*PRESETS)), "fx10: the paper's 768-node FX10 (xyz 4x4x4), or none", "none"),
+        Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
+        Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
+        Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
+        Param(
+            "nbl",
+            nbl_cap,
+            "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
+            "4",
+        ),
+        *NODE_PARAMS,
+        Param(
+            "zone",
+            choice("compiled", "auto"),
+            "SimGrid representation: compiled (a shared object: the file must end in .so) or auto (XML)",
+            "compiled",
+        ),
+    ),
+    estimate=estimate,
+    placements={"shape": _shape_placement},
+)
 def tofu(
     xyz: tuple[int, int, int] | None,
     preset: str | None,
@@ -272,23 +272,6 @@ def tofu(
 ) -> Platform:
     """Return the model of a Tofu machine of X x Y x Z units (module docstring: every parameter's figure).
 
-    Parameters
-    ----------
-    xyz : tuple of 3 int or None
-        Tofu units along X, Y, Z; None: the preset's.
-    preset : str or None
-        ``"fx10"`` (X = Y = Z = 4, 768 nodes); with ``xyz`` too, they must agree.
-    xyz_wrap : tuple of bool
-        Wrap-around of X, Y, Z: one flag, or one per dimension.
-    link_bw, link_lat : float
-        Per-direction bandwidth (bytes/s) and latency (s) of every cable.
-    nbl : float or None
-        Cap on a node's injection + reception, in link bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
-    zone : str
-        ``"compiled"`` (default) or ``"auto"`` (see ``generators.torus.torus``).
-
     Examples
     --------
     >>> p = tofu((2, 2, 1), zone="auto")
@@ -298,15 +281,9 @@ def tofu(
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-5', 'host-5_nbl']
     """
     xyz, wraps = _machine(xyz, preset, xyz_wrap)
-    # The node values (cores, shm_bw, shm_lat) are left to tofu's own wrapper: torus gets their defaults.
-    base = torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed=host_speed, zone=zone)
+    # The node values (cores, shm_bw, shm_lat) are applied by tofu's own declaration, as for any family.
     name = "tofu-" + "x".join(map(str, xyz)) + ("" if all(wraps) else "-wrap" + "".join(str(int(w)) for w in wraps))
-    compiled = base.compiled
-    if compiled is not None:  # the zone's name is the platform's
-        lines = [f"name {name}" if line.startswith("name ") else line for line in compiled.parameters.splitlines()]
-        compiled = CompiledZone(compiled.library, "".join(f"{line}\n" for line in lines))
-    base.name, base.compiled = name, compiled
-    return base
+    return build_torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed, zone, name)
 
 
 def fx10(**kwargs: object) -> Platform:
@@ -317,12 +294,3 @@ def fx10(**kwargs: object) -> Platform:
     (768, (8, 12, 8), True)
     """
     return tofu(preset="fx10", **kwargs)  # type: ignore[arg-type]
-
-
-FAMILY = Family(
-    "tofu",
-    tofu,
-    PARAMS,
-    "Tofu 6-D mesh/torus (X, Y, Z tori x 2x3x2 units), virtual 3-D shape placements",
-    placements={"shape": _shape_placement},
-)

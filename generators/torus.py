@@ -63,11 +63,10 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import (
-    Family,
     Param,
     bandwidth,
-    builds,
     choice,
+    family,
     flag_tuple,
     int_tuple,
     latency,
@@ -79,8 +78,7 @@ from generators.size import Size
 __all__ = [
     "MAX_DIMS",
     "MAX_EXPLICIT_HOSTS",
-    "MESH_FAMILY",
-    "TORUS_FAMILY",
+    "build_torus",
     "coordinates",
     "estimate",
     "graph_routable",
@@ -148,23 +146,6 @@ _COMMON = (
     Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
     *NODE_PARAMS,
 )
-TORUS_PARAMS = (
-    Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
-    Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
-    *_COMMON,
-    Param(
-        "zone",
-        choice("auto", "compiled"),
-        "SimGrid representation: auto (graph or explicit routes; compiled zone above "
-        f"{MAX_EXPLICIT_HOSTS} nodes) or compiled (a shared object: the platform file must end in .so)",
-        "auto",
-    ),
-)
-MESH_PARAMS = (
-    Param("width", positive_int, "nodes along x (W)"),
-    Param("height", positive_int, "nodes along y (H)"),
-    *_COMMON,
-)
 
 
 def _wraps(dims: tuple[int, ...], wrap: tuple[bool, ...]) -> tuple[bool, ...]:
@@ -225,7 +206,22 @@ def estimate(params: Mapping[str, Any]) -> Size:
     )
 
 
-@builds("torus", TORUS_PARAMS, estimate)
+@family(
+    summary="N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL",
+    params=(
+        Param("dims", int_tuple, "length of each dimension, e.g. 4x4x4x4x2"),
+        Param("wrap", flag_tuple, "wrap-around: yes, no, or one flag per dimension (1,1,0)", "yes"),
+        *_COMMON,
+        Param(
+            "zone",
+            choice("auto", "compiled"),
+            "SimGrid representation: auto (graph or explicit routes; compiled zone above "
+            f"{MAX_EXPLICIT_HOSTS} nodes) or compiled (a shared object: the platform file must end in .so)",
+            "auto",
+        ),
+    ),
+    estimate=estimate,
+)
 def torus(
     dims: tuple[int, ...],
     wrap: tuple[bool, ...],
@@ -235,24 +231,8 @@ def torus(
     host_speed: float,
     zone: str,
 ) -> Platform:
-    """Return the model of a torus / mesh of shape ``dims``.
-
-    Parameters
-    ----------
-    dims : tuple of int
-        Length of each dimension, each >= 1.
-    wrap : tuple of bool
-        Wrap-around: one flag for all dimensions, or one flag per dimension (False: mesh).
-    link_bw, link_lat : float
-        Bandwidth per direction (bytes/s) and latency (s) of each router-to-router link.
-    nbl : float or None
-        Cap on a node's in + out traffic, in link bandwidths; None: no limiter.
-    host_speed : float
-        Speed of each core, flop/s (the cores and the intra-node path: generators.node).
-    zone : str
-        SimGrid representation: ``"auto"`` (the routing graph when it can route, else explicit routes
-        up to ``MAX_EXPLICIT_HOSTS`` nodes, else the compiled zone) or ``"compiled"`` (always the
-        compiled zone).
+    """Return the model of a torus / mesh of shape ``dims`` (``torus-<shape>``, ``mesh-<shape>`` or
+    ``mixed-<shape>`` as the dimensions wrap).
 
     Examples
     --------
@@ -265,12 +245,26 @@ def torus(
     >>> grid.route("host-0", "host-8")  # x first, then y; only the end nodes' limiters
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-2', 'host-2_to_host-5', 'host-5_to_host-8', 'host-8_nbl']
     """
-    wraps = _wraps(dims, wrap)
-    grid = Grid(dims, wraps)
-    form = _representation(dims, wraps, zone)
+    return build_torus(dims, wrap, link_bw, link_lat, nbl, host_speed, zone)
+
+
+def build_torus(
+    dims: tuple[int, ...],
+    wrap: tuple[bool, ...],
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+    zone: str,
+    name: str | None = None,
+) -> Platform:
+    """What :func:`torus` builds from checked values (node values not applied), named ``name`` (its compiled zone
+    too; default: ``torus-<shape>``, ...): for a family whose machine is a torus of its own (``generators.tofu``)."""
+    grid = Grid(dims, _wraps(dims, wrap))
+    name = name or _platform_name(grid)
+    form = _representation(grid.dims, grid.wraps, zone)
     compiled, layered = form == "compiled", form == "graph"
-    names = [f"host-{k}" for k in range(math.prod(dims))]
-    name = _platform_name(grid)
+    names = [f"host-{k}" for k in range(math.prod(grid.dims))]
     return Platform(
         name=name,
         hosts=[Host(host, host_speed) for host in names],
@@ -393,7 +387,15 @@ def _mesh_estimate(params: Mapping[str, Any]) -> Size:
     return estimate({**params, "dims": (params["width"], params["height"]), "wrap": (False,), "zone": "auto"})
 
 
-@builds("mesh", MESH_PARAMS, _mesh_estimate)
+@family(
+    summary="W x H mesh without wrap-around (a torus with wrap=no), endpoint-only NBL",
+    params=(
+        Param("width", positive_int, "nodes along x (W)"),
+        Param("height", positive_int, "nodes along y (H)"),
+        *_COMMON,
+    ),
+    estimate=_mesh_estimate,
+)
 def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | None, host_speed: float) -> Platform:
     """A W x H mesh without wrap-around: ``torus((width, height), wrap=False, ...)``.
 
@@ -401,11 +403,3 @@ def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | 
     512
     """
     return torus((width, height), False, link_bw, link_lat, nbl, host_speed=host_speed, zone="auto")
-
-
-TORUS_FAMILY = Family(
-    "torus", torus, TORUS_PARAMS, "N-dimensional torus / mesh, dimension-ordered routing, endpoint-only NBL"
-)
-MESH_FAMILY = Family(
-    "mesh", mesh, MESH_PARAMS, "W x H mesh without wrap-around (a torus with wrap=no), endpoint-only NBL"
-)

@@ -13,7 +13,7 @@ import pytest
 from generators import TopologyError, build_platform, link_loads, max_link_load, place_ranks, write_platform
 from generators.enterprise import BACKPLANE
 from generators.schedules import default_transpose_assignment, transpose_steps
-from generators.threequads import coordinates, three_quads
+from generators.threequads import coordinates, threequads
 
 SIMGRID_OWN_LINKS = 1
 
@@ -25,7 +25,7 @@ def shared(a: tuple[int, int, int], b: tuple[int, int, int]) -> list[str]:
 class TestThreeQuads:
     @pytest.mark.parametrize("q", [2, 3, 4])
     def test_counts(self, q: int) -> None:
-        p = three_quads(q)
+        p = threequads(q)
         assert len(p.hosts) == q**3
         assert len(p.routers) == 3 * q
         assert len(p.links) == 2 * 3 * q**3  # three duplex NIC cables per node
@@ -35,7 +35,7 @@ class TestThreeQuads:
 
     @pytest.mark.parametrize("q", [2, 3, 4])
     def test_routes_one_switch_or_relay(self, q: int) -> None:
-        p = three_quads(q)
+        p = threequads(q)
         for src, dst, route in p.routes():
             s, d = coordinates(src, q), coordinates(dst, q)
             if shared(s, d):
@@ -50,7 +50,7 @@ class TestThreeQuads:
                 assert shared(s, coordinates(relay, q)) and shared(coordinates(relay, q), d)
 
     def test_diameter_two_switch_hops(self) -> None:
-        p = three_quads(3)
+        p = threequads(3)
         hops = Counter(len(route) // 2 for _, _, route in p.routes())
         assert set(hops) == {1, 2}
         # pairs sharing no coordinate: q^3 * (q-1)^3
@@ -86,7 +86,7 @@ class TestThreeQuads:
 
 @pytest.mark.parametrize("q", [2, 3, 4])
 def test_loader_routes_equal_model(tmp_path: Path, load_platform: Callable[..., dict[str, Any]], q: int) -> None:
-    model = three_quads(q, switch_fabric=2e9 if q == 3 else None)
+    model = threequads(q, switch_fabric=2e9 if q == 3 else None)
     write_platform(model, tmp_path / "tq.xml")
     loaded = load_platform(tmp_path / "tq.xml", "--all-routes")
     assert loaded["hosts"] == q**3
@@ -120,7 +120,7 @@ class TestTransposeSchedule:
         assert groups == (8, 24, 8, 24)
 
     def test_two_step_is_congestion_free_on_three_quads(self) -> None:
-        p = three_quads(4)
+        p = threequads(4)
         hosts = place_ranks(p, 64)
         for step in transpose_steps(4, "two-step"):
             flows = [(hosts[s], hosts[d]) for s, d in step]
@@ -128,7 +128,7 @@ class TestTransposeSchedule:
             assert all(len(p.route(*f)) == 2 for f in flows)  # one switch hop, no relay
 
     def test_steps_use_one_subnetwork_each(self) -> None:
-        p = three_quads(4)
+        p = threequads(4)
         hosts = place_ranks(p, 64)
         used = []
         for step in transpose_steps(4, "two-step"):

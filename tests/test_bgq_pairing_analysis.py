@@ -1,15 +1,17 @@
-"""The bgq-pairing study's analysis: the furthest-node pairing, its per-link loads, the runs it generates."""
+"""The bgq-pairing study's analysis: the furthest-node pairing, its per-link loads, the runs its file declares."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from generators import torus
 from paper_models import bgq
 from study_runner.analyses import bgq_pairing
-from study_runner.study import load_study
+from study_runner.study import Study, load_study
+from study_runner.study_checks import DeclaredCheck
 
 
 @pytest.mark.parametrize(
@@ -33,14 +35,52 @@ def test_ratio_of_busiest_cables_is_the_bisection_ratio_at_24_midplanes() -> Non
     assert loads[0] / loads[1] == bgq.partition_bisection(proposed) / bgq.partition_bisection(current)
 
 
+def test_the_template_functions_are_the_model() -> None:
+    assert bgq_pairing.geometry("mira", "current", 24) == "4x3x2x1"
+    assert bgq_pairing.geometry("mira", "proposed", 24) == "3x2x2x2"
+    assert bgq_pairing.geometry("juqueen", "worst", 6) == "6x1x1x1"
+    assert bgq_pairing.geometry("juqueen", "best", 6) == "3x2x1x1"
+    assert bgq_pairing.node_dims("3x2x1x1") == "12x8x4x4x2"
+    assert bgq_pairing.bisection("4x3x2x1") == 1536
+    with pytest.raises(ValueError, match="no proposed partition of 32 midplanes on mira"):
+        bgq_pairing.geometry("mira", "proposed", 32)
+
+
+def _ratios(study: Study, figure: str) -> list[DeclaredCheck]:
+    return [check for check in study.checks if check.id.startswith(f"{figure}.") and check.runs]
+
+
+def _compared(midplanes: int, figure: str) -> tuple[bgq.Geometry, bgq.Geometry]:
+    """The model's pair of geometries a figure compares: Mira's current and proposed, JUQUEEN's worst and best."""
+    if figure == "fig3":
+        return bgq.MIRA_CURRENT[midplanes], bgq.MIRA_PROPOSED[midplanes]
+    return bgq.worst_partition(bgq.JUQUEEN, midplanes)[0], bgq.best_partition(bgq.JUQUEEN, midplanes)[0]
+
+
 def test_the_pairing_grid_holds_every_compared_geometry_once_at_full_scale() -> None:
-    # The grid is data (the study file); the geometries come from the model (comparisons): they must agree.
+    # The grid and the comparisons are the study file's (a ratio check names its two runs): they must agree with
+    # each other and with the model (Fig. 3: the sizes with a proposed partition; Fig. 4: JUQUEEN's sizes up to 24
+    # midplanes where worst and best differ).
     study = load_study("bgq-pairing")
     runs = {run.id: run for run in study.runs}
-    geometries = {g for row in bgq_pairing.comparisons() for g in row[2:]}
+    sizes = {"fig3": sorted(bgq.MIRA_PROPOSED)}
+    sizes["fig4"] = [
+        m
+        for m in sorted({math.prod(g) for g in bgq.partitions(bgq.JUQUEEN)})
+        if m <= 24 and bgq.worst_partition(bgq.JUQUEEN, m)[1] != bgq.best_partition(bgq.JUQUEEN, m)[1]
+    ]
+    geometries = set()
+    for figure, expected in sizes.items():
+        checks = _ratios(study, figure)
+        assert [check.variables["midplanes"] for check in checks] == expected
+        for check in checks:
+            pair = _compared(check.variables["midplanes"], figure)
+            dims = ["x".join(map(str, bgq.node_dims(g))) for g in pair]
+            assert check.runs == tuple(study.run_at("pairing", dims=d) for d in dims)
+            geometries |= set(pair)
     assert len(runs) == len(geometries) == 14
     for geometry in geometries:
-        run = runs[bgq_pairing.run_id(geometry)]
+        run = runs[study.run_at("pairing", dims="x".join(map(str, bgq.node_dims(geometry))))]
         assert run.ranks == math.prod(bgq.node_dims(geometry)) == math.prod(geometry) * bgq.MIDPLANE_NODES
         assert run.args[:2] == ("-d", ",".join(map(str, bgq.node_dims(geometry))))
         assert run.full_args[-6:] == ("-c", "16", "-i", "26", "-w", "4")
@@ -54,6 +94,23 @@ def test_the_pairing_grid_holds_every_compared_geometry_once_at_full_scale() -> 
 
 def test_published_ratios_are_the_tables_bisection_ratios() -> None:
     study = load_study("bgq-pairing")
-    for prefix, _, slow, fast in bgq_pairing.comparisons():
-        expected = bgq.partition_bisection(fast) / bgq.partition_bisection(slow)
-        assert study.published[f"{prefix}.ratio"]["value"] == pytest.approx(expected, rel=1e-12)
+    runs = {run.id: run for run in study.runs}
+    for check in _ratios(study, "fig3") + _ratios(study, "fig4"):
+        slow, fast = (bgq.bisection(tuple(map(int, runs[run].variables["dims"].split("x")))) for run in check.runs)
+        assert check.evaluate(check.value, {}) == pytest.approx(fast / slow, rel=1e-12)
+
+
+def test_the_study_file_declares_every_table_row_and_the_model_matches_it() -> None:
+    """Tables 6 and 7 are checks of the file (no published table, no check in code); each one passes exactly."""
+    study = load_study("bgq-pairing")
+    tables = [check for check in study.checks if not check.runs]
+    assert [check.id for check in tables][:4] == [
+        "table6.512.current",
+        "table6.1024.current",
+        "table6.2048.current",
+        "table6.2048.proposed",
+    ]
+    assert len(tables) == 14 + 25 and len(study.checks) == 39 + 4 + 6
+    assert all(check.check(bgq_pairing.TEMPLATE_FUNCTIONS).passed for check in tables)
+    assert not study.published and not hasattr(bgq_pairing, "checks")
+    assert Path(study.path or "").read_text().count("\n") < 200

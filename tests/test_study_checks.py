@@ -247,3 +247,12 @@ source = ""
 def test_only_an_exact_check_may_go_without_a_source(tmp_path: Path) -> None:
     with pytest.raises(StudyError, match="source must say where the published number is"):
         load(tmp_path, BASE.replace('source = "Fig. 3"', 'source = ""'))
+
+
+def test_a_check_naming_a_run_the_study_does_not_declare_is_an_error(tmp_path: Path) -> None:
+    """Checks are made when their runs ran: a misspelt run would drop its check silently."""
+    text = BASE.replace('id = "c.{run}"', 'id = "c.{run}"\nruns = { other = "a2a.{servers}.mlfm.16" }')
+    with pytest.raises(StudyError, match=re.escape("names run 'a2a.12.mlfm.16', which the study does not declare")):
+        load(tmp_path, text)
+    with pytest.raises(StudyError, match="names run 'nothing', which the study does not declare"):
+        load(tmp_path, BASE.replace('grid = "scan"\n', 'records = "nothing"\n').replace("{run}", "{bytes}"))

@@ -428,6 +428,12 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             run_grids.setdefault(run.grid, []).append((run.id, run.variables))
     checks = declared_checks(data.get("checks", []), run_grids, functions, where)
     published = _published(data.get("published", {}), where)
+    for check in checks:  # a misspelt run would silently drop its check (made when its runs ran)
+        named = (check.run,) if isinstance(check, RecordChecks) else check.runs
+        unknown_runs = [run for run in named if run not in {spec.id for spec in runs}]
+        if unknown_runs:
+            what = check.where if isinstance(check, RecordChecks) else f"check {check.id}"
+            raise StudyError(f"{where}: {what} names run {unknown_runs[0]!r}, which the study does not declare")
     check_ids = [check.id for check in checks if isinstance(check, DeclaredCheck)] + list(published)
     repeated = sorted({i for i in check_ids if check_ids.count(i) > 1})
     if repeated:

@@ -1,97 +1,71 @@
-"""nbl-combine's checks (published vs simulated) and notes (computed from the results)."""
+"""nbl-combine's metrics (what the study file's checks call: ``METRICS``) and notes (computed from the results)."""
 
 from __future__ import annotations
+
+import math
 
 from paper_models import vector_combining as vc
 from study_runner.analyses.nbl_combine.results import (
     fig4_optimum,
     fit_nbl,
     jig_axes,
-    jig_f,
     jig_table,
     meshes_run,
     model_vs_sim_rows,
+    nbl_f,
     run_time,
-    winner_share,
+    table1_published,
     winners,
 )
-from study_runner.analyses.nbl_combine.runs import (
-    FIG7_LENGTHS,
-    MACHINE,
-    PLATFORMS,
-    lengths,
-    sweep_id,
-)
-from study_runner.checks import Check
+from study_runner.analyses.nbl_combine.runs import MACHINE, PLATFORMS, platforms
 from study_runner.context import StudyContext
 from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES
 
 
-def _pingpong_checks(ctx: StudyContext) -> list[Check]:
-    platform = ctx.platform_of("pingpong")
-    bandwidth = platform.route_bandwidth(*ctx.results["pingpong"].hosts[:2])
-    result = []
-    for record in ctx.records("pingpong"):
-        size = int(record["bytes"])
-        eager = size < EAGER_LIMIT_BYTES
-        expected = (MACHINE.alpha if eager else 0.0) + (size + SMPI_ENVELOPE_BYTES) / bandwidth
-        result.append(
-            Check(
-                id=f"pingpong.{size // 8}doubles",
-                what=(
-                    f"one-way ping-pong time of {size // 8} doubles between neighbours: "
-                    + ("alpha + beta*S (eager message)" if eager else "beta*S (rendezvous: SMPI charges no overhead)")
-                    + f" + the {SMPI_ENVELOPE_BYTES}-byte envelope"
-                ),
-                published=expected,
-                simulated=float(record["oneway_s_avg"]),
-                unit="s",
-                tolerance=1e-6,
-                kind="exact",
-            )
-        )
-    return result
+def oneway(ctx: StudyContext, run: str, doubles: int) -> float:
+    """The simulated one-way time (s) of ``doubles`` doubles in the ping-pong run ``run``."""
+    (record,) = [r for r in ctx.records(run) if int(r["bytes"]) == 8 * doubles]
+    return float(record["oneway_s_avg"])
 
 
-def checks(ctx: StudyContext) -> list[Check]:
-    """Ping-pong, Table 1, Fig. 4, the claims of Fig. 5 and Fig. 7."""
-    result = _pingpong_checks(ctx)
-    table = jig_table(ctx)
-    jig_links, jig_sizes = jig_axes(table)
-    for links in jig_links[1:]:
-        for s in jig_sizes[:-1]:
-            result.append(ctx.check(f"table1.f{links}.S{s}", jig_f(table, links, s)))
-        result.append(
-            Check(
-                id=f"jig.f{links}.nominal",
-                what=f"f({links}) on the nominal testjig at S = 300 -> 600 equals L: the limiter is exactly nominal",
-                published=float(links),
-                simulated=jig_f(table, links, 300),
-                unit="x",
-                tolerance=0.01,
-                kind="exact",
-            )
-        )
-    optima = {(p, a): fig4_optimum(ctx, p, a) for p in PLATFORMS for a in vc.PIPELINED}
-    shift = min(optima["standard", a][0] / optima["nominal", a][0] for a in vc.PIPELINED)
-    result.append(ctx.check("fig4.optimum_shift", shift))
-    standard_ratio = optima["standard", "snake"][1] / optima["standard", "fence"][1]
-    nominal_ratio = optima["nominal", "fence"][1] / optima["nominal", "snake"][1]
-    result.append(ctx.check("fig4.reversal", min(standard_ratio, nominal_ratio)))
-    standard, nominal = winners(ctx, "standard"), winners(ctx, "nominal")
-    shortest = [w for cells in (standard, nominal) for (_, _, n), w in cells.items() if n == min(lengths(ctx))]
-    result.append(ctx.check("claim.tree_short_vectors", sum(w == "tree" for w in shortest) / len(shortest)))
-    result.append(ctx.check("claim.fence_standard", winner_share(standard, "fence", lambda w, h, n: n >= 1_000)))
-    result.append(ctx.check("claim.snake_nbl", winner_share(nominal, "snake", lambda w, h, n: n >= 100_000)))
-    width, height = 4, 4
-    gains = [
-        1
-        - run_time(ctx, sweep_id(width, height, "nominal", "snake", n))
-        / run_time(ctx, sweep_id(width, height, "nominal", "fence", n))
-        for n in FIG7_LENGTHS
-    ]
-    result.append(ctx.check("fig7.snake_over_fence", max(gains)))
-    return result
+def transfer_time(ctx: StudyContext, run: str, doubles: int) -> float:
+    """beta*S of the ping-pong run ``run``: ``doubles`` doubles and SMPI's envelope at its route's bandwidth (s)."""
+    bandwidth = ctx.platform_of(run).route_bandwidth(*ctx.results[run].hosts[:2])
+    return (8 * doubles + SMPI_ENVELOPE_BYTES) / bandwidth
+
+
+def jig_f(ctx: StudyContext, run: str, links: int, s: int) -> float:
+    """f(L) of the testjig run ``run``: dT(L)/dT(1), dT from S = ``s`` to the next S it ran."""
+    return nbl_f(jig_table(ctx, run), links, s)
+
+
+def best_block(ctx: StudyContext, platform: str, algorithm: str) -> int:
+    """The block size S of the Fig. 4 scan where ``algorithm`` is fastest on ``platform``."""
+    return fig4_optimum(ctx, platform, algorithm)[0]
+
+
+def best_time(ctx: StudyContext, platform: str, algorithm: str) -> float:
+    """The time (s) of ``algorithm`` on ``platform`` at its best block size of the Fig. 4 scan."""
+    return fig4_optimum(ctx, platform, algorithm)[1]
+
+
+def winner_share(ctx: StudyContext, platform: str, algorithm: str, shortest: float, longest: float = math.inf) -> float:
+    """The share of the sweep's (mesh, N) cells with ``shortest`` <= N <= ``longest`` that ``algorithm`` wins on
+    ``platform`` (``both``: the cells of every platform of the sweep)."""
+    chosen = platforms(ctx) if platform == "both" else [platform]
+    cells = [w for nbl in chosen for (_, _, n), w in winners(ctx, nbl).items() if shortest <= n <= longest]
+    return sum(w == algorithm for w in cells) / len(cells) if cells else math.nan
+
+
+METRICS = {
+    "oneway": oneway,
+    "transfer_time": transfer_time,
+    "jig_f": jig_f,
+    "best_block": best_block,
+    "best_time": best_time,
+    "winner_share": winner_share,
+    "run_time": run_time,
+}
 
 
 def notes(ctx: StudyContext) -> list[str]:
@@ -116,15 +90,11 @@ def _overhead_note() -> str:
 
 def _table1_note(ctx: StudyContext) -> str:
     """The simulated testjig, its f(L), and how they compare with the DELTA's (Table 1)."""
-    table = jig_table(ctx)
+    table = jig_table(ctx, ctx.study.figures["testjig"])
     jig_links, jig_sizes = jig_axes(table)
     delta_t = {int(links): times for links, times in ctx.study.reference["table1_times"].items()}
     shortest = jig_sizes[0]
-    misses = {
-        (links, s): jig_f(table, links, s) / float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) - 1
-        for links in jig_links[1:]
-        for s in jig_sizes[:-1]
-    }
+    misses = {(links, s): nbl_f(table, links, s) / f - 1 for (links, s), f in table1_published(ctx).items()}
     worst = max(misses, key=lambda key: misses[key])
     return (
         "Table 1 (simulated on the nominal 3x3 jig, us): "
@@ -133,7 +103,7 @@ def _table1_note(ctx: StudyContext) -> str:
         )
         + f". Simulated f(L) at S = {', '.join(map(str, jig_sizes[:-1]))}: "
         + "; ".join(
-            f"f({links}) = " + ", ".join(f"{jig_f(table, links, s):.2f}" for s in jig_sizes[:-1])
+            f"f({links}) = " + ", ".join(f"{nbl_f(table, links, s):.2f}" for s in jig_sizes[:-1])
             for links in jig_links[1:]
         )
         + ". The DELTA's f(L) is below L for short messages (some overlap) and close to L from 300 doubles on; the "
@@ -197,8 +167,9 @@ def _fit_note(ctx: StudyContext) -> str:
 def _winner_notes(ctx: StudyContext) -> list[str]:
     """Where the simulation's fastest algorithm agrees with the model's, per platform."""
     result = []
-    for platform, f in PLATFORMS.items():
+    for platform in platforms(ctx):
         cells = winners(ctx, platform)
+        f = PLATFORMS[platform]
         model = {key: vc.fastest(key[2], key[0], key[1], MACHINE, f).winner for key in cells}
         agree = sum(model[key] == w for key, w in cells.items())
         differ = [

@@ -20,22 +20,25 @@ from study_runner.analyses.nbl_combine.results import (
     fig4_optimum,
     fig4_scan,
     jig_axes,
-    jig_f,
     jig_table,
     lengths_run,
     model_vs_sim_rows,
+    nbl_f,
     run_time,
+    table1_published,
     winners,
 )
 from study_runner.analyses.nbl_combine.runs import (
     COLOURS,
+    FIG4,
     MACHINE,
-    MODEL_VS_SIM_MESHES,
     PLATFORMS,
+    algorithms,
     fig4_case,
     model_block,
     model_time,
-    sweep_id,
+    platforms,
+    sweep_run,
 )
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
@@ -43,13 +46,13 @@ from study_runner.smpi import SMPI_ENVELOPE_BYTES
 
 
 def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
-    table = jig_table(ctx)
+    """``table1_testjig.png``: the testjig's T against S beside the DELTA's, and its f(L) beside Table 1's."""
+    table = jig_table(ctx, ctx.study.figures["testjig"])
     jig_links, jig_sizes = jig_axes(table)
     published_t = {int(links): times for links, times in ctx.study.reference["table1_times"].items()}
-    published_f = {  # Table 1's f(L), the study file's published values of the table1.f<L>.S<S> checks
-        links: [float(ctx.study.published[f"table1.f{links}.S{s}"]["value"]) for s in jig_sizes[:-1]]
-        for links in jig_links[1:]
-    }
+    published_f: dict[int, list[float]] = {}  # Table 1's f(L) by L, one per S (the study file's table1 checks)
+    for (links, _), f in table1_published(ctx).items():
+        published_f.setdefault(links, []).append(f)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for i, links in enumerate(jig_links):
         colour = f"C{i}"
@@ -66,7 +69,7 @@ def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
     for i, links in enumerate(jig_links[1:]):
         right.bar(
             x + i * 0.27 - 0.27,
-            [jig_f(table, links, s) for s in jig_sizes[:-1]],
+            [nbl_f(table, links, s) for s in jig_sizes[:-1]],
             0.25,
             color=f"C{i + 1}",
             label=f"f({links}) simulated",
@@ -84,12 +87,13 @@ def _plot_table1(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def _plot_fig4(ctx: StudyContext, out_dir: Path) -> None:
+    """``fig4_block_size.png``: Snake and Fence against S in the Fig. 4 case, model and simulation, optima marked."""
     width, height, length, scanned = fig4_case(ctx)
     fig, ax = plt.subplots(figsize=(7, 4.6))
     dense = np.unique(np.geomspace(scanned[0], scanned[-1], 120).astype(int))
-    for platform, style in (("standard", "-"), ("nominal", "--")):
-        f = PLATFORMS[platform]
-        for algorithm in vc.PIPELINED:
+    for platform in ctx.study.values(FIG4, "nbl"):
+        f, style = PLATFORMS[platform], "-" if platform == "standard" else "--"
+        for algorithm in ctx.study.values(FIG4, "algorithm"):
             colour = COLOURS[algorithm]
             model = [model_time(algorithm, length, int(s), width, height, f) * 1e3 for s in dense]
             ax.plot(dense, model, style, color=colour, alpha=0.6, label=f"{algorithm}, {platform} model")
@@ -125,6 +129,7 @@ def _plot_fig4(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def _regime_axes(ax, cells: dict[tuple[int, int], str], lengths: list[int], meshes: list[int], title: str) -> None:
+    """One regime map: the fastest algorithm of each (P, N) cell, a colour per algorithm."""
     cmap = ListedColormap([COLOURS[a] for a in vc.ALGORITHMS])
     # A cell the quick study did not run stays blank.
     grid = np.ma.masked_less(
@@ -141,11 +146,12 @@ def _regime_axes(ax, cells: dict[tuple[int, int], str], lengths: list[int], mesh
 
 
 def _plot_regimes(ctx: StudyContext, out_dir: Path) -> None:
+    """``fig5_fig8_regimes.png``: the model's fastest algorithm (Fig. 5) above the simulation's (cf. Fig. 8)."""
     lengths = sorted({round(v) for v in np.geomspace(100, 1e6, 25)})
     sides = [(w, h) for w, h in ((2, 2), (4, 2), (4, 4), (8, 4), (8, 8), (16, 8), (16, 16), (32, 16), (32, 32))]
     fig, axes = plt.subplots(2, 2, figsize=(10, 7.5))
-    for col, (platform, f) in enumerate(PLATFORMS.items()):
-        cells = {}
+    for col, platform in enumerate(platforms(ctx)):
+        f, cells = PLATFORMS[platform], {}
         for w, h in sides:
             for n in lengths:
                 cells[w * h, n] = vc.fastest(n, w, h, MACHINE, f).winner
@@ -162,10 +168,11 @@ def _plot_regimes(ctx: StudyContext, out_dir: Path) -> None:
     plt.close(fig)
 
 
-def _plot_model_vs_sim(rows: list[dict[str, Any]], out_dir: Path) -> None:
+def _plot_model_vs_sim(ctx: StudyContext, rows: list[dict[str, Any]], out_dir: Path) -> None:
+    """Simulated over modelled time of each algorithm against N, a panel per platform, a line per mesh of ``rows``."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    for ax, platform in zip(axes, PLATFORMS, strict=True):
-        for algorithm in vc.ALGORITHMS:
+    for ax, platform in zip(axes, platforms(ctx), strict=True):
+        for algorithm in algorithms(ctx):
             for mesh, marker in zip(sorted({r["mesh"] for r in rows}), "osD^v", strict=False):
                 chosen = [
                     r for r in rows if r["platform"] == platform and r["algorithm"] == algorithm and r["mesh"] == mesh
@@ -190,15 +197,16 @@ def _plot_model_vs_sim(rows: list[dict[str, Any]], out_dir: Path) -> None:
     plt.close(fig)
 
 
-def _plot_fig7(ctx: StudyContext, out_dir: Path) -> None:
-    width, height = 4, 4
+def _plot_fig7(ctx: StudyContext, out_dir: Path, width: int, height: int, nbl: str) -> None:
+    """Each algorithm's simulated time on one mesh and platform of the sweep over the model's, with the paper's
+    fitted model beside it."""
     lengths = lengths_run(ctx, width, height)
     fig, ax = plt.subplots(figsize=(8, 4.2))
     x = np.arange(len(lengths))
-    for i, algorithm in enumerate(vc.ALGORITHMS):
-        sim = [run_time(ctx, sweep_id(width, height, "nominal", algorithm, n)) for n in lengths]
+    for i, algorithm in enumerate(algorithms(ctx)):
+        sim = [run_time(ctx, sweep_run(ctx, width, height, nbl, algorithm, n)) for n in lengths]
         model = [
-            model_time(algorithm, n, model_block(algorithm, n, width, height, "nominal"), width, height, vc.NOMINAL)
+            model_time(algorithm, n, model_block(algorithm, n, width, height, nbl), width, height, PLATFORMS[nbl])
             for n in lengths
         ]
         fitted = []
@@ -215,10 +223,10 @@ def _plot_fig7(ctx: StudyContext, out_dir: Path) -> None:
         )
         ax.plot(x + (i - 1) * 0.27, [f / b for f, b in zip(fitted, base, strict=True)], "k_", markersize=14, mew=2)
     ax.plot([], [], "k_", markersize=12, mew=2, label="paper's fitted model")
-    ax.axhline(1, color="0.3", lw=0.8, label="nominal model")
+    ax.axhline(1, color="0.3", lw=0.8, label=f"{nbl} model")
     ax.set_xticks(x, [f"N={n:.0e}" for n in lengths])
-    ax.set_ylabel("time / nominal model's time")
-    ax.set_title("Fig. 7 analogue: P = 16 (4x4), nominal NBL")
+    ax.set_ylabel(f"time / {nbl} model's time")
+    ax.set_title(f"Fig. 7 analogue: P = {width * height} ({width}x{height}), {nbl} NBL")
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
@@ -226,15 +234,11 @@ def _plot_fig7(ctx: StudyContext, out_dir: Path) -> None:
     plt.close(fig)
 
 
-HEATMAP_MESH, HEATMAP_LENGTH = (4, 4), 10_000
-
-
-def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
-    """Snake and Fence on the nominal 4x4 mesh (N = 1e4, the runs' block size): the most flows per link in one
-    step (static), and the Fence run's bytes per link (traced)."""
-    width, height = HEATMAP_MESH
+def _heatmaps(ctx: StudyContext, out_dir: Path, width: int, height: int, nbl: str, length: int) -> None:
+    """Snake and Fence on one mesh, platform and N of the sweep (the runs' block size): the most flows per link in
+    one step (static), and the Fence run's bytes per link (traced)."""
     for algorithm in vc.PIPELINED:
-        run = sweep_id(width, height, "nominal", algorithm, HEATMAP_LENGTH)
+        run = sweep_run(ctx, width, height, nbl, algorithm, length)
         platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
         (record,) = ctx.records(run)
         n, s, blocks = int(record["elements"]), int(record["block"]), int(record["blocks"])
@@ -243,7 +247,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
             raise StudyError(f"nbl-combine: {run} ran {record['steps']} steps, combine_steps() has {len(steps)}")
         loads = heatmaps.step_loads(platform, hosts, [[(a, b) for a, b, _ in step] for step in steps])
         busiest = max(load for name, load in loads.items() if platform.link_kind(name) == "limiter")
-        title = f"{algorithm.capitalize()} on the nominal {width}x{height} mesh, N = {n}, S = {s} ({blocks} blocks)"
+        title = f"{algorithm.capitalize()} on the {nbl} {width}x{height} mesh, N = {n}, S = {s} ({blocks} blocks)"
         caption = (
             f"the most flows a link carries in one of the {len(steps)} steps: every cable 1 (no link conflicts), "
             f"a node's limiter (node colour) up to {busiest}, the L of the Appendix's busiest row, the links the "
@@ -268,15 +272,17 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """Table 1, Fig. 4, Fig. 5/8 maps, Fig. 7 and the model-vs-simulation plot, plus model_vs_sim.csv; heatmaps."""
-    _heatmaps(ctx, out_dir)
+    """Table 1, Fig. 4, Fig. 5/8 maps, Fig. 7 and the model-vs-simulation plot, plus model_vs_sim.csv; heatmaps:
+    the runs and meshes the study file's ``[figures]`` names."""
+    shown = ctx.study.figures
+    _heatmaps(ctx, out_dir, **shown["heatmaps"])
     _plot_table1(ctx, out_dir)
     _plot_fig4(ctx, out_dir)
     _plot_regimes(ctx, out_dir)
-    _plot_fig7(ctx, out_dir)
+    _plot_fig7(ctx, out_dir, **shown["fig7"])
     rows = model_vs_sim_rows(ctx)
-    chosen = [r for r in rows if tuple(map(int, r["mesh"].split("x"))) in MODEL_VS_SIM_MESHES]
-    _plot_model_vs_sim(chosen, out_dir)
+    chosen = [r for r in rows if r["mesh"] in shown["model_vs_sim"]]
+    _plot_model_vs_sim(ctx, chosen, out_dir)
     with (out_dir / "model_vs_sim.csv").open("w", newline="", encoding="utf-8") as stream:
         writer = csv.DictWriter(stream, fieldnames=list(rows[0]), lineterminator="\n")
         writer.writeheader()

@@ -1,8 +1,9 @@
-"""nbl-combine's runs, as the study file declares them, and the model values its grids use.
+"""nbl-combine's runs as the study file declares them, and the model values its grids use.
 
 The runs are data (scripts/studies/nbl-combine.toml): the ping-pong, the testjig, the ``sweep`` grid (meshes x
-N x algorithm x platform) and the ``fig4`` grid (the block-size scan). The analysis reads their axes from the
-study (``Study.values``); the sweep's block sizes call :func:`model_block` (``TEMPLATE_FUNCTIONS``).
+N x algorithm x platform) and the ``fig4`` grid (the block-size scan). The analysis reads their axes and finds
+their runs in the study (``Study.values``, ``Study.run_at``); the sweep's block sizes call :func:`model_block`
+and the ping-pong checks the model's :func:`alpha` (``TEMPLATE_FUNCTIONS``).
 """
 
 from __future__ import annotations
@@ -11,35 +12,40 @@ from paper_models import vector_combining as vc
 from study_runner.context import StudyContext
 
 MACHINE = vc.DELTA
-PLATFORMS = {"standard": vc.STANDARD, "nominal": vc.NOMINAL}
-MODEL_VS_SIM_MESHES = ((4, 4), (16, 16), (16, 32))  # the paper's test meshes (Sect. 4.2)
-FIG7_LENGTHS = (100_000, 500_000)  # Fig. 7's vector lengths
+PLATFORMS = {"standard": vc.STANDARD, "nominal": vc.NOMINAL}  # the model's f(L) of each value of the grids' nbl
+SWEEP, FIG4 = "sweep", "fig4"  # the study file's run grids
 COLOURS = {"tree": "C2", "snake": "C0", "fence": "C3"}
 
 
 def meshes(ctx: StudyContext) -> list[tuple[int, int]]:
     """The (W, H) meshes of the sweep, as the study file declares them."""
-    return ctx.study.values("sweep", "width", "height")
+    return ctx.study.values(SWEEP, "width", "height")
 
 
 def lengths(ctx: StudyContext) -> list[int]:
     """The vector lengths N of the sweep."""
-    return ctx.study.values("sweep", "length")
+    return ctx.study.values(SWEEP, "length")
+
+
+def platforms(ctx: StudyContext) -> list[str]:
+    """The sweep's platforms (its nbl values: ``standard``, ``nominal``)."""
+    return ctx.study.values(SWEEP, "nbl")
+
+
+def algorithms(ctx: StudyContext) -> list[str]:
+    """The algorithms the sweep runs."""
+    return ctx.study.values(SWEEP, "algorithm")
+
+
+def sweep_run(ctx: StudyContext, width: int, height: int, nbl: str, algorithm: str, n: int) -> str:
+    """The id of the sweep's run of ``algorithm`` on the W x H mesh of platform ``nbl`` at N = ``n``."""
+    return ctx.study.run_at(SWEEP, width=width, height=height, nbl=nbl, algorithm=algorithm, length=n)
 
 
 def fig4_case(ctx: StudyContext) -> tuple[int, int, int, list[int]]:
     """Fig. 4's mesh W, H, its vector length N and the block sizes S it scans."""
-    ((width, height, n),) = ctx.study.values("fig4", "width", "height", "length")
-    return width, height, n, ctx.study.values("fig4", "block")
-
-
-def _mesh_name(width: int, height: int, platform: str) -> str:
-    return f"mesh{width}x{height}.{platform}"
-
-
-def sweep_id(width: int, height: int, platform: str, algorithm: str, n: int) -> str:
-    """Run id of one point of the sweep."""
-    return f"sweep.{width}x{height}.{platform}.{algorithm}.N{n}"
+    ((width, height, n),) = ctx.study.values(FIG4, "width", "height", "length")
+    return width, height, n, ctx.study.values(FIG4, "block")
 
 
 def model_block(algorithm: str, n: int, width: int, height: int, platform: str) -> int:
@@ -59,4 +65,9 @@ def model_time(
     return timing(n, s, width, height, machine, f)
 
 
-TEMPLATE_FUNCTIONS = {"model_block": model_block}
+def alpha() -> float:
+    """The model's start-up cost alpha of a message, s (the Appendix)."""
+    return MACHINE.alpha
+
+
+TEMPLATE_FUNCTIONS = {"model_block": model_block, "alpha": alpha}

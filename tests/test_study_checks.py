@@ -3,6 +3,7 @@ of its own axes, evaluated with the analysis's metrics; bad tables are errors wh
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from study_runner.context import StudyContext
 from study_runner.errors import StudyError
 from study_runner.execute import RunResult
-from study_runner.study import Study, load_study
+from study_runner.study import Study, load_study, study_names
 
 HEADER = """
 name = "demo"
@@ -186,10 +187,6 @@ BASE = '[[checks]]\ngrid = "scan"\nid = "c.{run}"\nsimulated = "{throughput(run)
         (BASE.replace('"prediction"', '"guess"'), "kind must be one of"),
         (BASE + 'miss = "why"\n', "a miss needs miss_range"),
         (BASE.replace('id = "c.{run}"', 'id = "c"'), "check 'c' is declared twice"),
-        (
-            BASE + '[published."c.a2a.12.mlfm.16M"]\n' + "value = 1\n" + FIELDS.replace("{servers}", "x"),
-            "declared twice",
-        ),
     ],
 )
 def test_bad_check_tables_are_errors_when_the_study_loads(tmp_path: Path, text: str, message: str) -> None:
@@ -212,7 +209,7 @@ def test_the_mlfm_study_declares_its_whole_experiment() -> None:
     servers = study.values("fig3", "servers")
     assert len([run for run in study.runs if run.grid == "fig3"]) == len(servers) * 2 * 3 == 24
     ids = [check.id for check in study.checks]
-    assert len(ids) == 1 + 24 + 2 * len(servers) and not study.published
+    assert len(ids) == 1 + 24 + 2 * len(servers)
     assert Path(study.path or "").read_text().count("\n") < 120
 
 
@@ -256,3 +253,11 @@ def test_a_check_naming_a_run_the_study_does_not_declare_is_an_error(tmp_path: P
         load(tmp_path, text)
     with pytest.raises(StudyError, match="names run 'nothing', which the study does not declare"):
         load(tmp_path, BASE.replace('grid = "scan"\n', 'records = "nothing"\n').replace("{run}", "{bytes}"))
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_every_study_declares_its_checks_in_its_file(name: str) -> None:
+    """The study file is the whole experiment: its analysis module makes no check of its own."""
+    study = load_study(name)
+    analysis = importlib.import_module(f"study_runner.analyses.{study.analysis}")
+    assert study.checks and not hasattr(analysis, "checks")

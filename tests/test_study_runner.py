@@ -55,6 +55,11 @@ SANITY = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
 GOOD_STUDY += SANITY[SANITY.index("\n[[checks]]") :]  # the sanity study's checks and figures, on these runs
 
 
+EXACT_CHECK = (
+    '[[checks]]\nid = "x"\nsimulated = "{1}"\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\n' + 'what = ""\n'
+)
+
+
 def write_study(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "study.toml"
     path.write_text(text)
@@ -96,24 +101,15 @@ class TestStudyFiles:
             (lambda s: s.replace("[[runs]]", "[[runs]"), r"malformed TOML"),
             (lambda s: s.replace('name = "mini"', ""), r"missing 'name'"),
             (
-                lambda s: (
-                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
-                    'source = ""\nmiss = ""\n'
-                ),
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = ""\n',
                 r"published.x.miss must be a non-empty explanation",
             ),
             (
-                lambda s: (
-                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
-                    'source = ""\nmiss = "why"\n'
-                ),
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = "why"\n',
                 r"published.x: a miss needs miss_range = \[low, high\]",
             ),
             (
-                lambda s: (
-                    s + '[published."x"]\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\nwhat = ""\n'
-                    'source = ""\nmiss = "why"\nmiss_range = [2, 1]\n'
-                ),
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = "why"\nmiss_range = [2, 1]\n',
                 r"published.x.miss_range must be \[low, high\] with low <= high",
             ),
         ],

@@ -90,8 +90,6 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         results = execute_runs(runs, cache, workers)
         ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
         checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
-        if callable(getattr(analysis, "checks", None)):
-            checks += analysis.checks(ctx)
         if not checks:
             raise StudyError(f"{study.name}: the analysis produced no check")
         results_dir.mkdir(parents=True, exist_ok=True)

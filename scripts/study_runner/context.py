@@ -4,16 +4,14 @@ An analysis module (``study_runner/analyses/<name>.py``) defines
 
 * ``figures(ctx: StudyContext, out_dir: Path) -> None`` — its PNG figures, and optionally
 * ``METRICS`` — the functions ``f(ctx, *arguments)`` the study file's ``[[checks]]`` call (``throughput(run)``),
-* ``checks(ctx: StudyContext) -> list[Check]`` — checks built in code, after the file's ones (a study file that
-  declares its checks has none),
 * ``notes(ctx: StudyContext) -> list[str]`` — findings to report beside the checks (misses explained,
   numbers reported without a tolerance).
 
 ``ctx.traced_link_bytes(run_id)`` reruns one run with SimGrid's link tracing and returns the bytes each link
 carried (``study_runner.tracing``; cached like the runs, see :class:`RunTracer`), for a traced heatmap.
 
-Published numbers live in the study file (``[published."<check id>"]``, with value, unit, tolerance,
-kind, what and source, optionally relation and miss); ``ctx.check(id, simulated)`` pairs one with its simulated value.
+Published numbers live in the study file, with the checks that compare them (``[[checks]]``,
+``study_runner.study_checks``); :meth:`StudyContext.declared_checks` makes those checks.
 """
 
 from __future__ import annotations
@@ -143,24 +141,3 @@ class StudyContext:
             elif all(run in self.results for run in item.runs):
                 declared.append(item)
         return [check.check(bound) for check in declared]
-
-    def check(self, check_id: str, simulated: float) -> Check:
-        """The check of published number ``check_id`` (from the study file) against ``simulated``."""
-        try:
-            entry = self.study.published[check_id]
-        except KeyError:
-            raise StudyError(
-                f"{self.study.name}: no published value for check {check_id!r} in the study file"
-            ) from None
-        return Check(
-            id=check_id,
-            what=f"{entry['what']} ({entry['source']})",
-            published=float(entry["value"]),
-            simulated=float(simulated),
-            unit=str(entry["unit"]),
-            tolerance=float(entry["tolerance"]),
-            kind=str(entry["kind"]),
-            relation=str(entry.get("relation", "within")),
-            miss=str(entry.get("miss", "")),
-            miss_range=tuple(entry["miss_range"]) if "miss_range" in entry else None,
-        )

@@ -73,7 +73,7 @@ from study_runner.compute import COMPUTE_MODES
 from study_runner.errors import StudyError
 from study_runner.generate import generated_runs
 from study_runner.outputs import OUTPUT_FORMATS
-from study_runner.study_checks import DeclaredCheck, RecordChecks, declared_checks, validate_published
+from study_runner.study_checks import DeclaredCheck, RecordChecks, declared_checks
 
 __all__ = [
     "STUDIES_DIR",
@@ -98,7 +98,6 @@ _STUDY_KEYS = {
     "generate",
     "checks",
     "figures",
-    "published",
     "reference",
 }
 _REFERENCE_KEYS = {"source", "value", "unit"}
@@ -196,7 +195,6 @@ class Study:
     analysis: str
     platforms: dict[str, PlatformSpec]
     runs: tuple[RunSpec, ...]
-    published: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     reference: dict[str, Any] = field(default_factory=dict)
     checks: tuple[DeclaredCheck | RecordChecks, ...] = ()  # the [[checks]] tables at each of their points
@@ -223,8 +221,6 @@ class Study:
         for check in self.checks:
             if isinstance(check, DeclaredCheck) and check.id == check_id and check.constant_value is not None:
                 return check.constant_value
-        if check_id in self.published:
-            return float(self.published[check_id]["value"])
         raise StudyError(f"{self.name}: the study file gives no published number for check {check_id!r}")
 
     def values(self, grid: str, *names: str) -> list[Any]:
@@ -249,10 +245,6 @@ class Study:
         return replace(self, runs=runs)
 
 
-_PUBLISHED_KEYS = {"value", "unit", "tolerance", "kind", "what", "source"}
-_OPTIONAL_PUBLISHED_KEYS = {"relation", "miss", "miss_range"}
-
-
 def _reference(raw: object, where: str) -> dict[str, Any]:
     """Validate the ``[reference.<name>]`` tables; return each name's value."""
     if not isinstance(raw, dict):
@@ -263,25 +255,6 @@ def _reference(raw: object, where: str) -> dict[str, Any]:
         if not isinstance(entry["source"], str) or not entry["source"].strip():
             raise StudyError(f"{where}: reference.{name}.source must say where in the paper the value is")
     return {name: entry["value"] for name, entry in raw.items()}
-
-
-def _published(raw: object, where: str) -> dict[str, dict[str, Any]]:
-    """Validate the ``[published."<check id>"]`` tables: every published number with its source."""
-    if not isinstance(raw, dict):
-        raise StudyError(f"{where}: published must be a table of check ids")
-    for check_id, entry in raw.items():
-        if (
-            not isinstance(entry, dict)
-            or not _PUBLISHED_KEYS <= set(entry) <= _PUBLISHED_KEYS | _OPTIONAL_PUBLISHED_KEYS
-        ):
-            raise StudyError(
-                f"{where}: published.{check_id} must have the keys {sorted(_PUBLISHED_KEYS)} "
-                "(and optionally relation, miss with miss_range)"
-            )
-        if isinstance(entry["value"], bool) or not isinstance(entry["value"], int | float):
-            raise StudyError(f"{where}: published.{check_id}.value must be a number")
-        validate_published({"id": check_id, **entry}, f"{where}: published.{check_id}")
-    return raw
 
 
 def study_names(directory: Path = STUDIES_DIR) -> list[str]:
@@ -427,14 +400,13 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         if run.grid is not None:
             run_grids.setdefault(run.grid, []).append((run.id, run.variables))
     checks = declared_checks(data.get("checks", []), run_grids, functions, where)
-    published = _published(data.get("published", {}), where)
     for check in checks:  # a misspelt run would silently drop its check (made when its runs ran)
         named = (check.run,) if isinstance(check, RecordChecks) else check.runs
         unknown_runs = [run for run in named if run not in {spec.id for spec in runs}]
         if unknown_runs:
             what = check.where if isinstance(check, RecordChecks) else f"check {check.id}"
             raise StudyError(f"{where}: {what} names run {unknown_runs[0]!r}, which the study does not declare")
-    check_ids = [check.id for check in checks if isinstance(check, DeclaredCheck)] + list(published)
+    check_ids = [check.id for check in checks if isinstance(check, DeclaredCheck)]
     repeated = sorted({i for i in check_ids if check_ids.count(i) > 1})
     if repeated:
         raise StudyError(f"{where}: check {repeated[0]!r} is declared twice")
@@ -456,7 +428,6 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         analysis=str(data["analysis"]),
         platforms=platforms,
         runs=tuple(runs),
-        published=published,
         path=path,
         reference=_reference(data.get("reference", {}), where),
         checks=checks,

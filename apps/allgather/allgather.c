@@ -57,10 +57,11 @@
  * real MPI tl_model_compute() does nothing and the copies take their real
  * time. Rate 0 (the default) charges nothing.
  *
- * Timing. For every size: WARMUP untimed then ITERATIONS timed iterations,
- * each after one MPI_Barrier (the paper's steps start together); a rank times
- * an iteration from the end of the barrier to the end of its last step (bruck:
- * of its last copy) with MPI_Wtime. Rank 0 prints one JSON line per size:
+ * Timing, by the harness's loop (tl_time_kernel): for every size, WARMUP
+ * untimed then ITERATIONS timed iterations, each after one MPI_Barrier (the
+ * paper's steps start together); a rank times an iteration from the end of the
+ * barrier to the end of its last step (bruck: of its last copy) with MPI_Wtime.
+ * Rank 0 prints one JSON line per size:
  *   {"app":"allgather","version":1,"algorithm":"ring"|"bruck","ranks":P,
  *    "bytes":M,"steps":..,"iterations":..,"time_s_min":..,"time_s_avg":..,
  *    "time_s_max":..,"verified":true|false|null}
@@ -333,43 +334,63 @@ static long long count_wrong_bytes(const unsigned char *result, size_t m, int nr
  * One size.
  */
 
-/* Runs the iterations for a block of m bytes; prints the JSON line on rank 0; returns the number
+/* One allgather of blocks of m bytes: the kernel the harness times (tl_time_kernel). */
+struct allgather_kernel {
+    const struct options *opt;
+    struct copy_cost cost;
+    unsigned char *result, *shift;
+    size_t m;
+    MPI_Datatype block;
+    int rank, nranks, own_slot;
+};
+
+static void allgather_prepare(void *state)
+{
+    struct allgather_kernel *k = state;
+    if (k->opt->verify)
+        fill_blocks(k->result, k->m, k->rank, k->nranks, k->own_slot);
+}
+
+static void allgather_run(void *state)
+{
+    struct allgather_kernel *k = state;
+    if (k->opt->algorithm == ALGORITHM_RING)
+        run_ring(k->result, k->m, k->block, k->rank, k->nranks);
+    else
+        run_bruck(k->result, k->shift, k->m, k->block, k->rank, k->nranks, &k->cost);
+}
+
+static long long allgather_check(void *state)
+{
+    struct allgather_kernel *k = state;
+    return k->opt->verify ? count_wrong_bytes(k->result, k->m, k->nranks) : 0;
+}
+
+/* Times the allgather of blocks of m bytes; prints the JSON line on rank 0; returns the number
  * of wrong bytes over all ranks (0 without --verify). Collective. */
 static long long run_size(const struct options *opt, size_t m, int rank, int nranks)
 {
-    struct copy_cost cost = {opt->memcpy_latency, opt->memcpy_rate};
-    unsigned char *result = tl_alloc_or_abort(APP_NAME, (size_t)nranks * m);
+    struct allgather_kernel k = {
+        .opt = opt,
+        .cost = {opt->memcpy_latency, opt->memcpy_rate},
+        .m = m,
+        .rank = rank,
+        .nranks = nranks,
+        .own_slot = opt->algorithm == ALGORITHM_RING ? rank : 0,
+    };
     size_t shift_bytes = opt->algorithm == ALGORITHM_BRUCK && rank > 0
                              ? (size_t)(nranks - rank) * m
                              : 0;
-    unsigned char *shift = tl_alloc_or_abort(APP_NAME, shift_bytes);
-    MPI_Datatype block;
-    MPI_Type_contiguous((int)m, MPI_BYTE, &block);
-    MPI_Type_commit(&block);
-    int own_slot = opt->algorithm == ALGORITHM_RING ? rank : 0;
+    k.result = tl_alloc_or_abort(APP_NAME, (size_t)nranks * m);
+    k.shift = tl_alloc_or_abort(APP_NAME, shift_bytes);
+    MPI_Type_contiguous((int)m, MPI_BYTE, &k.block);
+    MPI_Type_commit(&k.block);
 
-    tl_stats times;
-    tl_stats_init(&times);
-    long long errors = 0;
-    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
-        if (opt->verify)
-            fill_blocks(result, m, rank, nranks, own_slot);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        if (opt->algorithm == ALGORITHM_RING)
-            run_ring(result, m, block, rank, nranks);
-        else
-            run_bruck(result, shift, m, block, rank, nranks, &cost);
-        double elapsed = MPI_Wtime() - start;
-        if (it >= opt->warmup)
-            tl_stats_add(&times, elapsed);
-        if (opt->verify)
-            errors += count_wrong_bytes(result, m, nranks);
-    }
-
-    double t_min = 0.0, t_avg = 0.0, t_max = 0.0;
-    tl_spread_to_root(tl_stats_avg(&times), &t_min, &t_avg, &t_max);
-    long long total_errors = tl_sum_errors(opt->verify, errors);
+    tl_kernel kernel = {&k, allgather_prepare, allgather_run, allgather_check};
+    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
+    double spread[3] = {0.0, 0.0, 0.0};
+    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
 
     if (rank == 0) {
         tl_json json;
@@ -379,15 +400,13 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
         tl_json_i64(&json, "bytes", (int64_t)m);
         tl_json_i64(&json, "steps", algorithm_steps(opt->algorithm, nranks));
         tl_json_i64(&json, "iterations", opt->iterations);
-        tl_json_f64(&json, "time_s_min", t_min);
-        tl_json_f64(&json, "time_s_avg", t_avg);
-        tl_json_f64(&json, "time_s_max", t_max);
+        tl_json_times(&json, spread);
         tl_json_end_verified(&json, APP_NAME, opt->verify, total_errors, "bytes");
     }
 
-    MPI_Type_free(&block);
-    free(shift);
-    free(result);
+    MPI_Type_free(&k.block);
+    free(k.shift);
+    free(k.result);
     return total_errors;
 }
 

@@ -390,8 +390,8 @@ static void exchange_free(struct exchange *x)
 }
 
 /* One all-to-all: phase 0 copies the own block, phase p >= 1 is one MPI_Sendrecv with the
- * phase's partners. Returns its duration. */
-static double alltoall_once(const struct exchange *x, int local_copy)
+ * phase's partners; records when each phase ended, from its start. */
+static void alltoall_once(const struct exchange *x, int local_copy)
 {
     int count = (int)x->bytes; /* <= MAX_BYTES < INT_MAX */
     double start = MPI_Wtime();
@@ -404,27 +404,35 @@ static double alltoall_once(const struct exchange *x, int local_copy)
                      x->recv_from[p], ALLTOALL_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         x->phase_end[p] = MPI_Wtime() - start;
     }
-    return MPI_Wtime() - start;
 }
 
-/* WARMUP + ITERATIONS all-to-alls, each after a barrier; returns this rank's mean time of the
- * timed ones and adds the wrong bytes (--verify) to *errors. */
-static double run_iterations(const struct options *opt, const struct exchange *x, int rank,
-                             long long *errors)
+/* One all-to-all, the kernel the harness times (tl_time_kernel); --verify poisons the receive
+ * buffer before it and checks it after. */
+struct alltoall_kernel {
+    const struct options *opt;
+    const struct exchange *x;
+    int rank;
+};
+
+static void alltoall_prepare(void *state)
 {
-    tl_stats times;
-    tl_stats_init(&times);
-    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
-        if (opt->verify)
-            poison_recv(x->recvbuf, rank, x->recv_from, x->phases, x->bytes);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double elapsed = alltoall_once(x, opt->local_copy);
-        if (it >= opt->warmup)
-            tl_stats_add(&times, elapsed);
-        if (opt->verify)
-            *errors += check_recv(x->recvbuf, rank, x->recv_from, x->phases, x->bytes);
-    }
-    return tl_stats_avg(&times);
+    struct alltoall_kernel *k = state;
+    if (k->opt->verify)
+        poison_recv(k->x->recvbuf, k->rank, k->x->recv_from, k->x->phases, k->x->bytes);
+}
+
+static void alltoall_run(void *state)
+{
+    struct alltoall_kernel *k = state;
+    alltoall_once(k->x, k->opt->local_copy);
+}
+
+static long long alltoall_check(void *state)
+{
+    struct alltoall_kernel *k = state;
+    if (!k->opt->verify)
+        return 0;
+    return check_recv(k->x->recvbuf, k->rank, k->x->recv_from, k->x->phases, k->x->bytes);
 }
 
 static void print_result(const struct options *opt, const struct schedule *s,
@@ -447,9 +455,7 @@ static void print_result(const struct options *opt, const struct schedule *s,
     tl_json_i64(&json, "phases", phases);
     tl_json_i64(&json, "warmup", opt->warmup);
     tl_json_i64(&json, "iterations", opt->iterations);
-    tl_json_f64(&json, "time_s_min", spread[0]);
-    tl_json_f64(&json, "time_s_avg", spread[1]);
-    tl_json_f64(&json, "time_s_max", t_max);
+    tl_json_times(&json, spread);
     tl_json_f64(&json, "throughput_mibs", throughput);
     tl_json_f64_array(&json, "phase_end_s", latest, (size_t)phases);
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
@@ -473,15 +479,16 @@ int main(int argc, char **argv)
 
     struct exchange x;
     exchange_init(&x, &opt, &sched, rank);
-    long long errors = 0;
-    double mine = run_iterations(&opt, &x, rank, &errors);
+    struct alltoall_kernel k = {&opt, &x, rank};
+    tl_kernel kernel = {&k, alltoall_prepare, alltoall_run, alltoall_check};
+    tl_timing timing = tl_time_kernel(&kernel, opt.warmup, opt.iterations);
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
     double spread[3] = {0.0, 0.0, 0.0};
     double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)x.phases * sizeof *latest)
                                : NULL;
-    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
+    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
     tl_reduce_to_root(x.phase_end, latest, x.phases, TL_REDUCE_MAX);
-    long long total_errors = tl_sum_errors(opt.verify, errors);
+    long long total_errors = tl_sum_errors(opt.verify, timing.errors);
     if (rank == 0)
         print_result(&opt, &sched, spread, latest, total_errors);
     free(latest);

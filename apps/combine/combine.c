@@ -452,53 +452,69 @@ static void print_schedule(const struct options *opt, int blocks, int steps)
     }
 }
 
-/* WARMUP + ITERATIONS global sums, each after a barrier; returns this rank's mean time of the
- * timed ones and adds the wrong elements (--verify) to *errors. */
-static double run_iterations(const struct options *opt, int rank, int nranks, int blocks,
-                             int steps, long long *errors)
-{
-    int x = rank % opt->width, y = rank / opt->width;
-    int n = opt->elements;
-    struct pipe_node node = pipe_node_of(opt, x, y);
-    double *v = tl_alloc_or_abort(APP_NAME, (size_t)n * sizeof *v);
-    /* Incoming data: a whole vector (tree) or one block per child (snake, fence). */
-    int chunk = opt->block < n ? opt->block : n;
-    double *scratch[MAX_CHILDREN];
-    for (int c = 0; c < MAX_CHILDREN; c++) {
-        size_t count = opt->algorithm == ALGORITHM_TREE ? (c == 0 ? (size_t)n : 0) : (size_t)chunk;
-        scratch[c] = tl_alloc_or_abort(APP_NAME, count * sizeof *scratch[c]);
-    }
-    /* The sum of element e over all ranks depends on e % PATTERN only. */
-    double expected[PATTERN];
-    for (int k = 0; k < PATTERN; k++) {
-        expected[k] = 0.0;
-        for (int r = 0; r < nranks; r++)
-            expected[k] += element(r, k);
-    }
+/* One global sum, the kernel the harness times (tl_time_kernel): every iteration refills the
+ * rank's vector (untimed), sums it over the mesh, and --verify checks the result after. */
+struct combine_kernel {
+    const struct options *opt;
+    int rank, nranks, x, y, n, blocks, steps;
+    struct pipe_node node;
+    double *v;
+    double *scratch[MAX_CHILDREN]; /* incoming data: a whole vector (tree), a block per child */
+    double expected[PATTERN];      /* the sum of element e over all ranks depends on e % PATTERN */
+};
 
-    tl_stats times;
-    tl_stats_init(&times);
-    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
-        fill(v, rank, n);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        if (nranks > 1) {
-            if (opt->algorithm == ALGORITHM_TREE)
-                run_tree(v, scratch[0], x, y, opt);
-            else
-                run_pipeline(v, scratch, &node, blocks, steps, opt);
-        }
-        double elapsed = MPI_Wtime() - start;
-        if (it >= opt->warmup)
-            tl_stats_add(&times, elapsed);
-        if (opt->verify)
-            for (int e = 0; e < n; e++)
-                *errors += v[e] != expected[e % PATTERN];
+static void combine_prepare(void *state)
+{
+    struct combine_kernel *k = state;
+    fill(k->v, k->rank, k->n);
+}
+
+static void combine_run(void *state)
+{
+    struct combine_kernel *k = state;
+    if (k->nranks == 1)
+        return;
+    if (k->opt->algorithm == ALGORITHM_TREE)
+        run_tree(k->v, k->scratch[0], k->x, k->y, k->opt);
+    else
+        run_pipeline(k->v, k->scratch, &k->node, k->blocks, k->steps, k->opt);
+}
+
+static long long combine_check(void *state)
+{
+    struct combine_kernel *k = state;
+    long long errors = 0;
+    for (int e = 0; k->opt->verify && e < k->n; e++)
+        errors += k->v[e] != k->expected[e % PATTERN];
+    return errors;
+}
+
+/* Times the global sum (WARMUP + ITERATIONS, each after a barrier). */
+static tl_timing run_iterations(const struct options *opt, int rank, int nranks, int blocks,
+                                int steps)
+{
+    struct combine_kernel k = {.opt = opt, .rank = rank, .nranks = nranks, .blocks = blocks,
+                               .steps = steps, .n = opt->elements};
+    k.x = rank % opt->width;
+    k.y = rank / opt->width;
+    k.node = pipe_node_of(opt, k.x, k.y);
+    k.v = tl_alloc_or_abort(APP_NAME, (size_t)k.n * sizeof *k.v);
+    int chunk = opt->block < k.n ? opt->block : k.n;
+    for (int c = 0; c < MAX_CHILDREN; c++) {
+        size_t count = opt->algorithm == ALGORITHM_TREE ? (c == 0 ? (size_t)k.n : 0) : (size_t)chunk;
+        k.scratch[c] = tl_alloc_or_abort(APP_NAME, count * sizeof *k.scratch[c]);
     }
+    for (int e = 0; e < PATTERN; e++) {
+        k.expected[e] = 0.0;
+        for (int r = 0; r < nranks; r++)
+            k.expected[e] += element(r, e);
+    }
+    tl_kernel kernel = {&k, combine_prepare, combine_run, combine_check};
+    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
     for (int c = 0; c < MAX_CHILDREN; c++)
-        free(scratch[c]);
-    free(v);
-    return tl_stats_avg(&times);
+        free(k.scratch[c]);
+    free(k.v);
+    return timing;
 }
 
 static void print_result(const struct options *opt, int nranks, int blocks, int steps,
@@ -518,9 +534,7 @@ static void print_result(const struct options *opt, int nranks, int blocks, int 
     tl_json_f64(&json, "c3", opt->c3);
     tl_json_i64(&json, "warmup", opt->warmup);
     tl_json_i64(&json, "iterations", opt->iterations);
-    tl_json_f64(&json, "time_s_min", spread[0]);
-    tl_json_f64(&json, "time_s_avg", spread[1]);
-    tl_json_f64(&json, "time_s_max", spread[2]);
+    tl_json_times(&json, spread);
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "elements");
 }
 
@@ -541,11 +555,10 @@ int main(int argc, char **argv)
         return tl_stop(0);
     }
 
-    long long errors = 0;
-    double mine = run_iterations(&opt, rank, nranks, blocks, steps, &errors);
+    tl_timing timing = run_iterations(&opt, rank, nranks, blocks, steps);
     double spread[3] = {0.0, 0.0, 0.0};
-    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
-    long long total_errors = tl_sum_errors(opt.verify, errors);
+    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    long long total_errors = tl_sum_errors(opt.verify, timing.errors);
     if (rank == 0)
         print_result(&opt, nranks, blocks, steps, spread, total_errors);
     return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);

@@ -131,6 +131,13 @@ void tl_json_f64_array(tl_json *json, const char *key, const double *values, siz
     fputc(']', json->out);
 }
 
+void tl_json_times(tl_json *json, const double spread[3])
+{
+    tl_json_f64(json, "time_s_min", spread[0]);
+    tl_json_f64(json, "time_s_avg", spread[1]);
+    tl_json_f64(json, "time_s_max", spread[2]);
+}
+
 void tl_json_end(tl_json *json)
 {
     fputs("}\n", json->out);
@@ -250,6 +257,26 @@ void tl_spread_to_root(double value, double *min, double *avg, double *max)
     tl_reduce_to_root(&value, &sum, 1, TL_REDUCE_SUM);
     tl_reduce_to_root(&value, max, 1, TL_REDUCE_MAX);
     *avg = sum / nranks;
+}
+
+tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations)
+{
+    tl_stats times;
+    tl_stats_init(&times);
+    long long errors = 0;
+    for (int it = 0; it < warmup + iterations; it++) {
+        if (kernel->prepare)
+            kernel->prepare(kernel->state);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        kernel->run(kernel->state);
+        double elapsed = MPI_Wtime() - start;
+        if (it >= warmup)
+            tl_stats_add(&times, elapsed);
+        if (kernel->check)
+            errors += kernel->check(kernel->state);
+    }
+    return (tl_timing){tl_stats_avg(&times), times.min, times.max, errors};
 }
 
 long long tl_sum_errors(int verify, long long errors)

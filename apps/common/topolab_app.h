@@ -290,6 +290,31 @@ int tl_ceil_log2(int n);
 void tl_spread_to_root(double value, double *min, double *avg, double *max);
 
 /*
+ * The timing loop, owned by the harness (as IMB's): an app gives a kernel, pure of timing.
+ * tl_time_kernel runs WARMUP untimed then ITERATIONS timed iterations; each iteration is
+ *   prepare(state)            untimed (a --verify fill), may be NULL
+ *   MPI_Barrier(MPI_COMM_WORLD)
+ *   start = MPI_Wtime(); run(state); elapsed = MPI_Wtime() - start
+ *   check(state)              untimed: wrong values (--verify), may be NULL
+ * and returns this rank's mean, shortest and longest elapsed time over the timed iterations (NaN,
+ * inf, -inf if none) and the wrong values check() counted over all iterations. Collective: every
+ * rank calls it.
+ */
+typedef struct {
+    void *state;
+    void (*prepare)(void *state);
+    void (*run)(void *state);
+    long long (*check)(void *state);
+} tl_kernel;
+
+typedef struct {
+    double mean, min, max;
+    long long errors;
+} tl_timing;
+
+tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations);
+
+/*
  * The sum over the ranks of each rank's `errors` when `verify` is set (collective: every rank calls
  * it); 0 without verification, and then nothing is sent: a timing run communicates nothing after its
  * timed part but the reduction of its times, whose traffic may still meet other ranks' last messages.
@@ -325,6 +350,8 @@ void tl_json_end_verified(tl_json *json, const char *app, int verify, long long 
 void tl_json_int_array(tl_json *json, const char *key, const int *values, size_t count);
 void tl_json_f64_array(tl_json *json, const char *key, const double *values, size_t count);
 void tl_json_end(tl_json *json);
+/* The fields time_s_min, time_s_avg and time_s_max of a spread over the ranks (min, avg, max). */
+void tl_json_times(tl_json *json, const double spread[3]);
 
 /*
  * --print-schedule output, written by rank 0 alone: one JSON line per step,

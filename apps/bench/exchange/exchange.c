@@ -64,6 +64,35 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     return TL_ARGS_OK;
 }
 
+/* One exchange, the kernel the harness times (tl_time_kernel): rank 0 sends to and receives from
+ * each of its peers at once; a peer exchanges with rank 0. Rank 0's time is the one reported. */
+struct exchange_kernel {
+    int rank, partners, count;
+    size_t bytes;
+    char *block;
+    MPI_Request *requests;
+    MPI_Status *statuses;
+};
+
+static void exchange_run(void *state)
+{
+    const struct exchange_kernel *k = state;
+    if (k->rank == 0) {
+        for (int p = 0; p < k->partners; p++)
+            MPI_Irecv(k->block + (size_t)(k->partners + p) * k->bytes, k->count, MPI_CHAR, p + 1,
+                      EXCHANGE_TAG, MPI_COMM_WORLD, &k->requests[p]);
+        for (int p = 0; p < k->partners; p++)
+            MPI_Isend(k->block + (size_t)p * k->bytes, k->count, MPI_CHAR, p + 1, EXCHANGE_TAG,
+                      MPI_COMM_WORLD, &k->requests[k->partners + p]);
+        MPI_Waitall(2 * k->partners, k->requests, k->statuses);
+    } else if (k->partners > 0) {
+        MPI_Irecv(k->block + k->bytes, k->count, MPI_CHAR, 0, EXCHANGE_TAG, MPI_COMM_WORLD,
+                  &k->requests[0]);
+        MPI_Isend(k->block, k->count, MPI_CHAR, 0, EXCHANGE_TAG, MPI_COMM_WORLD, &k->requests[1]);
+        MPI_Waitall(2, k->requests, k->statuses);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank, nranks;
@@ -92,29 +121,9 @@ int main(int argc, char **argv)
         statuses = (MPI_Status *)tl_alloc_or_abort(APP_NAME, 2 * (size_t)partners * sizeof *statuses);
     }
 
-    tl_stats times;
-    tl_stats_init(&times);
-    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0) {
-            double start = MPI_Wtime();
-            for (int p = 0; p < partners; p++)
-                MPI_Irecv(block + (size_t)(partners + p) * bytes, count, MPI_CHAR, p + 1,
-                          EXCHANGE_TAG, MPI_COMM_WORLD, &requests[p]);
-            for (int p = 0; p < partners; p++)
-                MPI_Isend(block + (size_t)p * bytes, count, MPI_CHAR, p + 1, EXCHANGE_TAG,
-                          MPI_COMM_WORLD, &requests[partners + p]);
-            MPI_Waitall(2 * partners, requests, statuses);
-            double elapsed = MPI_Wtime() - start;
-            if (it >= opt.warmup)
-                tl_stats_add(&times, elapsed);
-        } else if (partners > 0) {
-            MPI_Irecv(block + bytes, count, MPI_CHAR, 0, EXCHANGE_TAG, MPI_COMM_WORLD,
-                      &requests[0]);
-            MPI_Isend(block, count, MPI_CHAR, 0, EXCHANGE_TAG, MPI_COMM_WORLD, &requests[1]);
-            MPI_Waitall(2, requests, statuses);
-        }
-    }
+    struct exchange_kernel k = {rank, partners, count, bytes, block, requests, statuses};
+    tl_kernel kernel = {&k, NULL, exchange_run, NULL};
+    tl_timing timing = tl_time_kernel(&kernel, opt.warmup, opt.iterations);
 
     if (rank == 0) {
         tl_json json;
@@ -124,9 +133,7 @@ int main(int argc, char **argv)
         tl_json_i64(&json, "bytes", opt.bytes);
         tl_json_i64(&json, "iterations", opt.iterations);
         tl_json_i64(&json, "warmup", opt.warmup);
-        tl_json_f64(&json, "time_s_min", times.min);
-        tl_json_f64(&json, "time_s_avg", tl_stats_avg(&times));
-        tl_json_f64(&json, "time_s_max", times.max);
+        tl_json_times(&json, (double[3]){timing.min, timing.mean, timing.max});
         tl_json_end(&json);
     }
 

@@ -97,51 +97,57 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     return TL_ARGS_OK;
 }
 
-/* The centre's time per iteration of case (links, count), mean over the timed iterations;
- * meaningful on the centre only. */
-static double run_case(int rank, int links, int count, const struct options *opt,
-                       double *sendbuf, double *recvbuf)
+/* One iteration of case (links, count): the kernel the harness times (tl_time_kernel). */
+struct jig_kernel {
+    int rank, links, count;
+    double *sendbuf, *recvbuf;
+};
+
+static void jig_run(void *state)
 {
+    const struct jig_kernel *k = state;
+    int links = k->links, count = k->count, rank = k->rank;
+    double *sendbuf = k->sendbuf, *recvbuf = k->recvbuf;
     int exchanges = links == 1 ? 0 : links / 2;
     MPI_Request requests[2 * MAX_PARTNERS];
     /* A real status array rather than MPI_STATUSES_IGNORE: with MPICH that constant is
      * (MPI_Status *)1, which GCC 12 flags (-Wstringop-overflow). */
     MPI_Status statuses[2 * MAX_PARTNERS];
-    tl_stats times;
-    tl_stats_init(&times);
-    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        int nreq = 0;
-        if (links == 1) {
-            if (rank == CENTRE)
-                MPI_Recv(recvbuf, count, MPI_DOUBLE, partners[0], TAG_DATA, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
-            else if (rank == partners[0])
-                MPI_Send(sendbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD);
-        } else if (rank == CENTRE) {
-            for (int p = 0; p < exchanges; p++)
-                MPI_Irecv(recvbuf + (size_t)p * (size_t)count, count, MPI_DOUBLE, partners[p],
-                          TAG_DATA, MPI_COMM_WORLD, &requests[nreq++]);
-            for (int p = 0; p < exchanges; p++)
-                MPI_Isend(sendbuf, count, MPI_DOUBLE, partners[p], TAG_DATA, MPI_COMM_WORLD,
+    int nreq = 0;
+    if (links == 1) {
+        if (rank == CENTRE)
+            MPI_Recv(recvbuf, count, MPI_DOUBLE, partners[0], TAG_DATA, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        else if (rank == partners[0])
+            MPI_Send(sendbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD);
+    } else if (rank == CENTRE) {
+        for (int p = 0; p < exchanges; p++)
+            MPI_Irecv(recvbuf + (size_t)p * (size_t)count, count, MPI_DOUBLE, partners[p],
+                      TAG_DATA, MPI_COMM_WORLD, &requests[nreq++]);
+        for (int p = 0; p < exchanges; p++)
+            MPI_Isend(sendbuf, count, MPI_DOUBLE, partners[p], TAG_DATA, MPI_COMM_WORLD,
+                      &requests[nreq++]);
+    } else {
+        for (int p = 0; p < exchanges; p++)
+            if (rank == partners[p]) {
+                MPI_Irecv(recvbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD,
                           &requests[nreq++]);
-        } else {
-            for (int p = 0; p < exchanges; p++)
-                if (rank == partners[p]) {
-                    MPI_Irecv(recvbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD,
-                              &requests[nreq++]);
-                    MPI_Isend(sendbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD,
-                              &requests[nreq++]);
-                }
-        }
-        if (nreq > 0)
-            MPI_Waitall(nreq, requests, statuses);
-        double elapsed = MPI_Wtime() - start;
-        if (it >= opt->warmup)
-            tl_stats_add(&times, elapsed);
+                MPI_Isend(sendbuf, count, MPI_DOUBLE, CENTRE, TAG_DATA, MPI_COMM_WORLD,
+                          &requests[nreq++]);
+            }
     }
-    return tl_stats_avg(&times);
+    if (nreq > 0)
+        MPI_Waitall(nreq, requests, statuses);
+}
+
+/* The centre's time per iteration of case (links, count), mean over the timed iterations;
+ * meaningful on the centre only. */
+static double run_case(int rank, int links, int count, const struct options *opt,
+                       double *sendbuf, double *recvbuf)
+{
+    struct jig_kernel k = {rank, links, count, sendbuf, recvbuf};
+    tl_kernel kernel = {&k, NULL, jig_run, NULL};
+    return tl_time_kernel(&kernel, opt->warmup, opt->iterations).mean;
 }
 
 int main(int argc, char **argv)

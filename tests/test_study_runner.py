@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.checks import Check, summary_json
 from study_runner.errors import StudyError
-from study_runner.report import write_report
-from study_runner.study import load_study, study_names
+from study_runner.studies.checks import Check, summary_json
+from study_runner.studies.report import write_report
+from study_runner.studies.study import load_study, study_names
 from tests.conftest import REPO
 
 GOOD_STUDY = """
@@ -250,7 +250,7 @@ def test_nbl_combine_declares_its_sweep_as_grids() -> None:
     # The study file's grids give every run, pipelined ones at the model's integer optimal block size for the
     # run's platform (f = 1 or f = L), through the analysis's template function model_block.
     from paper_models import vector_combining as vc
-    from study_runner.smpi import message_overhead_options
+    from study_runner.simulation.smpi import message_overhead_options
 
     study = load_study("nbl-combine")
     runs = {run.id: run for run in study.runs}

@@ -15,12 +15,13 @@ from generators import build_platform
 from generators.drawing import REPRESENTATIVE
 from generators.schedules import combine_steps
 from paper_models import vector_combining as vc
-from study_runner.batch.execute import RunResult, parse_records, prepare_runs
+from study_runner.batch.execute import RunResult, parse_records
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
 from study_runner.studies import heatmaps
 from study_runner.studies.context import RunTracer, StudyContext, trace_key
+from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
 from study_runner.studies.study import load_study
 

@@ -1,5 +1,6 @@
-"""Each family declares its parameters and their defaults once, in its ``Param``\\ s: the builder's own signature
-has no defaults, Python callers and the CLI get the same checked values, and so the same platform."""
+"""A family is declared once (``generators.params``): its Params hold the defaults (the builder's own signature has
+none), Python callers and the CLI get the same checked values and so the same platform, and the declaration writes
+the builder's Parameters docs."""
 
 from __future__ import annotations
 
@@ -69,3 +70,15 @@ def test_python_callers_are_checked_like_the_cli() -> None:
         torus((3, 3), bandwidth=5)
     with pytest.raises(Exception, match="link_bw must be"):
         torus((3, 3), link_bw=-1)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_the_declaration_writes_the_builders_parameters_docs(family: str) -> None:
+    """One declaration: every Param is in the builder's Parameters section, with what it accepts and its default."""
+    spec = FAMILIES[family]
+    assert spec.name == spec.build.__name__  # one naming convention: the family is its builder's name
+    section = spec.build.__doc__.split("    Parameters\n    ----------\n")[1]
+    for param in spec.params:
+        default = "" if param.default is REQUIRED else f", default {param.default!r}"
+        assert f"    {param.name} : {param.kind}{default}\n        {param.help}.\n" in section
+        assert param.kind != param.convert.__name__, f"{family}.{param.name}: its converter says not what it accepts"

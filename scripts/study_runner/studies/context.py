@@ -47,7 +47,7 @@ def trace_key(run: PreparedRun) -> str:
 class RunTracer:
     """Traced reruns of a study's prepared runs, their link bytes cached under :func:`trace_key`.
 
-    ``workdir`` must still hold the platform files and hostfiles the runs' commands name (``cli.run_study``
+    ``workdir`` must still hold the platform files and hostfiles the runs' commands name (``pipeline.run_study``
     keeps its scratch directory until the analysis is done).
     """
 

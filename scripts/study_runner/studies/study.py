@@ -322,7 +322,7 @@ def _template_functions(analysis: str) -> dict[str, Any]:
     try:
         module = importlib.import_module(f"study_runner.studies.analyses.{analysis}")
     except ModuleNotFoundError:
-        return {}  # reported when the study runs (cli._analysis)
+        return {}  # reported when the study runs (pipeline._analysis)
     return dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))
 
 

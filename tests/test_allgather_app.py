@@ -18,8 +18,8 @@ import pytest
 
 from generators import crossbar
 from generators.schedules import allgather_steps
-from study_runner.execute import parse_records
-from study_runner.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
 
 APP = "allgather"

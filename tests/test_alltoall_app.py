@@ -17,8 +17,8 @@ import pytest
 
 from generators import crossbar, place_ranks, write_hostfile, write_platform
 from generators import mlfm as mlfm_platform
-from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
 
 ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from generators import crossbar, place_ranks, write_hostfile, write_platform
+from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
-from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 
 
 def smpirun(tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, **platform: object) -> str:

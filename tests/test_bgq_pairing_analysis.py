@@ -9,9 +9,9 @@ import pytest
 
 from generators import torus
 from paper_models import bgq
-from study_runner.analyses import bgq_pairing
-from study_runner.study import Study, load_study
-from study_runner.study_checks import DeclaredCheck
+from study_runner.studies.analyses import bgq_pairing
+from study_runner.studies.study import Study, load_study
+from study_runner.studies.study_checks import DeclaredCheck
 
 
 @pytest.mark.parametrize(

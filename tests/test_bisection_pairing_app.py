@@ -18,8 +18,8 @@ import pytest
 from generators import Platform, torus
 from generators.model import FATPIPE
 from generators.schedules import pairing_partner
-from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
 
 APP = "bisection_pairing"

@@ -17,8 +17,8 @@ import pytest
 
 from generators import mesh, place_ranks, write_hostfile, write_platform
 from generators.schedules import combine_steps
-from study_runner.execute import parse_records
-from study_runner.smpi import (
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import (
     EAGER_LIMIT_BYTES,
     SMPI_ENVELOPE_BYTES,
     message_overhead_options,

@@ -1,4 +1,4 @@
-"""study_runner.compare: which simulated values differ between two results trees."""
+"""study_runner.studies.compare: which simulated values differ between two results trees."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.compare import Difference, compare_studies, main
+from study_runner.studies.compare import Difference, compare_studies, main
 
 HEADER = "run,platform,sim_wall_s,sim_peak_private_mib,bytes,time_s\n"
 

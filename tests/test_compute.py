@@ -1,4 +1,5 @@
-"""Computation in the model (``study_runner.compute``): ``--compute off`` says that times are communication only;
+"""Computation in the model (``study_runner.simulation.compute``): ``--compute off`` says that times are communication
+only;
 ``--compute benchmark`` charges each CPU burst, timed here, at the platform's core speed; this machine's speed is a
 calibration cached per machine.
 
@@ -15,18 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from study_runner import compute
-from study_runner.compute import OFF_NOTICE, Calibration, calibrate, calibration, calibration_path, compute_options
 from study_runner.errors import StudyError
-from study_runner.study import load_study
-from study_runner.sweep import load_sweep
+from study_runner.simulation import compute
+from study_runner.simulation.compute import (
+    OFF_NOTICE,
+    Calibration,
+    calibrate,
+    calibration,
+    calibration_path,
+    compute_options,
+)
+from study_runner.studies.study import load_study
+from study_runner.sweeps.sweep import load_sweep
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def smpirun_on(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "study_runner.smpirun_on", *args],
+        [sys.executable, "-m", "study_runner.tools.smpirun_on", *args],
         capture_output=True, text=True, timeout=300, env={**_environment(), "TOPOLAB_CACHE": str(cache)},
     )  # fmt: skip
 
@@ -158,7 +166,7 @@ x = "speed"
         {"compute": "benchmark", "ranks_per_node": 2, "output": "json"}
     ] * 2
     done = subprocess.run(
-        [sys.executable, "-m", "study_runner.sweep_cli", str(sweep), "--workers", "1", "--results",
+        [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep), "--workers", "1", "--results",
          str(tmp_path / "results"), "--cache", str(calibrated)],
         capture_output=True, text=True, cwd=REPO, timeout=600,
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""The estimate of the time left (study_runner.eta) on synthetic batches, the two progress displays that show it,
+"""The estimate of the time left (study_runner.batch.eta) on synthetic batches, the two progress displays that show it,
 and the cache's history that feeds it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.cache import Cache
-from study_runner.eta import Estimate, Expected
-from study_runner.progress import BarProgress, LineProgress
+from study_runner.batch.eta import Estimate, Expected
+from study_runner.batch.progress import BarProgress, LineProgress
+from study_runner.simulation.cache import Cache
 
 SECONDS_PER_SIZE = 0.002
 

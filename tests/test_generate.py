@@ -9,7 +9,7 @@ import pytest
 
 from paper_models import vector_combining as vc
 from study_runner.errors import StudyError
-from study_runner.study import load_study
+from study_runner.studies.study import load_study
 
 HEADER = """
 name = "demo"

@@ -1,4 +1,4 @@
-"""Link-load heatmaps (study_runner.heatmaps): static loads of a schedule, traced reruns cached in the
+"""Link-load heatmaps (study_runner.studies.heatmaps): static loads of a schedule, traced reruns cached in the
 content-addressed cache, the exact / lower-bound label, captions in the report, and the family pictures."""
 
 from __future__ import annotations
@@ -10,19 +10,20 @@ from typing import Any
 
 import pytest
 
-import study_runner.context
+import study_runner.studies.context
 from generators import build_platform
 from generators.drawing import REPRESENTATIVE
 from generators.schedules import combine_steps
 from paper_models import vector_combining as vc
-from study_runner import heatmaps
-from study_runner.cache import Cache
-from study_runner.context import RunTracer, StudyContext, trace_key
+from study_runner.batch.execute import RunResult, parse_records
 from study_runner.errors import StudyError
-from study_runner.execute import RunResult, parse_records, prepare_runs
-from study_runner.report import FAMILIES_DIR, draw_families, write_report
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
-from study_runner.study import load_study
+from study_runner.simulation.cache import Cache
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
+from study_runner.studies import heatmaps
+from study_runner.studies.context import RunTracer, StudyContext, trace_key
+from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
+from study_runner.studies.study import load_study
 
 NBL_STAR = build_platform("crossbar", {"hosts": 3, "nbl": "nominal"})
 HOSTS = NBL_STAR.host_names
@@ -127,13 +128,13 @@ class TestTracedLinkBytes:
     ) -> None:
         ctx, cache, work = tiny
         calls: list[Any] = []
-        real = study_runner.context.traced_run
+        real = study_runner.studies.context.traced_run
 
         def counting(*args: Any, **kwargs: Any) -> Any:
             calls.append(args)
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(study_runner.context, "traced_run", counting)
+        monkeypatch.setattr(study_runner.studies.context, "traced_run", counting)
         first = ctx.traced_link_bytes("pingpong")
         assert len(calls) == 1
         platform = ctx.platform_of("pingpong")

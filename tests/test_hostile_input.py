@@ -32,7 +32,7 @@ from hypothesis import given
 
 from generators import crossbar, write_platform
 from generators.cli import main as generators_main
-from study_runner import smpirun_on
+from study_runner.tools import smpirun_on
 from tests.conftest import BIN, REPO
 from tests.hostile import FAMILY_CASES
 from tests.hostile_commands import Command, generator_command, smpirun_on_command

@@ -1,9 +1,9 @@
-"""The HPC Challenge suite (``study_runner.hpcc``): Debian's hpcc 1.5.0 built unmodified with smpicc, its input for
-a rank count, and its output judged by its own verification.
+"""The HPC Challenge suite (``study_runner.tools.hpcc``): Debian's hpcc 1.5.0 built unmodified with smpicc, its
+input for a rank count, and its output judged by its own verification.
 
-``tests/data/hpccoutf-smpi-4-small.txt`` is the output of a real run here: ``python -m study_runner.hpcc --mpi smpi
---ranks 4 --problem small -- crossbar --hosts 4 --compute benchmark`` (its Star tests print process 0's checks,
-its Single tests ran on process 2 and print none).
+``tests/data/hpccoutf-smpi-4-small.txt`` is the output of a real run here: ``python -m study_runner.tools.hpcc
+--mpi smpi --ranks 4 --problem small -- crossbar --hosts 4 --compute benchmark`` (its Star tests print process 0's
+checks, its Single tests ran on process 2 and print none).
 """
 
 from __future__ import annotations
@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.hpcc import CHECKED, FIGURES, PROBLEMS, build_hpcc, hpcc_input, parse_hpcc, process_grid, run_hpcc
+from study_runner.tools.hpcc import (
+    CHECKED,
+    FIGURES,
+    PROBLEMS,
+    build_hpcc,
+    hpcc_input,
+    parse_hpcc,
+    process_grid,
+    run_hpcc,
+)
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "hpccoutf-smpi-4-small.txt"
 
@@ -105,7 +114,7 @@ class TestRun:
     def test_the_small_problem_verifies_at_4_ranks_with_benchmarked_computation(
         self, hpcc_smpi: Path, tmp_path: Path
     ) -> None:
-        from study_runner.smpirun_on import prepare
+        from study_runner.tools.smpirun_on import prepare
 
         command = prepare(["crossbar", "--hosts", "4", "--np", "4", "--compute", "benchmark", "--", str(hpcc_smpi)])
         record = run_hpcc(command, 4, "small", tmp_path, timeout=120)

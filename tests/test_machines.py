@@ -161,7 +161,7 @@ def test_a_bad_parameter_names_the_platform(tmp_path: Path, capsys: pytest.Captu
 def test_studies_run_on_the_committed_bytes(tmp_path: Path) -> None:
     """A study platform named by machine is built from the catalogue's family and parameters: the study simulates
     the very file that is committed."""
-    from study_runner.study import load_study
+    from study_runner.studies.study import load_study
 
     study = load_study("nbl-combine")
     spec = study.platforms["mesh16x32.nominal"]
@@ -179,7 +179,7 @@ def test_studies_run_on_the_committed_bytes(tmp_path: Path) -> None:
 )
 def test_a_study_naming_a_bad_machine_is_refused(tmp_path: Path, table: str, message: str) -> None:
     from study_runner.errors import StudyError
-    from study_runner.study import load_study
+    from study_runner.studies.study import load_study
 
     path = tmp_path / "s.toml"
     path.write_text(f'name = "s"\ntitle = "t"\nanalysis = "sanity_alpha_beta"\nruns = []\n[platforms.p]\n{table}\n')

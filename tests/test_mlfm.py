@@ -16,7 +16,7 @@ from generators import TopologyError, build_platform, graph_routes, mlfm, place_
 from generators.mlfm import allocation_hosts
 from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
-from study_runner.study import load_study
+from study_runner.studies.study import load_study
 from tests.test_generators_cli import run_cli
 
 TESTBED = {"d": 3, "servers_per_leaf": (3, 3, 2)}  # the paper's 32-server testbed (Sect. 3)

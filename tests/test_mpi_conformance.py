@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from study_runner import conformance, conformance_build, conformance_rules
-from study_runner.conformance_suite import Test, directories, read_testlist, source_suffixes
+from study_runner.tools import conformance, conformance_build, conformance_rules
+from study_runner.tools.conformance_suite import Test, directories, read_testlist, source_suffixes
 
 pytestmark = pytest.mark.simgrid
 

@@ -35,8 +35,8 @@ from generators.model import Platform
 from generators.node import APPLIED, MAX_CORES, NODE_PARAMS, apply_node
 from generators.size import Size
 from generators.writer import platform_suffix
-from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
 from tests.conftest import REPO, route_args, simgrid_link_count
 from tests.test_golden import CASES, GOLDEN
 from tests.test_size import SMALL

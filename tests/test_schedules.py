@@ -27,8 +27,8 @@ from generators.schedules import (
     transpose_steps,
 )
 from generators.torus import coordinates
-from study_runner.execute import parse_records
-from study_runner.smpi import run_smpirun, smpirun_command
+from study_runner.batch.execute import parse_records
+from study_runner.simulation.smpi import run_smpirun, smpirun_command
 from tests.conftest import WrittenPlatform
 
 Steps = list[list[tuple[int, ...]]]

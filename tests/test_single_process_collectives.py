@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from study_runner import conformance
+from study_runner.tools import conformance
 
 pytestmark = pytest.mark.simgrid
 

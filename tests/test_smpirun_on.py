@@ -12,7 +12,7 @@ import pytest
 
 from generators import build_platform, crossbar, write_platform
 from generators.mlfm import allocation_hosts
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, STANDARD_OPTIONS
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, STANDARD_OPTIONS
 from tests.conftest import BIN, REPO
 
 COMMAND = REPO / "scripts" / "smpirun-on"
@@ -316,7 +316,7 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpi
 
 def test_cfg_collective_algorithms_are_checked_against_smpi() -> None:
     # smpimain --help-coll of the SimGrid on PATH: an unknown algorithm is named with the known ones.
-    from study_runner.simgrid_options import cfg_problem, collective_algorithms
+    from study_runner.simulation.simgrid_options import cfg_problem, collective_algorithms
 
     assert {"allreduce", "bcast", "alltoall"} <= set(collective_algorithms())
     assert "rdb" in collective_algorithms()["allreduce"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generators.families import FAMILIES
-from study_runner.study import load_study, study_names
+from study_runner.studies.study import load_study, study_names
 from tests.conftest import REPO
 
 SUMMARY_KEYS = {

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from study_runner.context import StudyContext
+from study_runner.batch.execute import RunResult
 from study_runner.errors import StudyError
-from study_runner.execute import RunResult
-from study_runner.study import Study, load_study, study_names
+from study_runner.studies.context import StudyContext
+from study_runner.studies.study import Study, load_study, study_names
 
 HEADER = """
 name = "demo"
@@ -259,5 +259,5 @@ def test_a_check_naming_a_run_the_study_does_not_declare_is_an_error(tmp_path: P
 def test_every_study_declares_its_checks_in_its_file(name: str) -> None:
     """The study file is the whole experiment: its analysis module makes no check of its own."""
     study = load_study(name)
-    analysis = importlib.import_module(f"study_runner.analyses.{study.analysis}")
+    analysis = importlib.import_module(f"study_runner.studies.analyses.{study.analysis}")
     assert study.checks and not hasattr(analysis, "checks")

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 
 from generators import build_platform
-from study_runner.engine import BatchJobs, Engine, job_script
+from study_runner.batch.engine import BatchJobs, Engine, job_script
 from study_runner.errors import StudyError
-from study_runner.smpi import SMPI_ENVELOPE_BYTES
-from study_runner.sweep import load_sweep
-from study_runner.sweep_cli import main
-from study_runner.sweep_table import best_rows, rows
-from study_runner.templates import evaluate, render
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.sweeps.sweep import load_sweep
+from study_runner.sweeps.sweep_cli import main
+from study_runner.sweeps.sweep_table import best_rows, rows
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "scripts" / "sweeps").glob("*.toml"))
@@ -66,7 +65,7 @@ def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:
 
 def run_cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "study_runner.sweep_cli", *args, "--results", str(tmp_path / "results"),
+        [sys.executable, "-m", "study_runner.sweeps.sweep_cli", *args, "--results", str(tmp_path / "results"),
          "--cache", str(tmp_path / "cache")],
         capture_output=True, text=True, cwd=REPO, timeout=600,
     )  # fmt: skip
@@ -76,40 +75,6 @@ def read_table(path: Path) -> list[dict]:
     import pyarrow.parquet as pq
 
     return pq.read_table(path).to_pylist()
-
-
-class TestTemplates:
-    def test_expression_keeps_its_type(self) -> None:
-        assert render("{side * side}", {"side": 4}) == 16
-        assert render("{n / 4}", {"n": 10}) == 2.5
-        assert render("{name}", {"name": "fence"}) == "fence"
-
-    def test_parts_are_formatted_into_the_string(self) -> None:
-        assert render("{w}x{h}", {"w": 4, "h": 2}) == "4x2"
-        assert render("{{literal}} {w}", {"w": 1}) == "{literal} 1"
-        assert render(["-d", "{replace(d, 'x', ',')}"], {"d": "4x4x2"}) == ["-d", "4,4,2"]
-        assert render(["-r", "{r}"], {"r": 0.5}) == ["-r", "0.5"]
-
-    def test_functions(self) -> None:
-        assert evaluate("max(1, n // 128)", {"n": 100}) == 1
-        assert evaluate("min(a, b) + 2 ** 3 % 5", {"a": 7, "b": 9}) == 10
-
-    @pytest.mark.parametrize(
-        ("expression", "message"),
-        [
-            ("__import__('os')", "only arithmetic"),
-            ("n.real", "only arithmetic"),
-            ("[n]", "only arithmetic"),
-            ("max(n, key=abs)", "only arithmetic"),
-            ("m + 1", "unknown variable 'm'"),
-            ("n +", "malformed expression"),
-            ("n // 0", "cannot be evaluated"),
-            ("n + 'x'", "cannot be evaluated"),
-        ],
-    )
-    def test_only_arithmetic_on_known_variables(self, expression: str, message: str) -> None:
-        with pytest.raises(StudyError, match=message):
-            evaluate(expression, {"n": 4})
 
 
 class TestSweepFiles:
@@ -199,8 +164,8 @@ class TestSweepFiles:
 
 class TestTable:
     def test_rows_carry_inputs_and_records(self, tmp_path: Path) -> None:
-        from study_runner.execute import RunResult
-        from study_runner.study import RunSpec
+        from study_runner.batch.execute import RunResult
+        from study_runner.batch.runs import RunSpec
 
         sweep = load_sweep(write(tmp_path, PINGPONG))
         spec = RunSpec("x", "p", "pingpong", 2, (), (), True, (), None, 1.0)
@@ -310,7 +275,7 @@ def own_copy(tmp_path: Path, bin_dir: Path, name: str) -> Path:
 
 def start_sweep(path: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
     """The sweep CLI on one worker, in the background."""
-    command = [sys.executable, "-m", "study_runner.sweep_cli", str(path), "--workers", "1",
+    command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(path), "--workers", "1",
                "--results", str(tmp_path / "results"), "--cache", str(tmp_path / "cache")]  # fmt: skip
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -450,7 +415,7 @@ def test_stop_simulations_kills_what_runs(tmp_path: Path) -> None:
     """A failed or interrupted batch stops the simulations still running in this process."""
     import threading
 
-    from study_runner.smpi import allow_simulations, run_smpirun_measured, stop_simulations
+    from study_runner.simulation.smpi import allow_simulations, run_smpirun_measured, stop_simulations
 
     marker = tmp_path / "still-running"
     outcome: list[BaseException] = []

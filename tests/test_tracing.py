@@ -1,4 +1,4 @@
-"""Per-link bytes from SimGrid's Paje trace (study_runner.tracing): the parser on hand-written traces, and
+"""Per-link bytes from SimGrid's Paje trace (study_runner.simulation.tracing): the parser on hand-written traces, and
 traced smpirun runs whose bytes per link are known from the app's messages and the model's routes."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import pytest
 
 from generators import build_platform, write_hostfile, write_platform
 from generators.model import Platform
+from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
-from study_runner.execute import parse_records
-from study_runner.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from study_runner.tracing import TRACING_OPTIONS, link_bytes, traced_run, tracing_options
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.simulation.tracing import TRACING_OPTIONS, link_bytes, traced_run, tracing_options
 
 # Times are traced with 15 decimals (1e-15 s, a few 1e-6 bytes per interval at 2 GB/s): the integral of an
 # uncontended run matches the bytes sent to a few ulps (measured: 1.5e-16 relative).
@@ -218,8 +218,8 @@ class TestTracedRuns:
         assert traces[0][2:] == traces[1][2:] and len(traces[0]) > 100
 
     def test_contended_flows_are_undercounted(self, tmp_path: Path, bin_dir: Path) -> None:
-        """SimGrid's limitation (see study_runner.tracing; 3.32 and 4.1): rank 0 exchanges with 3 peers at once
-        through its limiter; flows whose sharing changes lose all but their last constant-rate stretch."""
+        """SimGrid's limitation (see study_runner.simulation.tracing; 3.32 and 4.1): rank 0 exchanges with 3 peers at
+        once through its limiter; flows whose sharing changes lose all but their last constant-rate stretch."""
         model, platform = platform_files(
             tmp_path, "mesh", {"width": "3", "height": "3", "nbl": "nominal"}, ["host-0", "host-1", "host-2", "host-3"]
         )

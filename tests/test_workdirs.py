@@ -1,5 +1,5 @@
 """Work directories leave nothing behind: removed on exit and on SIGTERM, and after SIGKILL by the next run, never
-while their owner lives (study_runner.workdirs)."""
+while their owner lives (study_runner.simulation.workdirs)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from study_runner import workdirs
-from study_runner.smpi import TOPOLAB_SIMGRID
-from study_runner.workdirs import owner_tag, remove_stale, work_directory
+from study_runner.simulation import workdirs
+from study_runner.simulation.smpi import TOPOLAB_SIMGRID
+from study_runner.simulation.workdirs import owner_tag, remove_stale, work_directory
 from tests.conftest import REPO
 
 
@@ -153,7 +153,7 @@ def test_sigkill_leftovers_go_when_the_next_run_starts(tmp_path: Path) -> None:
     process.communicate(timeout=60)
     (pid,) = (tmp_path / "pids").read_text().split()
     deadline = time.monotonic() + 10
-    while not gone(int(pid)):  # the parent-death signal ends the simulation (study_runner.smpi)
+    while not gone(int(pid)):  # the parent-death signal ends the simulation (study_runner.simulation.smpi)
         assert time.monotonic() < deadline, "the simulation outlived the killed run"
         time.sleep(0.05)
     left = [name.split("-")[1] for name in left_in(tmp_path / "tmp")]

@@ -1,4 +1,4 @@
-"""The XML writer and the hostfile writer: structure, exact values, determinism, atomicity."""
+"""The XML writer: structure, exact values, determinism, atomicity (hostfiles: tests/test_placement.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from generators import crossbar, place_ranks, write_hostfile, write_platform
-from generators.errors import TopologyError
+from generators import crossbar, write_platform
 from generators.model import Platform
 
 
@@ -66,26 +65,3 @@ def test_provenance_comment_gives_the_parameters_as_given_and_as_built(tmp_path:
         '"nbl": "nominal"}, as built {"cores": 1, "host_speed": 1000000000.0, "hosts": 2, "link_bw": 1000000000.0, '
         '"link_lat": 1e-07, "nbl": 1.0, "shm_bw": null, "shm_lat": 0.0} -->'
     ) in text
-
-
-class TestPlacement:
-    def test_default_order(self, tmp_path: Path) -> None:
-        hosts = place_ranks(crossbar(4), 3)
-        write_hostfile(hosts, tmp_path / "h")
-        assert (tmp_path / "h").read_text() == "host-0\nhost-1\nhost-2\n"
-
-    def test_explicit_order(self) -> None:
-        assert place_ranks(crossbar(4), 2, ["host-3", "host-1"]) == ["host-3", "host-1"]
-
-    @pytest.mark.parametrize(
-        ("ranks", "order", "message"),
-        [
-            (5, None, r"5 ranks do not fit on 4 hosts"),
-            (0, None, r"ranks must be an integer >= 1, got 0"),
-            (2, ["host-1", "host-1"], r"names a host twice"),
-            (1, ["host-7"], r"has no host 'host-7'"),
-        ],
-    )
-    def test_bad_placements(self, ranks: int, order: list[str] | None, message: str) -> None:
-        with pytest.raises(TopologyError, match=message):
-            place_ranks(crossbar(4), ranks, order)

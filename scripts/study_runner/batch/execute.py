@@ -1,0 +1,242 @@
+"""Execute prepared runs (``study_runner.studies.prepare``, a sweep's points): cached results first, the rest on
+Dask.
+
+Independent simulations run in parallel on Dask (``study_runner.batch.engine``: by default a LocalCluster of
+threads, each one only waits for its smpirun process). Results already in the cache are served without
+starting the cluster. Progress, with the number done and an estimate of the time left (``study_runner.batch.eta``:
+each simulation's history in the cache, or its size), goes to stderr. Each simulation runs in a work directory
+of its own (``study_runner.simulation.workdirs``), which goes with it however the batch ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from study_runner.batch.engine import Engine
+from study_runner.batch.eta import Estimate, Expected
+from study_runner.batch.progress import LineProgress, Progress
+from study_runner.batch.runs import RunSpec
+from study_runner.errors import StudyError
+from study_runner.simulation.cache import Cache
+from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.outputs import parse_output
+from study_runner.simulation.smpi import (
+    SETUP_HINT,
+    SmpirunOutcome,
+    allow_simulations,
+    run_smpirun_measured,
+    stop_simulations,
+)
+from study_runner.simulation.workdirs import work_directory
+
+__all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "simgrid_version"]
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run with its files generated and its cache key computed."""
+
+    spec: RunSpec
+    label: str
+    command: tuple[str, ...]
+    key: str
+    inputs: dict[str, Any]
+    binary: Path
+    platform_file: Path
+    hostfile: Path
+    compute_scale: float | None = None
+    """For ``compute = "benchmark"``: simulated seconds of computation per rank per benchmarked second (this
+    machine's speed / (the platform's core speed x ranks)); None when computation is off."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The JSON records a run's app printed, whether they came from the cache, and what the simulation cost
+    (wall time and peak private memory of smpirun, as measured when it ran; None if not recorded)."""
+
+    spec: RunSpec
+    hosts: list[str]
+    records: list[dict[str, Any]]
+    cached: bool
+    wall_s: float | None
+    peak_private_mib: float | None = None
+
+
+@cache
+def simgrid_version() -> str:
+    """SimGrid's version string as smpirun reports it, and the build's fingerprint (part of every cache key).
+
+    The fingerprint (``scripts/setup``: source, options and patches) tells apart builds of one version: a result of
+    a SimGrid without a patch is not a result of the SimGrid with it.
+    """
+    smpirun = shutil.which("smpirun")
+    if smpirun is None:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}")
+    done = subprocess.run([smpirun, "-version"], capture_output=True, text=True, timeout=60)
+    fingerprint = Path(smpirun).resolve().parents[1] / ".topolab-fingerprint"
+    build = fingerprint.read_text().strip() if fingerprint.is_file() else "not built by scripts/setup"
+    return f"{(done.stdout + done.stderr).strip()} (build {build})"
+
+
+def parse_records(stdout: str, label: str) -> list[dict[str, Any]]:
+    """The JSON objects an app printed, one per line; anything else on stdout is an error."""
+    records = []
+    for number, line in enumerate(stdout.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise StudyError(f"{label}: line {number} of the app's stdout is not JSON: {line[:120]!r}") from None
+        if not isinstance(record, dict):
+            raise StudyError(f"{label}: line {number} of the app's stdout is not a JSON object")
+        records.append(record)
+    if not records:
+        raise StudyError(f"{label}: the app printed no result")
+    return records
+
+
+_STARTED: dict[str, float] = {}
+"""When each simulation of the current batch started (``time.monotonic()``), by label: written by the Dask tasks that
+run in this process (the local engine's threads; remote workers' tasks write their own copy), read by the
+estimate of the time left."""
+
+
+def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
+    """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback."""
+    _STARTED[run.label] = time.monotonic()
+    try:
+        with work_directory("run") as scratch:
+            outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
+        if run.spec.output == "json":
+            records = parse_records(outcome.stdout, run.label)
+        else:
+            records = parse_output(run.spec.output, outcome.stdout, run.label)
+        return _with_timing(run, records, outcome), outcome
+    except StudyError as err:
+        return err
+
+
+def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: SmpirunOutcome) -> list[dict[str, Any]]:
+    """With computation benchmarked, each record also gets SMPI's simulated end time (``simulated_s``) and the
+    simulated computation of an average rank (``computation_s``): the run's split between computing and the rest
+    (communicating and waiting)."""
+    if run.compute_scale is None:
+        return records
+    timing = compute_timing(outcome.stderr)
+    if "benchmarked_s" not in timing:
+        raise StudyError(f"{run.label}: smpirun printed no timing summary (smpi/display-timing)")
+    extra = {"simulated_s": timing["simulated_s"], "computation_s": timing["benchmarked_s"] * run.compute_scale}
+    return [{**record, **extra} for record in records]
+
+
+def default_workers() -> int:
+    """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
+    return max(1, int(os.environ.get("TOPOLAB_WORKERS", os.cpu_count() or 1)))
+
+
+def _served(runs: list[PreparedRun], cache: Cache) -> dict[str, RunResult]:
+    """The results of the runs that are in the cache, by run id."""
+    results = {}
+    for run in runs:
+        records = cache.get(run.key)
+        if records is not None:
+            cost = cache.measured(run.key)
+            results[run.spec.id] = RunResult(
+                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
+            )
+    return results
+
+
+def _estimate(simulations: list[PreparedRun], cache: Cache) -> Estimate:
+    """The estimate of the time left: each simulation's size (its declared one, or its rank count) and history."""
+    _STARTED.clear()
+    expected = [
+        Expected(run.label, run.spec.size or float(run.spec.ranks), cache.history(run.inputs)) for run in simulations
+    ]
+    return Estimate(expected, started=_STARTED)
+
+
+def _slots(client: Any, engine: Engine) -> int:
+    """How many simulations run at once: the connected workers' threads, or what the batch jobs asked for (their
+    workers may still be queued)."""
+    threads = sum(client.nthreads().values())
+    if engine.batch is not None:
+        threads = max(threads, engine.batch.jobs * engine.batch.cores)
+    return max(1, threads)
+
+
+def execute_runs(
+    runs: list[PreparedRun],
+    cache: Cache,
+    workers: int | None = None,
+    engine: Engine | None = None,
+    progress: Progress | None = None,
+) -> dict[str, RunResult]:
+    """Results of every run by run id: from the cache, or simulated on Dask (``engine``: a local cluster of
+    ``workers`` threads by default). Each simulation's result enters the cache as soon as it is done, so an
+    interrupted batch loses only the simulations in flight.
+
+    The first failing simulation raises ``StudyError``; nothing is cached for it.
+    """
+    progress = progress or LineProgress()
+    results = _served(runs, cache)
+    # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
+    same_key: dict[str, list[PreparedRun]] = {}
+    for run in runs:
+        if run.spec.id not in results:
+            same_key.setdefault(run.key, []).append(run)
+    estimate = _estimate([group[0] for group in same_key.values()], cache)
+    progress.begin(len(runs), len(results), estimate)
+    for run in runs:
+        if run.spec.id in results:
+            result = results[run.spec.id]
+            progress.advance(run.label, True, result.wall_s, result.peak_private_mib)
+    if not same_key:
+        progress.end()
+        return results
+
+    from dask.distributed import as_completed
+
+    engine = engine or Engine(workers=workers or default_workers())
+    allow_simulations()
+    with engine.client(len(same_key)) as client:
+        estimate.slots = _slots(client, engine)
+        # Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and
+        # the workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks.
+        futures = {
+            client.submit(_simulate, group[0], pure=False, priority=group[0].spec.ranks): group
+            for group in same_key.values()
+        }
+        try:
+            for future in as_completed(futures):
+                group = futures[future]
+                outcome = future.result()
+                if isinstance(outcome, StudyError):
+                    raise outcome
+                records, cost = outcome
+                measured = {"wall_s": cost.wall_s, "peak_private_mib": cost.peak_private_mib}
+                cache.put(group[0].key, records, group[0].inputs, measured)
+                for run in group:
+                    results[run.spec.id] = RunResult(
+                        run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
+                    )
+                    progress.advance(run.label, False, cost.wall_s, cost.peak_private_mib)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            # The local simulations in flight (nothing of theirs would be kept); it waits until they have gone, so
+            # that their work directories go too.
+            stop_simulations()
+            raise
+        finally:
+            progress.end()
+    return {run.spec.id: results[run.spec.id] for run in runs}

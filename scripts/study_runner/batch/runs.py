@@ -1,0 +1,37 @@
+"""What one simulation is, as the batch layer runs it: an app, its arguments, ranks and placement on a named
+platform, its options, timeout and cost. Study files and sweep files both describe their runs this way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["RunSpec"]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One smpirun of an app on a platform."""
+
+    id: str
+    platform: str
+    app: str
+    ranks: int
+    args: tuple[str, ...]
+    quick_args: tuple[str, ...]
+    quick: bool
+    options: tuple[str, ...]
+    placement: tuple[str, ...] | str | None
+    timeout: float
+    full_args: tuple[str, ...] = ()
+    full_timeout: float | None = None
+    grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
+    variables: dict[str, Any] = field(default_factory=dict)
+    size: float | None = None  # relative cost, for the estimate of the time left (study_runner.eta)
+    compute: str = "off"  # study_runner.compute: "off" (communication only) or "benchmark"
+    ranks_per_node: int = 1  # consecutive ranks on each host of the placement
+    output: str = "json"  # what the app prints: JSON lines, or a third-party format (study_runner.outputs)
+
+    def arguments(self, quick: bool) -> tuple[str, ...]:
+        """The app's arguments in full or quick mode."""
+        return self.quick_args if quick and self.quick_args else self.args

@@ -1,0 +1,128 @@
+"""Content-addressed cache of simulation results.
+
+A run's key is the SHA-256 of everything that decides its output: the platform XML and hostfile
+bytes, the app binary bytes, its arguments, the rank count, every smpirun option and the SimGrid
+version. Paths do not enter the key, so the same inputs anywhere hit the same entry. Entries are
+written atomically, so a killed run never leaves a corrupt entry.
+
+Beside the entries, ``history/`` keeps what each simulation cost when it last ran, keyed by its inputs without the
+app binary and the SimGrid version (:func:`history_key`): after a rebuild, the entries miss, and the history still
+predicts how long each simulation will take (``study_runner.batch.eta``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from generators.files import atomic_write_text
+from study_runner.paths import REPO
+
+__all__ = ["BUILD_INPUTS", "Cache", "default_cache_dir", "file_digest", "history_key", "run_key"]
+
+BUILD_INPUTS = ("binary_sha256", "simgrid")
+"""The inputs of a simulation that a rebuild changes; the others say which simulation it is."""
+
+
+def default_cache_dir() -> Path:
+    """``$TOPOLAB_CACHE`` or ``.topolab-cache/`` at the repository root."""
+    env = os.environ.get("TOPOLAB_CACHE")
+    return Path(env) if env else REPO / ".topolab-cache"
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def run_key(**inputs: Any) -> str:
+    """SHA-256 of the canonical JSON of ``inputs``."""
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def history_key(inputs: dict[str, Any]) -> str | None:
+    """The key of a simulation whatever build runs it (None for inputs that are not a simulation's, e.g. a trace's)."""
+    if not all(name in inputs for name in BUILD_INPUTS):
+        return None
+    return run_key(**{name: value for name, value in inputs.items() if name not in BUILD_INPUTS})
+
+
+class Cache:
+    """Results by key, one JSON file per entry under ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> list[dict[str, Any]] | None:
+        """The app's result records for ``key``, or None when absent (or unreadable)."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        records = entry.get("records") if isinstance(entry, dict) else None
+        return records if isinstance(records, list) else None
+
+    def measured(self, key: str) -> dict[str, float]:
+        """What the simulation of ``key`` cost when it ran (``wall_s``, ``peak_private_mib``), if recorded."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        measured = entry.get("measured") if isinstance(entry, dict) else None
+        if not isinstance(measured, dict):
+            return {}
+        return {k: float(v) for k, v in measured.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+
+    def put(
+        self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any], measured: dict[str, float] | None = None
+    ) -> None:
+        """Store the records with the inputs that produced them (and what the simulation cost, in its history)."""
+        entry = {"inputs": inputs, "records": records, "measured": measured or {}}
+        atomic_write_text(self._path(key), json.dumps(entry))
+        self._record_history(inputs, measured or {})
+
+    def _history_path(self, key: str) -> Path:
+        return self.directory / "history" / key[:2] / f"{key}.json"
+
+    def _record_history(self, inputs: dict[str, Any], measured: dict[str, Any]) -> None:
+        key = history_key(inputs)
+        wall = measured.get("wall_s")
+        if key is not None and isinstance(wall, int | float) and not isinstance(wall, bool):
+            atomic_write_text(self._history_path(key), json.dumps({"wall_s": wall}))
+
+    def history(self, inputs: dict[str, Any]) -> float | None:
+        """The wall time (s) of the last run of the simulation of ``inputs``, under any build; None if unknown.
+
+        A cache written before the history existed has its entries read into it once.
+        """
+        key = history_key(inputs)
+        if key is None:
+            return None
+        if not (self.directory / "history" / ".complete").exists():
+            self._fill_history()
+        try:
+            wall = json.loads(self._history_path(key).read_text(encoding="utf-8")).get("wall_s")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return float(wall) if isinstance(wall, int | float) and not isinstance(wall, bool) and wall > 0 else None
+
+    def _fill_history(self) -> None:
+        """Record the history of every entry (those of a cache older than the history; once)."""
+        for path in self.directory.glob("??/*.json"):
+            try:
+                entry = json.loads(path.read_text(encoding="utf-8"))
+                self._record_history(entry["inputs"], entry["measured"])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        if self.directory.is_dir():
+            atomic_write_text(self.directory / "history" / ".complete", "")

@@ -1,0 +1,242 @@
+"""Computation in the model: ``--compute off`` or ``--compute benchmark``, and this machine's calibrated speed.
+
+SMPI runs the application's code for real. Between two MPI calls, a rank computes; what that costs in simulated
+time is the mode's choice:
+
+``off``
+    Computation costs nothing: simulated times are communication only (and what an app injects explicitly with
+    ``smpi_execute_flops``), bit for bit the same on every run and every machine. The papers' studies run so.
+``benchmark``
+    SMPI's *benchmarked* computation (``smpi/simulate-computation:yes``, the name SMPI's documentation uses): every
+    CPU burst between two MPI calls is timed on this machine (the thread's CPU time), converted to flops at this
+    machine's speed (``smpi/host-speed``, the calibration below) and executed on the rank's simulated host at the
+    platform's core speed. A burst of t seconds here takes ``t * reference / core_speed`` simulated seconds there.
+    Not deterministic: the measured times vary from run to run like the real code's.
+
+The reference speed is this machine's, measured once by :func:`calibrate` (``scripts/calibrate-compute``) and
+cached per machine with the figure, how it was measured and when; ``--force`` measures again. It is the rate of a
+double-precision matrix product (DGEMM, the kernel of HPL) on one core, through the optimised BLAS that numpy
+links: the same notion as the peak per-core speed of a data sheet, which topolab's machines give their hosts, so
+that the ratio of the two is the ratio of what a core can do at best. ``docs/computation.md`` discusses what the
+prediction means and its error sources (a code that is not DGEMM-like reaches another fraction of each machine's
+peak).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from generators.files import atomic_write_text
+from study_runner.errors import StudyError
+from study_runner.simulation.cache import default_cache_dir
+
+__all__ = [
+    "COMPUTE_MODES",
+    "OFF_NOTICE",
+    "Calibration",
+    "calibrate",
+    "calibration",
+    "calibration_path",
+    "compute_options",
+    "compute_timing",
+    "machine_key",
+]
+
+COMPUTE_MODES = ("off", "benchmark")
+"""The ``--compute`` choices (module docstring)."""
+
+OFF_NOTICE = (
+    "computation is not simulated (--compute off): reported times are communication only; "
+    "--compute benchmark times each CPU burst on this machine and charges it at the platform's core speed"
+)
+"""What a run with computation off says once on stderr."""
+
+MATRIX_ORDER = 2000
+"""n of the n x n DGEMM that calibrates (2 n^3 = 1.6e10 flop, a fraction of a second on a current core)."""
+REPEATS = 7
+"""Timed products after one warm-up; the calibration is their median."""
+
+_MEASURE = f"""
+import json, time, numpy
+n = {MATRIX_ORDER}
+rng = numpy.random.default_rng(1)
+a, b = rng.random((n, n)), rng.random((n, n))
+a @ b
+samples = []
+for _ in range({REPEATS}):
+    start = time.thread_time()
+    a @ b
+    samples.append(2.0 * n**3 / (time.thread_time() - start))
+print(json.dumps({{"samples": samples, "numpy": numpy.__version__}}))
+"""
+"""The measurement, run in a child Python with one BLAS thread (the variables must be set before numpy loads)."""
+
+_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """This machine's speed for SMPI's benchmarked computation, and how it was measured."""
+
+    flops: float
+    """Reference speed of one core of this machine, flop/s (the median of ``samples``)."""
+    samples: tuple[float, ...]
+    method: str
+    cpu: str
+    machine: str
+    measured: str
+    """When, ISO 8601 (UTC)."""
+
+    def describe(self) -> str:
+        """One line: the figure, its spread and how it was measured."""
+        low, high = min(self.samples), max(self.samples)
+        return (
+            f"{self.flops / 1e9:.2f} Gflop/s per core ({low / 1e9:.2f}-{high / 1e9:.2f} over {len(self.samples)} "
+            f"runs) on {self.cpu}, {self.method}, measured {self.measured}"
+        )
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_key() -> str:
+    """What tells this machine from another: host name, CPU model and the systemd machine id, hashed."""
+    try:
+        machine_id = Path("/etc/machine-id").read_text().strip()
+    except OSError:
+        machine_id = ""
+    text = "\0".join((socket.gethostname(), _cpu_model(), machine_id, str(os.cpu_count())))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def calibration_path(cache_dir: Path | None = None) -> Path:
+    """Where this machine's calibration is cached: ``<cache>/calibration/compute-<machine key>.json``."""
+    return (cache_dir or default_cache_dir()) / "calibration" / f"compute-{machine_key()}.json"
+
+
+def calibrate(cache_dir: Path | None = None) -> Calibration:
+    """Measure this machine's reference speed now and cache it (replacing an earlier calibration)."""
+    environment = {**os.environ, **_ONE_THREAD}
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE], capture_output=True, text=True, env=environment, timeout=600, check=False
+    )
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise StudyError(f"the compute calibration failed: {tail}")
+    measured = json.loads(done.stdout)
+    samples = tuple(float(s) for s in measured["samples"])
+    result = Calibration(
+        flops=statistics.median(samples),
+        samples=samples,
+        method=(
+            f"DGEMM n = {MATRIX_ORDER} (2n^3 flop) through numpy {measured['numpy']}'s BLAS on one thread, "
+            f"thread CPU time, median of {REPEATS} after a warm-up"
+        ),
+        cpu=_cpu_model(),
+        machine=socket.gethostname(),
+        measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
+    atomic_write_text(calibration_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
+    return result
+
+
+def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calibration | None:
+    """This machine's cached calibration; measured first if there is none and ``measure`` (else None)."""
+    path = calibration_path(cache_dir)
+    try:
+        raw = json.loads(path.read_text())
+        return Calibration(**{**raw, "samples": tuple(raw["samples"])})
+    except FileNotFoundError:
+        return calibrate(cache_dir) if measure else None
+    except (ValueError, TypeError, KeyError):
+        raise StudyError(
+            f"{path} is not a calibration topolab wrote: remove it, or run scripts/calibrate-compute --force"
+        ) from None
+
+
+def compute_options(mode: str, reference_flops: float | None = None) -> tuple[str, ...]:
+    """The SMPI options of a compute mode, to come after topolab's standard options (which switch computation off).
+
+    >>> compute_options("off")
+    ()
+    >>> compute_options("benchmark", 4e10)[:2]
+    ('--cfg=smpi/simulate-computation:yes', '--cfg=smpi/host-speed:40000000000.0f')
+    """
+    if mode == "off":
+        return ()
+    if mode != "benchmark":
+        raise StudyError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got {mode!r}")
+    if reference_flops is None or not reference_flops > 0:
+        raise StudyError(f"--compute benchmark needs this machine's speed (> 0 flop/s), got {reference_flops!r}")
+    return (
+        "--cfg=smpi/simulate-computation:yes",
+        f"--cfg=smpi/host-speed:{float(reference_flops)!r}f",
+        "--cfg=smpi/display-timing:yes",
+        "--log=smpi_utils.thres:info",  # the timing summary is an INFO message; the standard options show warnings
+    )
+
+
+def compute_timing(stderr: str) -> dict[str, float]:
+    """SMPI's timing summary (``smpi/display-timing``): the simulated time and the seconds of real computation that
+    were benchmarked, summed over every rank; empty when the run printed none.
+
+    >>> text = "[3.5] [smpi_utils/INFO] Simulated time: 3.5 seconds. \\n\\nThe simulation took 9 seconds (after "
+    >>> text += "parsing and platform setup)\\n2.25 seconds were actual computation of the application"
+    >>> compute_timing(text)
+    {'simulated_s': 3.5, 'benchmarked_s': 2.25}
+    """
+    timing: dict[str, float] = {}
+    for line in stderr.splitlines():
+        if "Simulated time:" in line:
+            timing["simulated_s"] = float(line.split("Simulated time:", 1)[1].split()[0])
+        elif line.endswith("seconds were actual computation of the application"):
+            timing["benchmarked_s"] = float(line.split()[0])
+    return timing
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``scripts/calibrate-compute``: print this machine's calibration, measuring it if there is none (``--force``:
+    measure again)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="calibrate-compute", description="This machine's speed for --compute benchmark (cached per machine)."
+    )
+    parser.add_argument("--force", action="store_true", help="measure again, replacing the cached calibration")
+    parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
+    args = parser.parse_args(argv)
+    try:
+        cached = None if args.force else calibration(measure=False)
+        if cached is None:
+            print("calibrate-compute: measuring this machine's speed (a few seconds)", file=sys.stderr)
+        result = cached or calibrate()
+    except StudyError as err:
+        print(f"calibrate-compute: error: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(asdict(result), indent=1))
+    else:
+        print(result.describe())
+        print(f"cached in {calibration_path()}" + ("" if cached is None else " (--force measures again)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

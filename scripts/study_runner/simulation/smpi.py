@@ -1,0 +1,277 @@
+"""topolab's standard smpirun invocation: the one place that knows SimGrid's option names.
+
+The options give the clean, deterministic alpha-beta network model measured in docs/simgrid.md:
+CM02 without SMPI's piecewise bandwidth/latency factors, no cross-traffic, no TCP-gamma window
+limit, no cost injected by MPI_Wtime, and computation that costs nothing unless a study injects it.
+A one-way message of S bytes on one route then takes ``latency + (S + SMPI_ENVELOPE_BYTES) / bandwidth``.
+
+SimGrid is the one ``scripts/setup`` built for this clone (``.venv/simgrid``, a link to the machine's SimGrid 4.1
+prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there already (the shell commands in
+``scripts/`` put it first themselves), so ``smpirun`` means that SimGrid for every topolab command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from study_runner.errors import StudyError
+
+__all__ = [
+    "EAGER_LIMIT_BYTES",
+    "SETUP_HINT",
+    "SMPI_ENVELOPE_BYTES",
+    "STANDARD_OPTIONS",
+    "SmpirunOutcome",
+    "allow_simulations",
+    "folded_buffer_options",
+    "message_overhead_options",
+    "run_smpirun",
+    "run_smpirun_measured",
+    "smpirun_command",
+    "stop_simulations",
+]
+
+TOPOLAB_SIMGRID = Path(sys.prefix) / "simgrid"
+"""The SimGrid that ``scripts/setup`` built for this clone (a link in the Python environment)."""
+SETUP_HINT = "run scripts/setup (it builds SimGrid 4.1 once per machine)"
+
+
+def _topolab_simgrid_on_path() -> None:
+    """Put ``TOPOLAB_SIMGRID/bin`` first on ``PATH`` unless it is on it already (then its place was chosen)."""
+    simgrid_bin = TOPOLAB_SIMGRID / "bin"
+    path = os.environ.get("PATH", "")
+    if simgrid_bin.is_dir() and str(simgrid_bin) not in path.split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([str(simgrid_bin), *filter(None, [path])])
+
+
+_topolab_simgrid_on_path()
+
+SMPI_ENVELOPE_BYTES = 16
+"""Bytes SMPI adds to every point-to-point message (measured: docs/simgrid.md, the sanity-alpha-beta study)."""
+
+EAGER_LIMIT_BYTES = 65536
+"""SMPI's default ``smpi/send-is-detached-thresh``: messages below it are sent eagerly (detached)."""
+
+STANDARD_OPTIONS: tuple[str, ...] = (
+    "--cfg=network/model:CM02",
+    "--cfg=network/crosstraffic:0",
+    "--cfg=network/TCP-gamma:1e12",
+    "--cfg=smpi/wtime:0",
+    "--cfg=smpi/simulate-computation:no",
+    "--cfg=smpi/coll-selector:ompi",
+    "--log=root.thres:warning",
+)
+
+
+def message_overhead_options(alpha: float) -> tuple[str, ...]:
+    """SMPI options that cost every eager message ``alpha`` seconds of software overhead, half on each side.
+
+    The sender's processor is busy ``alpha/2`` before the message leaves (``smpi/os`` for MPI_Send,
+    ``smpi/ois`` for MPI_Isend), the receiver's ``alpha/2`` after it has arrived (``smpi/or``), so one
+    message between idle nodes takes ``alpha + S/bandwidth`` (a ping-pong's one-way time), and a node
+    that handles L messages spends ``L*alpha/2`` of its own time on them. Measured (tests/test_combine_app.py):
+    SMPI charges these overheads to eager messages only, those below ``EAGER_LIMIT_BYTES``; a larger
+    (rendezvous) message gets none. Each is one value, not a piecewise ``0:alpha/2:0``: SimGrid 4.1 applies a
+    piece to the sizes above its bound only, so a 0-byte message (every barrier's) would cost nothing (3.32
+    charged it; measured on both).
+
+    >>> message_overhead_options(54e-6)
+    ('--cfg=smpi/os:2.7e-05', '--cfg=smpi/ois:2.7e-05', '--cfg=smpi/or:2.7e-05')
+    """
+    if not alpha >= 0:
+        raise ValueError(f"alpha must be >= 0 seconds, got {alpha!r}")
+    half = repr(alpha / 2)
+    return (f"--cfg=smpi/os:{half}", f"--cfg=smpi/ois:{half}", f"--cfg=smpi/or:{half}")
+
+
+def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
+    """SMPI options for a timing run that never reads its data: every allocation of at least ``threshold_bytes``
+    is folded into shared memory that costs neither memory nor page tables until it is touched.
+
+    SMPI then maps one sparse shared-memory file per allocation site for all ranks (``smpi/shared-malloc:local``),
+    lazily, and copies no bytes between such buffers, so the contents are garbage and simulated times are those
+    of the real run. SMPI's other folding mode (``global``, with ``smpi/shared-malloc-blocksize``) maps every
+    buffer with MAP_POPULATE: 65536 page-table entries per rank for two 128 MiB buffers, made and torn down in
+    every run, which dominated the profile of the 4096-rank pairing (docs/simulation-speed.md). Each folded
+    allocation is one memory map per rank: Linux allows 65530 by default (``vm.max_map_count``). Apps check
+    their data with ``--verify``, which must run without these options.
+
+    >>> folded_buffer_options(1 << 20)
+    ('--cfg=smpi/shared-malloc:local', '--cfg=smpi/auto-shared-malloc-thresh:1048576')
+    """
+    if threshold_bytes < 1:
+        raise ValueError(f"threshold_bytes must be >= 1, got {threshold_bytes!r}")
+    return ("--cfg=smpi/shared-malloc:local", f"--cfg=smpi/auto-shared-malloc-thresh:{threshold_bytes}")
+
+
+def smpirun_command(
+    binary: Path,
+    args: Sequence[str],
+    platform_xml: Path,
+    hostfile: Path,
+    ranks: int,
+    options: Sequence[str] = (),
+) -> list[str]:
+    """The full smpirun command line: standard options first, the study's own options after (they win)."""
+    return [
+        "smpirun",
+        "-np",
+        str(ranks),
+        "-platform",
+        # SimGrid dlopens a compiled platform (.so), and dlopen needs a path with a '/'.
+        str(Path(platform_xml).absolute()) if Path(platform_xml).suffix == ".so" else str(platform_xml),
+        "-hostfile",
+        str(hostfile),
+        *STANDARD_OPTIONS,
+        *options,
+        str(binary),
+        *args,
+    ]
+
+
+@dataclass(frozen=True)
+class SmpirunOutcome:
+    """What one smpirun printed, how long it took and how much private memory it used at most."""
+
+    stdout: str
+    wall_s: float
+    peak_private_mib: float
+    """Peak of the summed ``RssAnon`` of smpirun's process tree, sampled every ``MEMORY_SAMPLE_S``: the
+    simulator's own memory. SMPI's shared-malloc buffers are file mappings folded onto one block; the
+    kernel's max RSS counts every rank's view of them, hence not used."""
+    stderr: str = ""
+    """What smpirun printed on stderr (SimGrid's messages, e.g. the timing summary of ``smpi/display-timing``)."""
+
+
+MEMORY_SAMPLE_S = 0.2
+
+STOP_WAIT_S = 10.0
+"""How long :func:`stop_simulations` waits for the simulations it stops (each is killed within MEMORY_SAMPLE_S)."""
+
+_STOP = threading.Event()
+"""Set by :func:`stop_simulations`: every smpirun this process is waiting for is killed."""
+
+_RUNNING = threading.Condition()
+_running = 0
+"""How many calls of :func:`run_smpirun_measured` are under way in this process (guarded by ``_RUNNING``)."""
+
+_ORPHAN_GUARD = ("setpriv", "--pdeathsig", "TERM", "--") if shutil.which("setpriv") else ()
+"""smpirun gets SIGTERM if the thread that started it dies, even by SIGKILL of this process (util-linux's
+setpriv sets the parent-death signal, then execs smpirun; smpirun's own trap then ends the simulation)."""
+
+
+def stop_simulations() -> None:
+    """Kill every simulation this process is running now (a batch that failed, or was interrupted), and wait until
+    they have gone (at most ``STOP_WAIT_S``): the caller then removes their work directories, which a simulation
+    still running could write into again."""
+    _STOP.set()
+    with _RUNNING:
+        _RUNNING.wait_for(lambda: _running == 0, timeout=STOP_WAIT_S)
+
+
+def _count_running(change: int) -> None:
+    global _running
+    with _RUNNING:
+        _running += change
+        _RUNNING.notify_all()
+
+
+def allow_simulations() -> None:
+    """Let simulations run again (a new batch starts)."""
+    _STOP.clear()
+
+
+def _private_kib(pid: int) -> int:
+    """``RssAnon`` (KiB) of a process and its descendants; 0 for processes that have gone."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("RssAnon:"))
+        stack += [int(child) for child in children]
+    return total
+
+
+def run_smpirun_measured(
+    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int] = (0,)
+) -> SmpirunOutcome:
+    """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure (an exit
+    status not in ``ok_status``: a third-party code may return 1 on success).
+
+    ``workdir`` is the command's ``TMPDIR`` too: smpirun gives it to SMPI as ``smpi/tmpdir``, where SMPI copies the
+    app once per rank (privatization), so that a simulation killed mid-copy leaves its copies in a directory that
+    goes with the run's (``study_runner.simulation.workdirs``), not in /tmp.
+    """
+    _count_running(+1)  # the whole call, so that stop_simulations also waits for a command being started
+    try:
+        return _run_measured(command, workdir, timeout, label, ok_status)
+    finally:
+        _count_running(-1)
+
+
+def _run_measured(
+    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int]
+) -> SmpirunOutcome:
+    start = time.monotonic()
+    peak = 0
+    environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
+    with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
+        try:
+            process = subprocess.Popen(
+                [*_ORPHAN_GUARD, *command],
+                cwd=workdir,
+                env=environment,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
+        try:
+            pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
+            while process.poll() is None:
+                peak = max(peak, _private_kib(process.pid))
+                if time.monotonic() - start > timeout:
+                    raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
+                if _STOP.is_set():
+                    raise StudyError(f"{label}: stopped")
+                # Waiting (not sleeping) returns as soon as smpirun ends: the wall time is exact to a few ms, not
+                # to the sampling period (it is the data of the estimate of the time left).
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=pause)
+                pause = min(2 * pause, MEMORY_SAMPLE_S)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode not in ok_status:
+        lines = [line for line in stderr.strip().splitlines() if "did not return 0" not in line]
+        errors = [line for line in lines if "error" in line.lower()]
+        tail = "\n    ".join((errors or lines)[-8:])
+        raise StudyError(
+            f"{label}: smpirun failed with exit status {process.returncode}; last lines of stderr:\n    {tail}"
+        )
+    return SmpirunOutcome(stdout, time.monotonic() - start, peak / 1024, stderr)
+
+
+def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:
+    """Run ``command`` in ``workdir``; return its stdout, or raise ``StudyError`` naming ``label``."""
+    return run_smpirun_measured(command, workdir, timeout, label).stdout

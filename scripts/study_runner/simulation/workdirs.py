@@ -1,0 +1,174 @@
+"""Work directories that leave nothing behind: removed on exit, on SIGTERM, and after SIGKILL by the next run.
+
+Every scratch directory topolab makes (a study's platform files, one simulation's files with SMPI's copies of the
+app, a benchmark's files, a sweep's work files beside its results) comes from :func:`work_directory`, and its name
+says which process owns it: ``topolab-<purpose>-<pid>.<start>.<domain>-<random>`` in the temporary directory, or
+``.<purpose>.work-<pid>.<start>.<domain>-<random>`` in a given one. ``start`` is the owner's start time
+(``/proc/<pid>/stat``), so that a reused PID is not taken for the owner; ``domain`` names the boot and the PID
+namespace the owner ran in, since a directory on a shared file system (or in a /tmp that containers share) may
+belong to a process this one cannot see.
+
+A directory goes when its ``with`` block ends, however it ends: :func:`unwinding_signals` turns SIGTERM and SIGHUP
+into an exception (as Ctrl-C already is) so that the blocks end, and an exit hook removes the directories that
+threads still held. SIGKILL ends the process without either, so the first directory a process makes in a place
+first removes the directories there whose owner has gone: the next run cleans up after a killed one, and never
+after a live one (another topolab run may be running beside this one).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from types import FrameType
+
+__all__ = ["Terminated", "owner_tag", "remove_stale", "replace_dir", "unwinding_signals", "work_directory"]
+
+_OWNER = re.compile(r"-(\d+)\.(\d+)\.([0-9a-f]{8})-[a-z0-9_]+$")
+"""The owner part at the end of a work directory's name (mkdtemp's random part last)."""
+
+# No lock guards these: a signal handler that raises (unwinding_signals) could leave a lock held, and the exit hook
+# would then wait for it forever. Adding to and discarding from a set is atomic in CPython, and a place swept twice
+# by two threads at once is only swept twice.
+_LIVE: set[Path] = set()
+_SWEPT: set[Path] = set()
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, field 22 of /proc/PID/stat); None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may hold spaces: count the fields after it.
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+@cache
+def _domain() -> str:
+    """Eight hex digits naming this boot of this machine and this PID namespace: where a PID means this process."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:  # not Linux: PIDs compared on this host only
+        boot, namespace = os.uname().nodename, 0
+    return hashlib.sha256(f"{boot}/{namespace}".encode()).hexdigest()[:8]
+
+
+def owner_tag(pid: int | None = None) -> str:
+    """``<pid>.<start>.<domain>`` of process ``pid`` (default: this one), as work directory names carry it."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}.{_start_time(pid) or 0}.{_domain()}"
+
+
+def _owner_gone(name: str) -> bool:
+    """Whether the directory ``name`` is a work directory whose owner process has ended (False when unsure)."""
+    match = _OWNER.search(name)
+    if match is None or match[3] != _domain():
+        return False  # not a work directory, or one of another machine or namespace
+    pid, start = int(match[1]), int(match[2])
+    now = _start_time(pid)
+    if now is not None:
+        return start not in (0, now)  # another process has the PID now (0: a start time that was not known)
+    if Path("/proc/self/stat").exists():
+        return True
+    try:  # no /proc: whether some process has the PID is all there is to know
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    return False
+
+
+def _pattern(parent: Path | None) -> str:
+    return "topolab-*" if parent is None else ".*.work-*"
+
+
+def remove_stale(parent: Path | None = None) -> list[Path]:
+    """Remove the work directories in ``parent`` (default: the temporary directory) whose owner has ended; return
+    them."""
+    where = Path(tempfile.gettempdir()) if parent is None else parent
+    stale = [path for path in where.glob(_pattern(parent)) if path.is_dir() and _owner_gone(path.name)]
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+    return stale
+
+
+@contextlib.contextmanager
+def work_directory(purpose: str, parent: Path | None = None) -> Iterator[Path]:
+    """A new directory for ``purpose``, in the temporary directory or in ``parent``, removed when the block ends.
+
+    The first one this process makes in a place first removes the stale ones there (:func:`remove_stale`).
+    """
+    place = Path(tempfile.gettempdir()) if parent is None else parent
+    if place not in _SWEPT:
+        _SWEPT.add(place)
+        remove_stale(parent)
+    prefix = f"topolab-{purpose}-" if parent is None else f".{purpose}.work-"
+    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag()}-", dir=parent))
+    _LIVE.add(path)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        _LIVE.discard(path)
+
+
+@atexit.register
+def _remove_live() -> None:
+    """At exit, the directories of threads that were still working (Dask's, after an interrupt)."""
+    for path in list(_LIVE):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class Terminated(SystemExit):
+    """The process received SIGTERM or SIGHUP: unwind (``with`` blocks end) and exit with 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signal = signal.Signals(signum)
+
+    def __str__(self) -> str:
+        return f"terminated by {self.signal.name}"
+
+
+@contextlib.contextmanager
+def unwinding_signals() -> Iterator[None]:
+    """While the block runs (in the main thread), SIGTERM and SIGHUP raise :class:`Terminated`.
+
+    Python's default for both is to die at once, leaving the work directories and unfinished files behind. A
+    second signal during the unwinding is ignored, so that the cleanup finishes (SIGKILL still stops everything;
+    the next run then cleans up).
+    """
+    handled = (signal.SIGTERM, signal.SIGHUP)
+
+    def terminate(signum: int, _frame: FrameType | None) -> None:
+        for number in handled:
+            signal.signal(number, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    previous = {number: signal.signal(number, terminate) for number in handled}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def replace_dir(staging: Path, final: Path) -> None:
+    """Put the complete directory ``staging`` in the place of ``final`` (renames: never half of either)."""
+    old = final.with_name(f".{final.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    staging.rename(final)
+    shutil.rmtree(old, ignore_errors=True)

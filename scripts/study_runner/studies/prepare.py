@@ -1,0 +1,93 @@
+"""A study's runs made ready: its platforms built and written, each run's hostfile, command and cache key.
+
+Everything that can be wrong with a study (a bad platform, a placement that does not fit, a missing binary) is
+found here, before anything is simulated; ``study_runner.batch.execute`` then runs what this prepares.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generators import (
+    TopologyError,
+    build_platform,
+    place_ranks,
+    platform_files,
+    platform_suffix,
+    write_hostfile,
+    write_platform,
+)
+from generators.model import Platform
+from study_runner.batch.execute import PreparedRun, simgrid_version
+from study_runner.errors import StudyError
+from study_runner.simulation.cache import file_digest, run_key
+from study_runner.simulation.codes import third_party
+from study_runner.simulation.compute import calibration, compute_options
+from study_runner.simulation.smpi import STANDARD_OPTIONS, smpirun_command
+from study_runner.studies.study import Study
+
+__all__ = ["prepare_runs"]
+
+
+def prepare_runs(
+    study: Study, quick: bool, bin_dir: Path, workdir: Path
+) -> tuple[dict[str, Platform], list[PreparedRun]]:
+    """Build every platform of the study, write its XML and hostfiles under ``workdir``, key each run.
+
+    Raises ``StudyError`` for a bad platform, a placement that does not fit, or a missing app binary,
+    before anything is simulated.
+    """
+    platforms: dict[str, Platform] = {}
+    xml_paths: dict[str, Path] = {}
+    for name, pspec in study.platforms.items():
+        try:
+            platforms[name] = build_platform(pspec.family, pspec.params)
+        except TopologyError as err:
+            raise StudyError(f"{study.name}: platform {name}: {err}") from None
+        xml_paths[name] = workdir / f"{name}{platform_suffix(platforms[name])}"
+        try:
+            write_platform(platforms[name], xml_paths[name])
+        except TopologyError as err:
+            raise StudyError(f"{study.name}: platform {name}: {err}") from None
+    xml_digests = {
+        name: "+".join(file_digest(part) for part in platform_files(path)) for name, path in xml_paths.items()
+    }
+    binary_digests: dict[str, str] = {}
+    prepared = []
+    runs = study.selected_runs(quick)
+    reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
+    for spec in runs:
+        label = f"{study.name}/{spec.id}"
+        binary = third_party(spec.app) or bin_dir / spec.app
+        if not binary.is_file():
+            raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")
+        if spec.app not in binary_digests:
+            binary_digests[spec.app] = file_digest(binary)
+        try:
+            hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement, spec.ranks_per_node)
+        except TopologyError as err:
+            raise StudyError(f"{label}: {err}") from None
+        hostfile = workdir / f"{spec.id}.hosts"
+        write_hostfile(hosts, hostfile)
+        args = spec.arguments(quick)
+        compute = compute_options(spec.compute, reference)
+        options = (*compute, *spec.options)
+        command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
+        inputs = {
+            "platform_sha256": xml_digests[spec.platform],
+            "hosts": hosts,
+            "binary_sha256": binary_digests[spec.app],
+            "app": spec.app,
+            "args": list(args),
+            "ranks": spec.ranks,
+            "options": [*STANDARD_OPTIONS, *options],
+            "simgrid": simgrid_version(),
+        }
+        key = run_key(**inputs)
+        if spec.output != "json":
+            inputs["output"] = spec.output
+        scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
+        prepared.append(
+            PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
+        )
+    return platforms, prepared

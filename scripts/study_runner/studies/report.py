@@ -1,0 +1,161 @@
+"""``results/REPORT.md``: every study's checks and figures on one page, and a picture of every topology family.
+
+A study's figures are its ``*.png``; a figure named in the study's ``captions.json`` (``study_runner.studies.heatmaps``)
+gets its caption below it. :func:`draw_families` draws ``results/families/<family>.png``, and the report's
+"Platforms" section embeds them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import generators
+from generators.files import atomic_write_text
+from study_runner.studies.checks import criterion_text
+
+__all__ = ["FAMILIES_DIR", "draw_families", "write_report"]
+
+FAMILIES_DIR = "families"
+"""Where the family pictures go, under the results directory."""
+_FAMILIES_STAMP = ".inputs.sha256"
+
+
+def _number(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _study_section(summary: dict[str, Any], study_dir: Path) -> list[str]:
+    checks = summary["checks"]
+    passed = sum(1 for c in checks if c["pass"])
+    missed = [c for c in checks if not c["pass"] and c.get("miss")]
+    mode = " (quick)" if summary.get("quick") else ""
+    lines = [
+        f"## {summary['study']}{mode}: {summary.get('title', '')}",
+        "",
+        f"{passed} of {len(checks)} checks pass"
+        + (
+            f"; {len(missed)} documented miss{'es' if len(missed) > 1 else ''} (explained below the table)."
+            if missed
+            else "."
+        ),
+        "",
+        "| check | kind | published | simulated | unit | rel. error | passes when | result |",
+        "|---|---|---:|---:|---|---:|---|---|",
+    ]
+    for c in checks:
+        verdict = "pass" if c["pass"] else "MISS (documented)" if c.get("miss") else "**FAIL**"
+        lines.append(
+            f"| `{c['id']}` | {c['kind']} | {_number(c['published'])} | {_number(c['simulated'])} | {c['unit']} "
+            f"| {c['rel_error']:.2%} | {criterion_text(c.get('relation', 'within'), c['tolerance'])} | {verdict} |"
+        )
+    lines.append("")
+    for c in missed:
+        lines += [f"- **Miss `{c['id']}`**: {c['miss']}"]
+    if missed:
+        lines.append("")
+    for note in summary.get("notes", []):
+        lines += [f"- {note}"]
+    if summary.get("notes"):
+        lines.append("")
+    captions = _captions(study_dir)
+    for figure in sorted(study_dir.glob("*.png"), key=_figure_order):
+        lines += [f"![{figure.stem}]({study_dir.name}/{figure.name})", ""]
+        if figure.name in captions:
+            lines += [f"*{captions[figure.name]}*", ""]
+    return lines
+
+
+def _captions(study_dir: Path) -> dict[str, str]:
+    try:
+        captions = json.loads((study_dir / "captions.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in captions.items()} if isinstance(captions, dict) else {}
+
+
+def _figure_order(figure: Path) -> tuple[int, str, str]:
+    """The study's own figures first, then its heatmaps, the static and traced one of each schedule together."""
+    for flavour in ("static", "traced"):
+        prefix = f"heatmap_{flavour}_"
+        if figure.stem.startswith(prefix):
+            return (1, figure.stem.removeprefix(prefix), flavour)
+    return (0, figure.stem, "")
+
+
+def _families_digest() -> str:
+    """SHA-256 of what the family pictures are drawn from: the generators package's sources, matplotlib's version."""
+    import matplotlib
+
+    digest = hashlib.sha256(matplotlib.__version__.encode())
+    package = Path(generators.__file__).parent
+    for source in sorted(package.rglob("*.py")):  # the drawing subpackage included
+        digest.update(str(source.relative_to(package)).encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def draw_families(results_dir: Path) -> list[Path]:
+    """Draw ``results_dir/families/<family>.png`` for every topology family (``generators.drawing``), unless the
+    pictures there were drawn from the same sources; return the pictures."""
+    from generators.drawing import REPRESENTATIVE, draw_all_families
+
+    directory = results_dir / FAMILIES_DIR
+    pictures = [directory / f"{name}.png" for name in REPRESENTATIVE]
+    digest = _families_digest()
+    stamp = directory / _FAMILIES_STAMP
+    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest and all(p.is_file() for p in pictures):
+        return pictures
+    written = draw_all_families(directory)
+    atomic_write_text(stamp, digest + "\n")
+    return written
+
+
+def _platforms_section(results_dir: Path) -> list[str]:
+    """The "Platforms" section: one picture per family of ``results_dir/families``, each with what it shows."""
+    from generators.drawing import REPRESENTATIVE
+    from generators.families import FAMILIES
+
+    pictures = [results_dir / FAMILIES_DIR / f"{name}.png" for name in sorted(REPRESENTATIVE)]
+    pictures = [picture for picture in pictures if picture.is_file()]
+    if not pictures:
+        return []
+    lines = [
+        "## Platforms",
+        "",
+        "One picture of every topology family, drawn from the same in-memory model the SimGrid platform files "
+        "are written from (`python -m generators.drawing DIR`, `docs/pictures.md`): hosts as circles, switches "
+        "and routers as squares, the family's structure (groups, layers, wrap-around cables) as labelled boxes.",
+        "",
+    ]
+    for picture in pictures:
+        params = ", ".join(f"{k} = {v}" for k, v in REPRESENTATIVE[picture.stem].items())
+        what = f"{FAMILIES[picture.stem].summary}; drawn with {params}"
+        lines += [f"**{picture.stem}**: {what}.", "", f"![{picture.stem}]({FAMILIES_DIR}/{picture.name})", ""]
+    return lines
+
+
+def write_report(results_dir: Path) -> Path:
+    """Write ``REPORT.md`` from every ``<study>/summary.json`` under ``results_dir``; return its path."""
+    summaries = []
+    for path in sorted(results_dir.glob("*/summary.json")):
+        summaries.append((json.loads(path.read_text(encoding="utf-8")), path.parent))
+    lines = ["# topolab report", ""]
+    if summaries:
+        lines += ["| study | checks | result |", "|---|---:|---|"]
+        for summary, _ in summaries:
+            n = len(summary["checks"])
+            ok = sum(1 for c in summary["checks"] if c["pass"])
+            missed = sum(1 for c in summary["checks"] if not c["pass"] and c.get("miss"))
+            verdict = "pass" if ok == n else f"pass, {missed} documented miss(es)" if ok + missed == n else "**FAIL**"
+            lines.append(f"| {summary['study']} | {ok}/{n} | {verdict} |")
+        lines.append("")
+    else:
+        lines += ["No study has been run yet: `scripts/repro`.", ""]
+    for summary, study_dir in summaries:
+        lines += _study_section(summary, study_dir)
+    lines += _platforms_section(results_dir)
+    report = results_dir / "REPORT.md"
+    atomic_write_text(report, "\n".join(lines))
+    return report

@@ -1,0 +1,409 @@
+"""Studies are data: one TOML file per study in ``scripts/studies/``.
+
+A study file is the whole experiment: named platforms (a family and its parameters), the runs (app, arguments,
+rank count, placement, extra smpirun options), the checks (``[[checks]]``, ``study_runner.studies.study_checks``:
+published values and the metrics they are compared with, templated over the runs' grid), what the figures show
+(``[figures]``) and the analysis module that gives the metrics, notes and figures. Unknown keys, unknown
+platforms and bad values are errors before anything runs.
+
+Example::
+
+    name = "sanity-alpha-beta"
+    title = "SimGrid reproduces the alpha-beta model of its platform"
+    analysis = "sanity_alpha_beta"
+
+    [platforms.pair]
+    family = "crossbar"
+    hosts = 2
+
+    [platforms.mesh]              # or a ready platform of platforms/machines.toml, by <machine>/<file>:
+    machine = "delta/pair-2x1"    # the study then runs on that committed file's family and parameters
+
+    [[runs]]
+    id = "pingpong"
+    platform = "pair"
+    app = "pingpong"
+    ranks = 2
+    args = ["-s", "1,1K,1M"]
+    quick_args = ["-s", "1,1K"]   # optional: arguments under --quick
+    quick = true                  # optional: part of the --quick study (default true)
+    full_args = ["-s", "1,1K,1M,1G"]  # optional: arguments under --full (the paper's whole benchmark,
+    full_timeout = 86400          #   when the default runs a reduced one) and its timeout
+    options = []                  # optional: extra --cfg flags for smpirun
+    placement = []                # optional: host of each rank (default: platform order), or a named
+                                  # placement of the family, e.g. "allocation:2,4,3" on an MLFM
+    timeout = 600                 # optional: seconds
+    size = 1000                   # optional: the run's relative cost (e.g. the messages its ranks send), for the
+                                  # estimate of the time left only (default: its rank count); all runs or none
+    compute = "off"               # optional: "benchmark" charges the app's CPU bursts (study_runner.simulation.compute)
+    ranks_per_node = 1            # optional: consecutive ranks on each host of the placement
+    output = "json"               # optional: the app prints JSON lines, or a third-party format
+                                  # (study_runner.simulation.outputs: "nas", "hpcc")
+
+A study with many similar runs writes them as grids, in the sweep grammar (``study_runner.studies.generate``)::
+
+    [[generate]]
+    name = "scan"                 # the analysis reads the grid's axes: study.values("scan", "block")
+    [generate.grid]
+    block = [20, 40, 60]
+    [generate.run]                # a run table whose values are templates of the grid's variables
+    id = "scan.S{block}"
+    platform = "pair"
+    app = "combine"
+    ranks = 2
+    args = ["-S", "{block}"]
+
+Published numbers that a figure or a note shows but no check compares (a paper's measured table beside the
+simulated one, a fit the paper reports) are data too, never code: ``[reference.<name>]`` with ``source`` (where
+in the paper), ``value`` (a number, a list, or a table of them) and optionally ``unit``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from generators.errors import TopologyError
+from generators.machines import ReadyPlatform, load_catalogue
+from study_runner.batch.runs import RunSpec
+from study_runner.errors import StudyError
+from study_runner.paths import REPO
+from study_runner.simulation.compute import COMPUTE_MODES
+from study_runner.simulation.outputs import OUTPUT_FORMATS
+from study_runner.studies.generate import generated_runs
+from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
+
+__all__ = [
+    "STUDIES_DIR",
+    "PlatformSpec",
+    "RunSpec",
+    "Study",
+    "load_study",
+    "read_toml",
+    "run_execution",
+    "study_names",
+]
+
+STUDIES_DIR = REPO / "scripts" / "studies"
+
+_STUDY_KEYS = {
+    "name",
+    "title",
+    "description",
+    "analysis",
+    "platforms",
+    "runs",
+    "generate",
+    "checks",
+    "figures",
+    "reference",
+}
+_REFERENCE_KEYS = {"source", "value", "unit"}
+_RUN_KEYS = {
+    "id",
+    "platform",
+    "app",
+    "ranks",
+    "args",
+    "quick_args",
+    "quick",
+    "full_args",
+    "full_timeout",
+    "options",
+    "placement",
+    "timeout",
+    "size",
+    "compute",
+    "ranks_per_node",
+    "output",
+}
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """A named platform of a study: a topology family and its parameters, and the ready platform
+    (``platforms/<machine>/<file>``) they come from, if the study names one."""
+
+    name: str
+    family: str
+    params: dict[str, Any]
+    machine: str | None = None
+
+
+def _platform(name: str, raw: object, where: str) -> PlatformSpec:
+    """A ``[platforms.NAME]`` table: ``family`` and its parameters, or only ``machine`` (a ready platform)."""
+    if isinstance(raw, dict) and "machine" in raw:
+        if set(raw) != {"machine"}:
+            raise StudyError(f"{where}: platform {name!r} names a machine: it takes no other key")
+        try:
+            ready = ready_platforms()[str(raw["machine"])]
+        except KeyError:
+            known = ", ".join(ready_platforms())
+            raise StudyError(f"{where}: platform {name!r}: no ready platform {raw['machine']!r} ({known})") from None
+        return PlatformSpec(name, ready.family, dict(ready.params), ready.key)
+    if not isinstance(raw, dict) or "family" not in raw:
+        raise StudyError(f"{where}: platform {name!r} must be a table with a 'family' (or a 'machine')")
+    return PlatformSpec(name, str(raw["family"]), {k: v for k, v in raw.items() if k != "family"})
+
+
+@functools.cache
+def ready_platforms() -> dict[str, ReadyPlatform]:
+    """The catalogue of ready platforms (platforms/machines.toml), read once."""
+    try:
+        return load_catalogue()
+    except TopologyError as err:
+        raise StudyError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study as declared in its TOML file."""
+
+    name: str
+    title: str
+    description: str
+    analysis: str
+    platforms: dict[str, PlatformSpec]
+    runs: tuple[RunSpec, ...]
+    path: Path | None = None
+    reference: dict[str, Any] = field(default_factory=dict)
+    checks: tuple[DeclaredCheck | RecordChecks, ...] = ()  # the [[checks]] tables at each of their points
+    figures: dict[str, Any] = field(default_factory=dict)  # [figures]: what the analysis draws, and where
+
+    def runs_of(self, grid: str) -> list[str]:
+        """The ids of the runs of ``[[generate]]`` grid ``grid``, in the file's order."""
+        return [run.id for run in self.runs if run.grid == grid]
+
+    def run_at(self, grid: str, **variables: Any) -> str:
+        """The id of the run of ``[[generate]]`` grid ``grid`` at the point with these ``variables``."""
+        found = [
+            run.id
+            for run in self.runs
+            if run.grid == grid and all(run.variables.get(name) == value for name, value in variables.items())
+        ]
+        if len(found) != 1:
+            point = ", ".join(f"{name}={value!r}" for name, value in variables.items())
+            raise StudyError(f"{self.name}: grid {grid!r} has {len(found)} runs at {point}, not one")
+        return found[0]
+
+    def published_value(self, check_id: str) -> float:
+        """The published number of check ``check_id``, as the study file gives it (a number)."""
+        for check in self.checks:
+            if isinstance(check, DeclaredCheck) and check.id == check_id and check.constant_value is not None:
+                return check.constant_value
+        raise StudyError(f"{self.name}: the study file gives no published number for check {check_id!r}")
+
+    def values(self, grid: str, *names: str) -> list[Any]:
+        """The distinct values of variable ``names[0]`` (of tuples of ``names``, if several) over the runs of
+        ``[[generate]]`` grid ``grid``, in run order."""
+        points = [run.variables for run in self.runs if run.grid == grid]
+        if not points or any(name not in points[0] for name in names):
+            raise StudyError(f"{self.name}: the study file has no grid {grid!r} with variables {', '.join(names)}")
+        values = (point[names[0]] if len(names) == 1 else tuple(point[n] for n in names) for point in points)
+        return list(dict.fromkeys(values))
+
+    def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
+        """The runs of the full study, or of its quick version."""
+        return tuple(run for run in self.runs if run.quick or not quick)
+
+    def full_benchmark(self) -> Study:
+        """The study with every run that declares ``full_args`` running them (``--full``)."""
+        runs = tuple(
+            replace(run, args=run.full_args, timeout=run.full_timeout or run.timeout) if run.full_args else run
+            for run in self.runs
+        )
+        return replace(self, runs=runs)
+
+
+def _reference(raw: object, where: str) -> dict[str, Any]:
+    """Validate the ``[reference.<name>]`` tables; return each name's value."""
+    if not isinstance(raw, dict):
+        raise StudyError(f"{where}: reference must be a table of names")
+    for name, entry in raw.items():
+        if not isinstance(entry, dict) or not {"source", "value"} <= set(entry) <= _REFERENCE_KEYS:
+            raise StudyError(f"{where}: reference.{name} must have source and value (and optionally unit)")
+        if not isinstance(entry["source"], str) or not entry["source"].strip():
+            raise StudyError(f"{where}: reference.{name}.source must say where in the paper the value is")
+    return {name: entry["value"] for name, entry in raw.items()}
+
+
+def study_names(directory: Path = STUDIES_DIR) -> list[str]:
+    """Names of the studies shipped in ``directory``, sorted."""
+    return sorted(p.stem for p in directory.glob("*.toml"))
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+        raise StudyError(f"{where} must be a list of strings, got {value!r}")
+    return tuple(str(v) for v in value)
+
+
+def _placement(raw: object, where: str) -> tuple[str, ...] | str | None:
+    """A list of hosts, or a named placement of the platform's family (one string, "allocation:2,4,3")."""
+    if raw is None or raw == []:
+        return None
+    if isinstance(raw, str):
+        return raw
+    return _strings(raw, where)
+
+
+def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str) -> RunSpec:
+    if not isinstance(raw, dict):
+        raise StudyError(f"{where}: runs[{index}] must be a table")
+    unknown = sorted(set(raw) - _RUN_KEYS)
+    if unknown:
+        raise StudyError(
+            f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}"
+        )
+    for key in ("id", "platform", "app", "ranks"):
+        if key not in raw:
+            raise StudyError(f"{where}: runs[{index}] is missing {key!r}")
+    run_id = raw["id"]
+    if not isinstance(run_id, str) or not run_id:
+        raise StudyError(f"{where}: runs[{index}].id must be a non-empty string")
+    if raw["platform"] not in platforms:
+        raise StudyError(f"{where}: run {run_id} names unknown platform {raw['platform']!r}")
+    ranks = raw["ranks"]
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+        raise StudyError(f"{where}: run {run_id}: ranks must be an integer >= 1, got {ranks!r}")
+    timeout = raw.get("timeout", 600)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise StudyError(f"{where}: run {run_id}: timeout must be a number of seconds > 0, got {timeout!r}")
+    full_timeout = raw.get("full_timeout")
+    if full_timeout is not None and (
+        isinstance(full_timeout, bool) or not isinstance(full_timeout, int | float) or full_timeout <= 0
+    ):
+        raise StudyError(f"{where}: run {run_id}: full_timeout must be a number of seconds > 0, got {full_timeout!r}")
+    size = raw.get("size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
+        raise StudyError(f"{where}: run {run_id}: size must be a number > 0, got {size!r}")
+    if not isinstance(raw.get("quick", True), bool):
+        raise StudyError(f"{where}: run {run_id}: quick must be true or false, got {raw['quick']!r}")
+    placement = raw.get("placement")
+    execution = run_execution(raw, f"{where}: run {run_id}")
+    return RunSpec(
+        id=run_id,
+        platform=raw["platform"],
+        app=str(raw["app"]),
+        ranks=ranks,
+        args=_strings(raw.get("args", []), f"{where}: run {run_id}: args"),
+        quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
+        quick=raw.get("quick", True),
+        options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
+        placement=_placement(placement, f"{where}: run {run_id}: placement"),
+        timeout=float(timeout),
+        full_args=_strings(raw.get("full_args", []), f"{where}: run {run_id}: full_args"),
+        full_timeout=None if full_timeout is None else float(full_timeout),
+        size=None if size is None else float(size),
+        **execution,
+    )
+
+
+def run_execution(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A run's optional ``compute`` mode, ``ranks_per_node`` and ``output`` format, checked."""
+    compute = raw.get("compute", "off")
+    if compute not in COMPUTE_MODES:
+        raise StudyError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, got {compute!r}")
+    per_node = raw.get("ranks_per_node", 1)
+    if isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1:
+        raise StudyError(f"{where}: ranks_per_node must be an integer >= 1, got {per_node!r}")
+    output = raw.get("output", "json")
+    if output not in OUTPUT_FORMATS:
+        raise StudyError(f"{where}: output must be one of {', '.join(OUTPUT_FORMATS)}, got {output!r}")
+    return {"compute": compute, "ranks_per_node": per_node, "output": output}
+
+
+def _template_functions(analysis: str) -> dict[str, Any]:
+    """The model functions the analysis module lets ``[[generate]]`` templates call (``TEMPLATE_FUNCTIONS``)."""
+    try:
+        module = importlib.import_module(f"study_runner.studies.analyses.{analysis}")
+    except ModuleNotFoundError:
+        return {}  # reported when the study runs (pipeline._analysis)
+    return dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))
+
+
+def read_toml(path: Path, kind: str) -> dict[str, Any]:
+    """The TOML file ``path`` (a "study file", a "sweep file"); ``StudyError`` if unreadable or malformed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise StudyError(f"cannot read {kind} {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise StudyError(f"{path}: not a text file (UTF-8)") from None
+    except tomllib.TOMLDecodeError as err:
+        raise StudyError(f"{path}: malformed TOML: {err}") from None
+
+
+def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
+    """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = directory / f"{name_or_path}.toml"
+        if not path.is_file():
+            known = ", ".join(study_names(directory)) or "none"
+            raise StudyError(f"unknown study {str(name_or_path)!r}; known studies: {known}")
+    where = str(path)
+    data = read_toml(path, "study file")
+    unknown = sorted(set(data) - _STUDY_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_STUDY_KEYS))}")
+    for key in ("name", "title", "analysis", "platforms"):
+        if key not in data:
+            raise StudyError(f"{where}: missing {key!r}")
+    platforms: dict[str, PlatformSpec] = {}
+    if not isinstance(data["platforms"], dict) or not data["platforms"]:
+        raise StudyError(f"{where}: platforms must be a non-empty table of named platforms")
+    for pname, raw in data["platforms"].items():
+        platforms[pname] = _platform(pname, raw, where)
+    raw_runs = data.get("runs", [])
+    if not isinstance(raw_runs, list):
+        raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")
+    runs = [_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs)]
+    functions = _template_functions(str(data["analysis"]))
+    for point in generated_runs(data.get("generate", []), functions, where):
+        run = _run(point.table, len(runs), platforms, f"{where}: generate {point.block!r}")
+        runs.append(replace(run, grid=point.block, variables=point.variables))
+    if not runs:
+        raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
+    run_grids: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for run in runs:
+        if run.grid is not None:
+            run_grids.setdefault(run.grid, []).append((run.id, run.variables))
+    checks = declared_checks(data.get("checks", []), run_grids, functions, where)
+    for check in checks:  # a misspelt run would silently drop its check (made when its runs ran)
+        named = (check.run,) if isinstance(check, RecordChecks) else check.runs
+        unknown_runs = [run for run in named if run not in {spec.id for spec in runs}]
+        if unknown_runs:
+            what = check.where if isinstance(check, RecordChecks) else f"check {check.id}"
+            raise StudyError(f"{where}: {what} names run {unknown_runs[0]!r}, which the study does not declare")
+    check_ids = [check.id for check in checks if isinstance(check, DeclaredCheck)]
+    repeated = sorted({i for i in check_ids if check_ids.count(i) > 1})
+    if repeated:
+        raise StudyError(f"{where}: check {repeated[0]!r} is declared twice")
+    figures = data.get("figures", {})
+    if not isinstance(figures, dict):
+        raise StudyError(f"{where}: figures must be a table ([figures])")
+    ids = [run.id for run in runs]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise StudyError(f"{where}: run id {duplicated[0]!r} is used twice")
+    # Sizes are relative: a run without one would be measured in ranks beside runs measured in, say, messages.
+    unsized = [run.id for run in runs if run.size is None]
+    if unsized and len(unsized) < len(runs):
+        raise StudyError(f"{where}: run {unsized[0]} has no size: declare size on every run or on none")
+    return Study(
+        name=str(data["name"]),
+        title=str(data["title"]),
+        description=str(data.get("description", "")),
+        analysis=str(data["analysis"]),
+        platforms=platforms,
+        runs=tuple(runs),
+        path=path,
+        reference=_reference(data.get("reference", {}), where),
+        checks=checks,
+        figures=figures,
+    )

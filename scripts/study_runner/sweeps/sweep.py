@@ -1,0 +1,315 @@
+"""Sweep files: a grid of simulations declared in TOML, expanded into points before anything runs.
+
+A sweep declares variables and how every point uses them::
+
+    name = "nbl-regime-mesh"                  # results go to results/sweeps/<name>/
+    title = "Which combining algorithm wins on an NBL mesh"
+
+    [grid]                                    # cartesian product: every variable is one axis
+    side = [4, 8]
+    nbl = ["none", "nominal"]
+
+    [[zip]]                                   # one more axis whose variables vary together
+    algorithm = ["tree", "snake", "fence"]    #   (lists of equal length)
+    blocks = [1, 16, 16]
+
+    [platform]                                # a topology family and its parameters
+    family = "mesh"
+    width = "{side}"
+    height = "{side}"
+    nbl = "{nbl}"
+
+    [run]                                     # the app, its arguments, ranks, placement, smpirun options
+    app = "combine"                           # a topolab app (build/bin), a path to your own binary, or a
+                                              #   third-party code topolab builds ("nas:is", "nas:ep", "nas:dt")
+    ranks = "{side * side}"
+    args = ["-a", "{algorithm}", "-n", "1000", "-S", "{max(1, 1000 // blocks)}"]
+    placement = ""                            # optional: a named placement of the family
+    options = []                              # optional: extra smpirun --cfg flags
+    timeout = 600                             # optional: seconds per point
+    size = "{side * side * blocks}"           # optional: a point's relative cost (e.g. messages sent), for the
+                                              #   estimate of the time left only (default: its rank count)
+    compute = "off"                           # optional: "benchmark" charges the app's CPU bursts, timed here,
+                                              #   at the platform's core speed (study_runner.simulation.compute)
+    ranks_per_node = 1                        # optional: consecutive ranks on each host of the placement
+    output = "json"                           # optional: a third-party report instead ("nas": simulation.outputs)
+
+    [output]
+    metric = "time_s_max"                     # the field of the app's JSON records the plots show
+    better = "lower"                          # or "higher" (a bandwidth)
+    [[output.plots]]
+    kind = "lines"                            # metric against x, one line per series, one panel per facet
+    x = "side"
+    series = "algorithm"
+    facets = ["nbl"]
+    [[output.plots]]
+    kind = "regime"                           # the best value of `compare` in every (x, y) cell
+    x = "side"
+    y = "nbl"
+    compare = "algorithm"
+    [[output.plots]]
+    kind = "split"                            # computation vs the rest (communication, waiting) per x value, as
+    x = "side"                                #   stacked bars: needs compute = "benchmark"
+
+Axes and templates are the grammar of ``study_runner.studies.templates`` (study files use it too): axes vary in the
+order they are declared, the last fastest; a template is ``{expression}`` arithmetic, comparisons and a few
+functions on the variables (``"{side * side}"`` is the integer 16). Every key of ``[platform]`` and ``[run]``
+may be a template, the family too.
+
+Variables a plot does not show (neither x, y, series, compare nor a facet) are reduced to their best
+value, so a regime map over algorithms can let each algorithm use its best block size.
+
+Every mistake in the file — malformed TOML, an unknown key, an empty grid, zipped lists of different
+lengths, a template naming an unknown variable, an unknown family or parameter at any point, a plot
+naming an unknown variable — is one ``StudyError`` before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generators.errors import TopologyError
+from generators.families import FAMILIES
+from generators.params import check_params
+from study_runner.errors import StudyError
+from study_runner.studies.study import read_toml, run_execution
+from study_runner.studies.templates import assignments, axes, evaluate, render
+
+__all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
+
+PLOT_KINDS = ("lines", "regime", "split")
+
+_TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
+_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size", "compute", "ranks_per_node", "output"}
+_OUTPUT_KEYS = {"metric", "better", "plots"}
+_PLOT_KEYS = {
+    "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
+    "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
+    "split": ({"kind", "x"}, {"facets", "title"}),
+}
+_SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A declared figure: ``lines`` (metric vs x per series) or ``regime`` (best ``compare`` per (x, y) cell)."""
+
+    kind: str
+    x: str
+    y: str | None = None
+    series: str | None = None
+    compare: str | None = None
+    facets: tuple[str, ...] = ()
+    logx: bool = False
+    logy: bool = False
+    title: str | None = None
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The variables on the plot's axes, legend and panels (the others are reduced to their best value)."""
+        named = (self.x, self.y, self.series, self.compare, *self.facets)
+        return tuple(dict.fromkeys(v for v in named if v is not None))
+
+    @property
+    def file_name(self) -> str:
+        by = self.compare if self.kind == "regime" else self.series
+        parts = [self.kind, self.x] + ([self.y] if self.y else []) + ([f"by-{by}"] if by else [])
+        return "-".join(parts) + ".png"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of the sweep: its variables and the platform and run they give."""
+
+    index: int
+    variables: dict[str, Any]
+    family: str
+    params: dict[str, Any]
+    app: str
+    ranks: int
+    args: tuple[str, ...]
+    placement: str | None
+    options: tuple[str, ...]
+    timeout: float
+    size: float | None = None
+    execution: dict[str, Any] = field(default_factory=dict)
+    """The run's ``compute``, ``ranks_per_node`` and ``output`` (``studies.study``'s checks and defaults)."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep file, validated and expanded."""
+
+    name: str
+    title: str
+    description: str
+    variables: tuple[str, ...]
+    points: tuple[Point, ...]
+    metric: str | None
+    better: str
+    plots: tuple[Plot, ...]
+    path: Path
+
+
+def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
+    raw_plots = output.get("plots", [])
+    if not isinstance(raw_plots, list) or not all(isinstance(p, dict) for p in raw_plots):
+        raise StudyError(f"{where}: output.plots must be an array of tables ([[output.plots]])")
+    plots = []
+    for number, raw in enumerate(raw_plots, 1):
+        kind = raw.get("kind")
+        if kind not in PLOT_KINDS:
+            raise StudyError(f"{where}: plot {number}: kind must be one of {', '.join(PLOT_KINDS)}, got {kind!r}")
+        required, optional = _PLOT_KEYS[kind]
+        missing = sorted(required - set(raw))
+        if missing:
+            raise StudyError(f"{where}: plot {number} ({kind}) is missing {missing[0]!r}")
+        unknown = sorted(set(raw) - required - optional)
+        if unknown:
+            known = ", ".join(sorted(required | optional))
+            raise StudyError(f"{where}: plot {number} ({kind}) has unknown key {unknown[0]!r}; known: {known}")
+        facets = raw.get("facets", [])
+        if isinstance(facets, str):
+            facets = [facets]
+        named = [raw[k] for k in ("x", "y", "series", "compare") if k in raw] + list(facets)
+        for name in named:
+            if name not in variables:
+                known = ", ".join(variables)
+                raise StudyError(f"{where}: plot {number} ({kind}) names unknown variable {name!r} (known: {known})")
+        if len(set(named)) != len(named):
+            raise StudyError(f"{where}: plot {number} ({kind}) uses a variable twice")
+        for flag in ("logx", "logy"):
+            if not isinstance(raw.get(flag, False), bool):
+                raise StudyError(f"{where}: plot {number}: {flag} must be true or false")
+        plots.append(
+            Plot(
+                kind=kind,
+                x=raw["x"],
+                y=raw.get("y"),
+                series=raw.get("series"),
+                compare=raw.get("compare"),
+                facets=tuple(facets),
+                logx=raw.get("logx", False),
+                logy=raw.get("logy", False),
+                title=raw.get("title"),
+            )
+        )
+    names = [plot.file_name for plot in plots]
+    if len(set(names)) != len(names):
+        raise StudyError(f"{where}: two plots would be the same file; give them different axes")
+    return tuple(plots)
+
+
+def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run: dict[str, Any], where: str) -> Point:
+    label = f"{where}: point {index} ({', '.join(f'{k}={v!r}' for k, v in variables.items())})"
+    try:
+        family = render(platform["family"], variables)
+        params = {key: render(value, variables) for key, value in platform.items() if key != "family"}
+        if family not in FAMILIES:
+            known = ", ".join(sorted(FAMILIES))
+            raise StudyError(f"unknown topology family {family!r}; known families: {known}")
+        try:
+            check_params(family, FAMILIES[family].params, params)
+        except TopologyError as err:
+            raise StudyError(str(err)) from None
+        ranks = render(run["ranks"], variables)
+        if isinstance(ranks, str) and ranks.strip().isdigit():
+            ranks = int(ranks)
+        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
+            raise StudyError(f"ranks must be an integer >= 1, got {ranks!r}")
+        args = render(run.get("args", []), variables)
+        options = render(run.get("options", []), variables)
+        if not isinstance(args, list) or not isinstance(options, list):
+            raise StudyError("run.args and run.options must be lists")
+        placement = render(run.get("placement", ""), variables)
+        if not isinstance(placement, str):
+            raise StudyError(f"placement must be a string, got {placement!r}")
+        app = render(run["app"], variables)
+        if not isinstance(app, str) or not app:
+            raise StudyError(f"app must be a non-empty string, got {app!r}")
+        size = render(run["size"], variables) if "size" in run else None
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
+            raise StudyError(f"size must be a number > 0, got {size!r}")
+        given = {key: render(run[key], variables) for key in ("compute", "ranks_per_node", "output") if key in run}
+        execution = run_execution(given, "run")
+    except StudyError as err:
+        raise StudyError(f"{label}: {err}") from None
+    return Point(
+        index=index,
+        variables=variables,
+        family=family,
+        params=params,
+        app=app,
+        ranks=ranks,
+        args=tuple(args),
+        placement=placement or None,
+        options=tuple(options),
+        timeout=float(run.get("timeout", 600)),
+        size=None if size is None else float(size),
+        execution=execution,
+    )
+
+
+def load_sweep(path: str | Path) -> Sweep:
+    """Read, validate and expand a sweep file; ``StudyError`` names the first problem."""
+    path = Path(path)
+    where = str(path)
+    data = read_toml(path, "sweep file")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "platform", "run"):
+        if key not in data:
+            raise StudyError(f"{where}: missing {key!r}")
+    name = data["name"]
+    if not isinstance(name, str) or not _SWEEP_NAME.match(name):
+        raise StudyError(f"{where}: name must be a file-name-safe string (letters, digits, . _ -), got {name!r}")
+    platform, run = data["platform"], data["run"]
+    if not isinstance(platform, dict) or "family" not in platform:
+        raise StudyError(f"{where}: [platform] must be a table with a 'family'")
+    if not isinstance(run, dict):
+        raise StudyError(f"{where}: [run] must be a table")
+    unknown = sorted(set(run) - _RUN_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: run has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}")
+    for key in ("app", "ranks"):
+        if key not in run:
+            raise StudyError(f"{where}: run is missing {key!r}")
+    timeout = run.get("timeout", 600)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise StudyError(f"{where}: run.timeout must be a number of seconds > 0, got {timeout!r}")
+    output = data.get("output", {})
+    if not isinstance(output, dict):
+        raise StudyError(f"{where}: output must be a table ([output])")
+    unknown = sorted(set(output) - _OUTPUT_KEYS)
+    if unknown:
+        raise StudyError(f"{where}: output has unknown key {unknown[0]!r}; known: {', '.join(sorted(_OUTPUT_KEYS))}")
+    better = output.get("better", "lower")
+    if better not in ("lower", "higher"):
+        raise StudyError(f"{where}: output.better must be 'lower' or 'higher', got {better!r}")
+    metric = output.get("metric")
+    if metric is not None and (not isinstance(metric, str) or not metric):
+        raise StudyError(f"{where}: output.metric must be the name of a field of the app's records")
+
+    grid_axes = axes(data, where)
+    variables = tuple(name for axis in grid_axes for name in axis[0])
+    plots = _plots(output, variables, where)
+    if plots and metric is None:
+        raise StudyError(f"{where}: plots need output.metric (the record field they show)")
+    points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
+    if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
+        raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
+    return Sweep(
+        name=name,
+        title=str(data.get("title", name)),
+        description=str(data.get("description", "")),
+        variables=variables,
+        points=tuple(points),
+        metric=metric,
+        better=better,
+        plots=plots,
+        path=path,
+    )

@@ -1,0 +1,205 @@
+"""``scripts/sweep FILE``: run every point of a sweep on Dask, write its table and plots.
+
+Results go to ``results/sweeps/<name>/``: ``points.parquet`` (a row per app record, with the inputs of its
+point), the declared plots, and ``sweep.json`` (what ran, where, how long). The directory is replaced in
+one rename at the end, so it always holds one complete sweep. Every point's result enters the
+content-addressed cache as soon as it is simulated: a sweep stopped in any way (Ctrl-C, SIGKILL, a lost
+batch job) resumes where it stopped, and a rerun of a finished sweep only reads the cache.
+
+Engines: a local Dask cluster (default), ``--scheduler ADDRESS`` (an existing Dask scheduler whose workers
+share this repository's file system), or ``--slurm`` / ``--pbs`` (dask-jobqueue starts the workers as
+batch jobs; ``--job-script`` prints the script of one job and exits). Exit status 0 on success, 2 for a
+bad sweep file or a failed simulation (with one error line, before anything runs when the file is bad).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from study_runner.batch.engine import BatchJobs, Engine, job_script
+from study_runner.batch.execute import default_workers, execute_runs
+from study_runner.batch.progress import BarProgress, format_duration
+from study_runner.batch.runs import RunSpec
+from study_runner.errors import StudyError
+from study_runner.paths import REPO
+from study_runner.simulation.cache import Cache, default_cache_dir
+from study_runner.simulation.workdirs import Terminated, replace_dir, unwinding_signals, work_directory
+from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.study import PlatformSpec, Study
+from study_runner.sweeps.sweep import Sweep, load_sweep
+from study_runner.sweeps.sweep_plots import draw_plots
+from study_runner.sweeps.sweep_table import rows, write_parquet
+
+__all__ = ["as_study", "main", "run_sweep"]
+
+
+def as_study(sweep: Sweep) -> Study:
+    """The sweep as a study: one platform per distinct (family, parameters), one run per point."""
+    platforms: dict[str, PlatformSpec] = {}
+    names: dict[str, str] = {}
+    runs = []
+    for point in sweep.points:
+        identity = json.dumps([point.family, point.params], sort_keys=True)
+        if identity not in names:
+            names[identity] = f"platform-{len(names)}"
+            platforms[names[identity]] = PlatformSpec(names[identity], point.family, point.params)
+        app = point.app
+        if "/" in app:  # a binary of the user's own, relative to the sweep file
+            app = str((sweep.path.parent / app).resolve())
+        runs.append(
+            RunSpec(
+                id=f"point-{point.index}",
+                platform=names[identity],
+                app=app,
+                ranks=point.ranks,
+                args=point.args,
+                quick_args=(),
+                quick=True,
+                options=point.options,
+                placement=point.placement,
+                timeout=point.timeout,
+                size=point.size,
+                **point.execution,
+            )
+        )
+    return Study(sweep.name, sweep.title, sweep.description, "", platforms, tuple(runs), path=sweep.path)
+
+
+def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> Path:
+    """Run (or read from the cache) every point and write ``results_dir/<name>/``; return that directory."""
+    started = time.monotonic()
+    study = as_study(sweep)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    # The files the simulations read live beside the results (not in /tmp): remote workers see them there. Those
+    # of an earlier run that was killed go as this one starts (study_runner.simulation.workdirs).
+    with work_directory(sweep.name, parent=results_dir) as scratch:
+        _, runs = prepare_runs(study, False, bin_dir, scratch)
+        print(
+            f"{sweep.name}: {len(runs)} points, {len(study.platforms)} platforms, on {engine.describe()}",
+            file=sys.stderr,
+        )
+        results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))
+    ordered = [results[run.spec.id] for run in runs]
+    table = rows(sweep, ordered, [run.key for run in runs])
+    staging = Path(tempfile.mkdtemp(prefix=f".{sweep.name}.tmp-", dir=results_dir))
+    try:
+        write_parquet(table, staging / "points.parquet")
+        plots = draw_plots(sweep, table, staging)
+        simulated = sum(not result.cached for result in ordered)
+        summary = {
+            "sweep": sweep.name,
+            "title": sweep.title,
+            "file": str(sweep.path),
+            "points": len(runs),
+            "rows": len(table),
+            "simulated": simulated,
+            "cached": len(runs) - simulated,
+            "engine": engine.describe(),
+            "elapsed_s": round(time.monotonic() - started, 3),
+            "plots": [path.name for path in plots],
+        }
+        (staging / "sweep.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        staging.chmod(0o755)
+        final = results_dir / sweep.name
+        replace_dir(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scripts/sweep",
+        description="Run a sweep file's grid of simulations on Dask; write results/sweeps/<name>/.",
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see scripts/sweeps/)")
+    parser.add_argument("--list", action="store_true", help="print the points and exit (nothing runs)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask scheduler (tcp://host:port)")
+    where.add_argument("--slurm", action="store_true", help="start Dask workers as Slurm jobs (dask-jobqueue)")
+    where.add_argument("--pbs", action="store_true", help="start Dask workers as PBS jobs (dask-jobqueue)")
+    batch = parser.add_argument_group("batch jobs (--slurm / --pbs)")
+    batch.add_argument("--jobs", type=int, default=1, help="jobs to start (default: 1)")
+    batch.add_argument("--cores", type=int, default=1, help="cores per job, one simulation each (default: 1)")
+    batch.add_argument("--memory", default="4GiB", help="memory per job (default: 4GiB)")
+    batch.add_argument("--walltime", default="01:00:00", help="wall time per job, [H]H:MM:SS (default: 01:00:00)")
+    batch.add_argument("--queue", help="queue (Slurm partition)")
+    batch.add_argument("--account", help="account / project to charge")
+    batch.add_argument("--directive", action="append", default=[], help="an extra #SBATCH / #PBS directive")
+    batch.add_argument("--prologue", action="append", default=[], help="a shell line the job runs first")
+    batch.add_argument("--scheduler-host", help="address the scheduler listens on (default: the machine's)")
+    batch.add_argument("--job-script", action="store_true", help="print the job script and exit (nothing runs)")
+    parser.add_argument("--workers", type=int, default=None, help="local simulations at once (default: CPU cores)")
+    parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")
+    parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
+    parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
+    return parser
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    if args.slurm or args.pbs:
+        jobs = BatchJobs(
+            system="slurm" if args.slurm else "pbs",
+            jobs=args.jobs,
+            cores=args.cores,
+            memory=args.memory,
+            walltime=args.walltime,
+            queue=args.queue,
+            account=args.account,
+            directives=tuple(args.directive),
+            prologue=tuple(args.prologue),
+            scheduler_host=args.scheduler_host,
+        )
+        return Engine(batch=jobs)
+    if args.job_script:
+        raise StudyError("--job-script needs --slurm or --pbs")
+    if args.workers is not None and args.workers < 1:
+        raise StudyError(f"--workers must be >= 1, got {args.workers}")
+    return Engine(workers=args.workers or default_workers(), scheduler=args.scheduler)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the sweep named in ``argv``; return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        engine = _engine(args)
+        sweep = load_sweep(args.file)
+        if args.list:
+            for point in sweep.points:
+                values = " ".join(f"{name}={value}" for name, value in point.variables.items())
+                print(f"{point.index}\t{values}\t{point.family} {json.dumps(point.params)}\t{point.app} {point.args}")
+            return 0
+        if args.job_script:
+            assert engine.batch is not None
+            print(job_script(engine.batch), end="")
+            return 0
+        started = time.monotonic()
+        with unwinding_signals():
+            final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
+    except StudyError as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    except Terminated as stop:
+        print(f"{parser.prog}: {stop}; the points simulated so far are in the cache", file=sys.stderr)
+        return int(stop.code or 1)
+    summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
+    print(
+        f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"
+        f" in {format_duration(time.monotonic() - started)}; wrote {final}/points.parquet"
+        + "".join(f", {name}" for name in summary["plots"]),
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

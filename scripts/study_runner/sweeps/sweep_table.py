@@ -1,0 +1,125 @@
+"""A sweep's results as one table: a row per record an app printed, with the inputs of its point.
+
+Columns: ``point`` (index in the sweep), every sweep variable (typed as in the file), the inputs
+(``family``, ``params`` as JSON, ``app``, ``ranks``, ``args``, ``placement``, ``options``), where the
+result came from (``cached``, ``sim_wall_s``, ``sim_peak_private_mib``, ``key``: the cache entry) and then
+every field of the record. A record field whose name is already a column is stored as ``out_<name>``.
+Written as Parquet (``points.parquet``), atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from generators.files import atomic_path
+from study_runner.batch.execute import RunResult
+from study_runner.errors import StudyError
+from study_runner.sweeps.sweep import Point, Sweep
+
+__all__ = ["INPUT_COLUMNS", "Row", "best_rows", "rows", "write_parquet"]
+
+INPUT_COLUMNS = (
+    "point",
+    "family",
+    "params",
+    "app",
+    "ranks",
+    "args",
+    "placement",
+    "options",
+    "cached",
+    "sim_wall_s",
+    "sim_peak_private_mib",
+    "key",
+)
+
+Row = dict[str, Any]
+
+
+def rows(sweep: Sweep, results: Sequence[RunResult], keys: Sequence[str]) -> list[Row]:
+    """The table's rows: for each point (in sweep order), one per record of its app."""
+    table: list[Row] = []
+    for point, result, key in zip(sweep.points, results, keys, strict=True):
+        base: Row = {"point": point.index, **point.variables}
+        base.update(_inputs(point))
+        base.update(
+            cached=result.cached,
+            sim_wall_s=result.wall_s,
+            sim_peak_private_mib=result.peak_private_mib,
+            key=key,
+        )
+        for record in result.records:
+            row = dict(base)
+            for field, value in record.items():
+                row[f"out_{field}" if field in base else field] = value
+            table.append(row)
+    return table
+
+
+def _inputs(point: Point) -> Row:
+    return {
+        "family": point.family,
+        "params": json.dumps(point.params, sort_keys=True),
+        "app": point.app,
+        "ranks": point.ranks,
+        "args": " ".join(point.args),
+        "placement": point.placement or "",
+        "options": " ".join(point.options),
+    }
+
+
+def _column(values: list[Any]):  # -> pyarrow.Array
+    """One typed Parquet column: bool, int64, float64, or else text (JSON for lists and tables)."""
+    import pyarrow as pa
+
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return pa.array(values, pa.bool_())
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pa.array(values, pa.int64())
+    if present and all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        return pa.array([None if v is None else float(v) for v in values], pa.float64())
+
+    def text(value: Any) -> str | None:
+        if value is None:
+            return None
+        return value if isinstance(value, str) else json.dumps(value)
+
+    return pa.array([text(v) for v in values], pa.string())
+
+
+def write_parquet(table_rows: list[Row], path: Path) -> None:
+    """Write the rows as a Parquet file (columns in first-seen order), atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names: list[str] = []
+    for row in table_rows:
+        names += [name for name in row if name not in names]
+    columns = {name: _column([row.get(name) for row in table_rows]) for name in names}
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(columns), tmp)
+
+
+def best_rows(table_rows: list[Row], keep: Sequence[str], metric: str, better: str) -> list[Row]:
+    """For every combination of the ``keep`` columns, the row with the best ``metric`` (the others reduced).
+
+    >>> best_rows([{"a": 1, "b": 1, "t": 3.0}, {"a": 1, "b": 2, "t": 2.0}], ["a"], "t", "lower")
+    [{'a': 1, 'b': 2, 't': 2.0}]
+    """
+    best: dict[tuple[Any, ...], Row] = {}
+    for row in table_rows:
+        value = row.get(metric)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise StudyError(
+                f"point {row.get('point')}: the app's record has no numeric field {metric!r} (output.metric)"
+            )
+        group = tuple(row[name] for name in keep)
+        current = best.get(group)
+        if current is None or (value < current[metric] if better == "lower" else value > current[metric]):
+            best[group] = row
+    return list(best.values())

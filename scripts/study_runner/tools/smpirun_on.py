@@ -1,0 +1,485 @@
+"""``scripts/smpirun-on``: run an MPI program under smpirun on a topolab platform in one command.
+
+::
+
+    scripts/smpirun-on FAMILY [parameters] [--placement SPEC] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
+    scripts/smpirun-on PLATFORM.xml|.so [--hostfile FILE] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
+
+With a family, the platform is built from the family's parameters (the options of
+``python -m generators FAMILY --help``, validated by :func:`generators.build_platform`) and written once
+into a content-addressed directory, ``<cache>/platforms/<key>/`` (``<cache>`` is ``$TOPOLAB_CACHE`` or
+``.topolab-cache/``); the key is the SHA-256 of the family, its validated parameters, the generators'
+source and, for a compiled platform, the shared object it copies. Later calls with the same platform
+reuse that directory untouched, however the parameters are spelled. The hostfile is written under
+``<cache>/hostfiles/`` (named by its content): rank i on the i-th host of the placement, which is the
+platform's host order by default, a named placement of the family (``allocation:2,4,3``) or a list of
+hosts (``host-0,host-63``). ``--np`` defaults to the number of hosts placed.
+
+Then smpirun runs with topolab's standard options (:data:`study_runner.simulation.smpi.STANDARD_OPTIONS`) followed by
+the user's ``--cfg`` options, which therefore win. The command is printed on stderr first, so that it can
+be rerun by hand; smpirun replaces this process, so the program's output streams through and the exit
+status is smpirun's. Bad input is one ``smpirun-on: error:`` line on stderr and exit status 2, before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, NoReturn
+
+from lxml import etree
+
+from generators.cli import add_family_params, nonempty
+from generators.errors import TopologyError, shown
+from generators.families import FAMILIES, build_platform
+from generators.files import atomic_write_text
+from generators.model import Platform
+from generators.params import check_params, positive_int
+from generators.placement import place_ranks, write_hostfile
+from generators.size import check_size
+from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
+from study_runner.errors import StudyError
+from study_runner.paths import REPO
+from study_runner.simulation.cache import default_cache_dir, file_digest, run_key
+from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
+from study_runner.simulation.simgrid_options import cfg_problem
+from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+
+__all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
+
+PROG = "smpirun-on"
+GENERATORS = REPO / "generators"
+
+USAGE = f"""\
+usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
+           -- APP [ARG ...]
+       {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
+           -- APP [ARG ...]
+       {PROG} FAMILY --help            (the family's parameters)
+"""
+
+HELP = (
+    USAGE
+    + f"""
+Run APP under smpirun on a topolab platform: built from FAMILY and its parameters (written once into
+a content-addressed directory of the cache, reused later), or given as a platform file. Ranks fill
+the hosts of the placement in turn, --ranks-per-node at a time (default one); smpirun gets topolab's
+standard options, the --compute mode's, then the --cfg options (they win). The smpirun command is
+printed on stderr before it runs; the exit status is smpirun's, or 2 for bad input.
+
+families: {", ".join(sorted(FAMILIES))}
+
+options:
+  --placement SPEC  a named placement of the family (NAME:ARG, e.g. allocation:2,4,3 on mlfm) or a
+                    comma-separated list of hosts (host-0,host-63); default: the platform's host order
+  --np N            number of ranks (default: every slot of the placement or of the hostfile)
+  --ranks-per-node K  K consecutive ranks on each host of the placement (default 1); they share the host's
+                    cores (--cores) and talk through its intra-node path (--shm-bw, --shm-lat)
+  --hostfile FILE   (platform file only) smpirun hostfile to use; default: the platform's hosts in order
+  --compute MODE    off (default): computation costs nothing, times are communication only (deterministic);
+                    benchmark: each CPU burst is timed on this machine and charged at the platform's core
+                    speed (this machine's speed: scripts/calibrate-compute, measured once and cached)
+  --cfg=OPT         SimGrid option passed as --cfg=OPT after topolab's standard ones (repeatable)
+  --keep DIR        also write the platform, the hostfile and the command (smpirun.sh) into DIR, and run
+                    from those files
+"""
+)
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2, before anything runs."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line (no usage dump), raised as :class:`UsageError`."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _say(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr, flush=True)
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    # Values stay text, checked by prepare(): an empty one is an error, never the default (--keep '' would
+    # otherwise write into the current directory).
+    parser.add_argument("--np", metavar="N", help="number of ranks (default: every slot placed)")
+    parser.add_argument(
+        "--ranks-per-node", metavar="K", help="K consecutive ranks on each host of the placement (default 1)"
+    )
+    parser.add_argument(
+        "--compute",
+        choices=COMPUTE_MODES,
+        default="off",
+        help="off: communication only (default); benchmark: CPU bursts timed here, charged at the core speed",
+    )
+    parser.add_argument(
+        "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
+    )
+    parser.add_argument(
+        "--keep", metavar="DIR", type=nonempty, help="also write platform, hostfile and smpirun.sh into DIR"
+    )
+
+
+def _family_parser(family: str) -> argparse.ArgumentParser:
+    spec = FAMILIES[family]
+    parser = _Parser(
+        prog=f"{PROG} {family}",
+        usage=f"{PROG} {family} [parameters] [--placement SPEC] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]",
+        description=spec.summary,
+        allow_abbrev=False,
+    )
+    add_family_params(parser, spec)
+    named = ", ".join(f"{name}:ARG" for name in spec.placements)
+    parser.add_argument(
+        "--placement",
+        metavar="SPEC",
+        type=nonempty,
+        help=(f"named placement ({named}) or " if named else "")
+        + "comma-separated hosts, rank i on the i-th (default: the platform's host order)",
+    )
+    _common_options(parser)
+    return parser
+
+
+def _file_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, usage=USAGE, allow_abbrev=False)
+    parser.add_argument(
+        "--hostfile", metavar="FILE", type=nonempty, help="smpirun hostfile (default: the platform's hosts)"
+    )
+    _common_options(parser)
+    return parser
+
+
+@cache
+def generators_digest() -> str:
+    """SHA-256 of the generators' Python source: a new generator version gives new platform directories."""
+    digest = hashlib.sha256()
+    for path in sorted(GENERATORS.rglob("*.py")):
+        digest.update(path.relative_to(GENERATORS).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def platform_key(family: str, params: dict[str, Any], platform: Platform) -> str:
+    """The content address of a platform: family, validated parameters, generator source (and library)."""
+    library = compiled_library(platform.compiled.library) if platform.compiled is not None else None
+    return run_key(
+        kind="topolab-platform",
+        family=family,
+        params=params,  # validated values: every spelling of the same platform gives the same key
+        generators=generators_digest(),
+        library=file_digest(library) if library is not None else None,
+    )
+
+
+@dataclass(frozen=True)
+class CachedPlatform:
+    """A family's platform model and where its file is (or will be) in the cache."""
+
+    family: str
+    params: dict[str, Any]
+    """The validated family parameters (defaults filled in)."""
+    platform: Platform
+    path: Path
+    """``<cache>/platforms/<key>/<platform name>.xml`` (or ``.so``, with ``.params`` beside it)."""
+
+    @property
+    def exists(self) -> bool:
+        """Whether the platform's files are already written."""
+        return all(p.is_file() for p in platform_files(self.path))
+
+
+def platform_directory(family: str, given: dict[str, Any], cache_dir: Path) -> CachedPlatform:
+    """Build the platform of ``family`` with ``given`` parameters and find its place in the cache.
+
+    The place is ``cache_dir/platforms/<key>/``; :func:`write_platform_directory` writes it. A platform beyond the
+    size limits (``generators.size``) is refused from its estimate, before it is built.
+    """
+    params = check_params(family, FAMILIES[family].params, given)
+    check_size(family, FAMILIES[family].estimate(params), written=True)
+    platform = build_platform(family, given)
+    key = platform_key(family, params, platform)
+    path = cache_dir / "platforms" / key / f"{platform.name}{platform_suffix(platform)}"
+    return CachedPlatform(family, params, platform, path)
+
+
+def write_platform_directory(cached: CachedPlatform) -> None:
+    """Write the platform with a ``platform.json`` record beside it, the directory as a whole.
+
+    The directory appears complete under its final name or not at all; a concurrent writer of the same
+    key wins harmlessly (same content).
+    """
+    platform, path = cached.platform, cached.path
+    directory = path.parent
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name[:16]}.", dir=directory.parent))
+    try:
+        write_platform(platform, staging / path.name)
+        record = {
+            "family": cached.family,
+            "parameters": cached.params,
+            "generators_sha256": generators_digest(),
+            "hosts": len(platform.hosts),
+            "links": len(platform.links),
+        }
+        (staging / "platform.json").write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
+        staging.chmod(0o755)
+        if cached.exists:  # a concurrent call wrote the same platform meanwhile
+            return
+        if directory.exists():  # incomplete (a file was removed by hand): replace it
+            shutil.rmtree(directory)
+        try:
+            staging.rename(directory)
+        except OSError:
+            if not cached.exists:  # not a concurrent writer of the same key
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _placement_order(family: str, platform: Platform, spec: str | None) -> list[str] | None:
+    if spec is None:
+        return None
+    if ":" in spec:
+        name, _, argument = spec.partition(":")
+        placements = FAMILIES[family].placements
+        if name not in placements:
+            known = ", ".join(f"{p}:ARG" for p in sorted(placements)) or "none"
+            raise UsageError(
+                f"{family} has no named placement {name!r} (named placements: {known}; or list hosts: host-0,host-1)"
+            )
+        return placements[name](platform, argument)
+    hosts = [name.strip() for name in spec.split(",")]
+    if not all(hosts):
+        raise TopologyError(f"placement {shown(spec)} has an empty host name (hosts are separated by single commas)")
+    return hosts
+
+
+def _hostfile_path(hosts: Sequence[str], cache_dir: Path) -> Path:
+    text = "".join(f"{h}\n" for h in hosts)
+    path = cache_dir / "hostfiles" / f"{hashlib.sha256(text.encode()).hexdigest()[:20]}.hosts"
+    if not path.is_file():
+        write_hostfile(hosts, path)
+    return path
+
+
+def _xml_hosts(path: Path) -> list[str]:
+    """Host ids of a SimGrid XML platform, in document order."""
+    hosts = []
+    try:
+        for _, element in etree.iterparse(str(path), events=("end",), tag=("host", "cluster"), load_dtd=False):
+            if element.tag == "cluster":
+                raise UsageError(f"{path} declares hosts in a <cluster>: give --hostfile")
+            hosts.append(element.get("id"))
+            element.clear()
+    except etree.XMLSyntaxError as err:
+        raise UsageError(f"{path} is not a readable platform XML: {err}") from None
+    return hosts
+
+
+def _compiled_hosts(path: Path) -> list[str]:
+    """Hosts of a topolab compiled platform, rebuilt from the provenance line of its ``.params`` file.
+
+    The line records the platform's family and the parameters it was built from (``generators.writer``); the
+    model built from them again has the same hosts in the same order.
+    """
+    params_file = path.with_suffix(".params")
+    first = params_file.read_text(encoding="utf-8").partition("\n")[0]
+    try:
+        family = first.split(": family ", 1)[1].split(",", 1)[0]
+        recorded = json.loads(first.split(", as built ", 1)[1])
+        return build_platform(family, recorded).host_names
+    except (IndexError, KeyError, ValueError, TopologyError):
+        raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
+
+
+def _hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
+    """Ranks a hostfile can take: one per line, or N for a ``host:N`` line (smpirun's syntax); every host must be
+    one of the platform's ``hosts`` (SimGrid would abort with a backtrace)."""
+    slots = 0
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        name, colon, count = line.strip().partition(":")
+        if not name:
+            continue
+        try:
+            slots += positive_int(count, "N") if colon else 1
+        except TopologyError:
+            raise UsageError(f"hostfile {path}: bad line {shown(line)} (HOST or HOST:N, N >= 1)") from None
+        if name not in hosts:
+            raise UsageError(f"hostfile {path}, line {number}: {shown(name)} is not a host of {platform}")
+    return slots
+
+
+def _platform_file(text: str) -> Path:
+    path = Path(text)
+    if path.suffix not in (".xml", ".so"):
+        raise UsageError(f"{text!r} is neither a family ({', '.join(sorted(FAMILIES))}) nor a .xml/.so platform file")
+    if not path.is_file():
+        raise UsageError(f"platform file {text} not found")
+    if path.suffix == ".so" and not path.with_suffix(".params").is_file():
+        raise UsageError(
+            f"{text} is a compiled platform but its parameter file {path.with_suffix('.params')} is missing"
+        )
+    # SimGrid dlopens a .so platform, which needs a path with a '/': every path is made absolute.
+    return path.absolute()
+
+
+def _program(text: str) -> Path:
+    """The program to run: a path (relative to the current directory) or a command found on PATH."""
+    if "/" not in text:
+        found = shutil.which(text)
+        if found is None:
+            hint = f" (to run the file in this directory, say ./{text})" if Path(text).is_file() else ""
+            raise UsageError(f"program {text!r} not found on PATH{hint}")
+        return Path(found).absolute()
+    path = Path(text)
+    if path.is_dir():
+        raise UsageError(f"program {text} is a directory")
+    if not path.is_file():
+        raise UsageError(f"program {text} not found")
+    if not os.access(path, os.X_OK):
+        raise UsageError(f"program {text} is not executable")
+    return path.absolute()
+
+
+def _keep(directory: Path, platform: Path, hostfile: Path) -> tuple[Path, Path]:
+    """Copy the platform's files and the hostfile into ``directory``; return the copies."""
+    directory.mkdir(parents=True, exist_ok=True)
+    kept = directory.absolute() / platform.name
+    for source in platform_files(platform):
+        shutil.copy2(source, kept.with_suffix(source.suffix))
+    kept_hosts = directory.absolute() / "hostfile"
+    shutil.copyfile(hostfile, kept_hosts)
+    return kept, kept_hosts
+
+
+def _split(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    argv = list(argv)
+    if "--" not in argv:
+        return argv, None
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1 :]
+
+
+def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
+    """Platform file, hostfile and rank count of a family run; the platform is written only if new."""
+    given = {p.name: getattr(args, p.name) for p in FAMILIES[family].params if getattr(args, p.name) is not None}
+    cached = platform_directory(family, given, cache_dir)
+    platform, path = cached.platform, cached.path
+    order = _placement_order(family, platform, args.placement)
+    hosts = place_ranks(platform, args.np, order, args.ranks_per_node)
+    if cached.exists:
+        _say(f"reusing platform {path}")
+    else:
+        write_platform_directory(cached)
+        _say(f"wrote platform {path} ({len(platform.hosts)} hosts, {len(platform.links)} links)")
+    return path, _hostfile_path(hosts, cache_dir), len(hosts)
+
+
+def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
+    """Platform file, hostfile and rank count of a run on a given platform file."""
+    path = _platform_file(text)
+    hosts = _xml_hosts(path) if path.suffix == ".xml" else _compiled_hosts(path)
+    if args.hostfile is not None and args.ranks_per_node != 1:
+        raise UsageError("--ranks-per-node shapes the default placement: with --hostfile, write HOST:K lines instead")
+    hosts = [host for host in hosts for _ in range(args.ranks_per_node)]
+    slots = len(hosts)
+    if args.hostfile is not None:
+        hostfile = Path(args.hostfile)
+        if not hostfile.is_file():
+            raise UsageError(f"hostfile {args.hostfile} not found")
+        slots = _hostfile_slots(hostfile, set(hosts), text)
+    where = args.hostfile or text
+    if slots < 1:
+        raise UsageError(f"no hosts in {where}")
+    ranks = args.np or slots
+    if ranks > slots:
+        per_node = f" x {args.ranks_per_node} ranks per node" if args.ranks_per_node > 1 else ""
+        raise UsageError(
+            f"{ranks} ranks do not fit on the {len(hosts) // args.ranks_per_node} hosts{per_node} of {where}"
+        )
+    if args.hostfile is not None:
+        return path, hostfile.absolute(), ranks
+    return path, _hostfile_path(hosts[:ranks], cache_dir), ranks
+
+
+def prepare(argv: Sequence[str]) -> list[str]:
+    """Validate the command line, write what is missing, and return the smpirun command to run."""
+    options, program = _split(argv)
+    if not options:
+        raise UsageError("no platform: give a family or a .xml/.so platform file (--help for usage)")
+    first, rest = options[0], options[1:]
+    wants_help = any(arg in ("-h", "--help") for arg in options)
+    if first in ("-h", "--help"):
+        print(HELP, end="")
+        raise SystemExit(0)
+    if first.startswith("-"):
+        raise UsageError(f"the first argument must be a family or a platform file, got {first!r} (--help for usage)")
+    is_family = first in FAMILIES
+    if not is_family and "/" not in first and Path(first).suffix not in (".xml", ".so"):
+        raise UsageError(
+            f"unknown family {first!r}: families are {', '.join(sorted(FAMILIES))}, or give a .xml/.so platform file"
+        )
+    parser = _family_parser(first) if is_family else _file_parser()
+    if program is None and not wants_help:
+        raise UsageError(f"missing '--' before the program: {PROG} {first} [options] -- ./app [args]")
+    args = parser.parse_args(rest)
+    if program is None or not program:
+        raise UsageError(f"no program after '--': {PROG} {first} [options] -- ./app [args]")
+    if args.np is not None:
+        args.np = positive_int(args.np, "--np")
+    args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
+    binary = _program(program[0])
+    if shutil.which("smpirun") is None:
+        raise UsageError(f"smpirun not found: {SETUP_HINT}")
+    problem = cfg_problem(args.cfg)
+    if problem is not None:
+        raise UsageError(problem)
+    cache_dir = default_cache_dir()
+    if is_family:
+        platform_path, hostfile, ranks = _on_family(first, args, cache_dir)
+    else:
+        platform_path, hostfile, ranks = _on_file(first, args, cache_dir)
+    if args.keep is not None:
+        platform_path, hostfile = _keep(Path(args.keep), platform_path, hostfile)
+    reference = calibration(cache_dir) if args.compute == "benchmark" else None
+    _say(OFF_NOTICE if reference is None else f"computation benchmarked at this machine's {reference.describe()}")
+    cfg = [*compute_options(args.compute, reference and reference.flops), *(f"--cfg={option}" for option in args.cfg)]
+    command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
+    if args.keep is not None:
+        script = Path(args.keep).absolute() / "smpirun.sh"
+        atomic_write_text(script, f'#!/bin/sh\n# written by {PROG}\nexec {shlex.join(command)} "$@"\n')
+        script.chmod(0o755)
+    return command
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command: prepare, print the smpirun command, then become smpirun (its exit status)."""
+    try:
+        command = prepare(sys.argv[1:] if argv is None else argv)
+    except (UsageError, TopologyError) as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
+    except (OSError, StudyError) as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
+    print(shlex.join(command), file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

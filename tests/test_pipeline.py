@@ -1,0 +1,74 @@
+"""One study from its file to results/ (``study_runner.studies.pipeline`` under ``scripts/repro``): bad input is one
+error with no partial results, a failing run leaves earlier results untouched, a distorted model fails its checks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.test_study import GOOD_STUDY, write_study
+
+
+def run_runner(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "study_runner", *args, "--results", str(tmp_path / "results"),
+         "--cache", str(tmp_path / "cache")],
+        capture_output=True, text=True, cwd=REPO, timeout=900,
+    )  # fmt: skip
+
+
+BAD_INPUTS = [
+    ("unknown family", lambda s: s.replace('family = "crossbar"', 'family = "hypercube"', 1),
+     "unknown topology family 'hypercube'"),
+    ("zero hosts", lambda s: s.replace("hosts = 2", "hosts = 0"), "hosts must be an integer >= 1, got 0"),
+    ("negative hosts", lambda s: s.replace("hosts = 2", "hosts = -4"), "hosts must be an integer >= 1, got -4"),
+    ("non-integer hosts", lambda s: s.replace("hosts = 2", "hosts = 2.5"), "hosts must be an integer >= 1, got 2.5"),
+    ("missing binary", lambda s: s.replace('app = "pingpong"', 'app = "no_such_app"'),
+     "app binary"),
+    ("failing smpirun", lambda s: s.replace('"-i", "1"', '"-i", "0"'), "smpirun failed with exit status 2"),
+    ("more ranks than hosts", lambda s: s.replace("ranks = 2", "ranks = 3"), "3 ranks do not fit on 2 hosts"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "edit", "message"), BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_bad_input_one_error_no_partial_results(
+    tmp_path: Path, bin_dir: Path, case: str, edit: object, message: str
+) -> None:
+    path = write_study(tmp_path, edit(GOOD_STUDY))  # type: ignore[operator]
+    done = run_runner(str(path), tmp_path=tmp_path)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("scripts/repro: error:")]
+    assert len(errors) == 1 and message in errors[0], done.stderr
+    assert "WARNING - " not in done.stderr
+    assert "Traceback" not in done.stderr
+    results = tmp_path / "results"
+    assert not results.exists() or list(results.rglob("*")) == []
+
+
+def test_failing_run_leaves_earlier_results_untouched(tmp_path: Path, bin_dir: Path) -> None:
+    good = write_study(tmp_path, GOOD_STUDY)
+    assert run_runner(str(good), tmp_path=tmp_path).returncode == 0
+    before = {p: p.read_bytes() for p in (tmp_path / "results").rglob("*") if p.is_file()}
+    bad = write_study(tmp_path, GOOD_STUDY.replace('"-i", "1"', '"-i", "0"'))
+    assert run_runner(str(bad), tmp_path=tmp_path).returncode == 2
+    after = {p: p.read_bytes() for p in (tmp_path / "results").rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path) -> None:
+    # SMPI's default network model (piecewise bandwidth/latency factors) is not the alpha-beta model:
+    # the sanity checks must catch it, write the failing summary, and exit 1.
+    text = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
+    text = text.replace('id = "pingpong"', "id = \"pingpong\"\noptions = ['--cfg=network/model:SMPI']")
+    done = run_runner(str(write_study(tmp_path, text)), "--quick", tmp_path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    summary = json.loads((tmp_path / "results" / "sanity-alpha-beta" / "summary.json").read_text())
+    verdicts = {c["id"]: c["pass"] for c in summary["checks"]}
+    assert verdicts["nbl.two_exchanges"] is True
+    assert not all(verdicts[k] for k in verdicts if k.startswith("alpha_beta."))
+    assert "**FAIL**" in (tmp_path / "results" / "REPORT.md").read_text()

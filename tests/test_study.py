@@ -1,0 +1,137 @@
+"""Study files (``study_runner.studies.study``): the shipped ones load, malformed ones are one clear error, and the
+files' grids give the runs the paper's models ask for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from study_runner.errors import StudyError
+from study_runner.studies.study import load_study, study_names
+from tests.conftest import REPO
+
+GOOD_STUDY = """
+name = "mini"
+title = "mini study"
+analysis = "sanity_alpha_beta"
+
+[platforms.pair]
+family = "crossbar"
+hosts = 2
+
+[[runs]]
+id = "pingpong"
+platform = "pair"
+app = "pingpong"
+ranks = 2
+args = ["-s", "1K", "-i", "1", "-w", "0"]
+
+[platforms.star]
+family = "crossbar"
+hosts = 3
+nbl = "nominal"
+
+[[runs]]
+id = "exchange_one"
+platform = "star"
+app = "exchange"
+ranks = 3
+args = ["-p", "1", "-s", "1M"]
+
+[[runs]]
+id = "exchange_two"
+platform = "star"
+app = "exchange"
+ranks = 3
+args = ["-p", "2", "-s", "1M"]
+"""
+SANITY = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
+GOOD_STUDY += SANITY[SANITY.index("\n[[checks]]") :]  # the sanity study's checks and figures, on these runs
+
+
+EXACT_CHECK = (
+    '[[checks]]\nid = "x"\nsimulated = "{1}"\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\n' + 'what = ""\n'
+)
+
+
+def write_study(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "study.toml"
+    path.write_text(text)
+    return path
+
+
+class TestStudyFiles:
+    def test_shipped_studies_load(self) -> None:
+        names = study_names()
+        assert "sanity-alpha-beta" in names
+        for name in names:
+            study = load_study(name)
+            assert study.name == name
+            assert study.selected_runs(quick=True)
+
+    @pytest.mark.parametrize(
+        ("edit", "message"),
+        [
+            (lambda s: "flavour = 3\n" + s, r"unknown key 'flavour'"),
+            (lambda s: s.replace('platform = "pair"', 'platform = "quad"'), r"unknown platform 'quad'"),
+            (lambda s: s.replace("ranks = 2", "ranks = 0"), r"ranks must be an integer >= 1, got 0"),
+            (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"ranks must be an integer >= 1, got 'two'"),
+            (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[0\] has unknown key 'colour'"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"run pingpong: size must be a number > 0"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 36"), r"run exchange_one has no size: declare"),
+            (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\] is missing 'id'"),
+            (
+                lambda s: s + '[[runs]]\nid = "pingpong"\nplatform = "pair"\napp = "x"\nranks = 1\n',
+                r"'pingpong' is used twice",
+            ),
+            (lambda s: s.replace("[[runs]]", "[[runs]"), r"malformed TOML"),
+            (lambda s: s.replace('name = "mini"', ""), r"missing 'name'"),
+            (
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = ""\n',
+                r"published.x.miss must be a non-empty explanation",
+            ),
+            (
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = "why"\n',
+                r"published.x: a miss needs miss_range = \[low, high\]",
+            ),
+            (
+                lambda s: s + EXACT_CHECK + 'source = ""\nmiss = "why"\nmiss_range = [2, 1]\n',
+                r"published.x.miss_range must be \[low, high\] with low <= high",
+            ),
+        ],
+    )
+    def test_malformed_study_files(self, tmp_path: Path, edit: object, message: str) -> None:
+        path = write_study(tmp_path, edit(GOOD_STUDY))  # type: ignore[operator]
+        with pytest.raises(StudyError, match=message):
+            load_study(path)
+
+    def test_unknown_study_name(self) -> None:
+        with pytest.raises(StudyError, match=r"unknown study 'nope'; known studies: .*sanity-alpha-beta"):
+            load_study("nope")
+
+
+def test_nbl_combine_declares_its_sweep_as_grids() -> None:
+    # The study file's grids give every run, pipelined ones at the model's integer optimal block size for the
+    # run's platform (f = 1 or f = L), through the analysis's template function model_block.
+    from paper_models import vector_combining as vc
+    from study_runner.simulation.smpi import message_overhead_options
+
+    study = load_study("nbl-combine")
+    runs = {run.id: run for run in study.runs}
+    blocks = study.values("fig4", "block")
+    assert len(runs) == 2 + 4 * 2 * 5 * 3 + 2 * 2 * len(blocks) and len(blocks) == 19
+    assert study.values("sweep", "width", "height") == [(4, 4), (8, 8), (16, 16), (16, 32)]
+    # Every run charges the Appendix's alpha as SMPI overheads: the file's literal options are the model's.
+    assert all(run.options == tuple(message_overhead_options(vc.DELTA.alpha)) for run in study.runs)
+    snake = runs["sweep.16x32.nominal.snake.N500000"]
+    assert snake.ranks == 512 and snake.platform == "mesh16x32.nominal" and not snake.quick
+    block = vc.integer_optimal_block("snake", 500_000, 16, 32, vc.DELTA, vc.NOMINAL)
+    assert snake.args[snake.args.index("-S") + 1] == str(block) == "178"
+    # Its size, for the estimate of the time left, is the messages its ranks send: 2 (P - 1) N / S.
+    assert snake.size == pytest.approx(2 * 511 * 500_000 / 178)
+    assert runs["sweep.16x32.nominal.tree.N500000"].size == 2 * 511
+    assert "--cfg=smpi/or:2.7e-05" in snake.options
+    quick = {run.id for run in study.selected_runs(quick=True)}
+    assert "sweep.4x4.standard.fence.N500000" in quick and "sweep.8x8.standard.fence.N500000" not in quick
+    assert not any(".16x" in run_id for run_id in quick)

@@ -17,4 +17,3 @@ def test_asking_for_a_run_that_did_not_run_names_it() -> None:
     with pytest.raises(StudyError, match=r"analysis asks to trace run 'pingpong', which did not run"):
         ctx.traced_link_bytes("pingpong")
     assert ctx.declared_checks({}) == []  # no run ran: no check is made
-

@@ -221,8 +221,9 @@ def graph_routes(graph: RoutingGraph, src: str, dst: str) -> set[tuple[str, ...]
 class CompiledZone:
     """A platform that SimGrid builds from a shared object (``simgrid_cpp/<library>.cpp``).
 
-    ``parameters`` is the text of the parameter file the library reads; the library must create the
-    same hosts, links and routes as the model (tests compare them through the loader).
+    ``parameters`` is the text of the parameter file the library reads, after the ``name`` line the writer puts
+    first (the platform's name); the library must create the same hosts, links and routes as the model (tests
+    compare them through the loader).
     """
 
     library: str

@@ -67,7 +67,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError, shown
-from generators.model import Platform
+from generators.model import Grid, Platform
 from generators.node import NODE_PARAMS
 from generators.params import (
     Param,
@@ -283,7 +283,9 @@ def tofu(
     xyz, wraps = _machine(xyz, preset, xyz_wrap)
     # The node values (cores, shm_bw, shm_lat) are applied by tofu's own declaration, as for any family.
     name = "tofu-" + "x".join(map(str, xyz)) + ("" if all(wraps) else "-wrap" + "".join(str(int(w)) for w in wraps))
-    return build_torus(physical_dims(xyz), (*wraps, *UNIT_WRAP), link_bw, link_lat, nbl, host_speed, zone, name)
+    platform = build_torus(Grid(physical_dims(xyz), (*wraps, *UNIT_WRAP)), link_bw, link_lat, nbl, host_speed, zone)
+    platform.name = name  # its compiled zone's too: the writer names the zone by its platform
+    return platform
 
 
 def fx10(**kwargs: object) -> Platform:

@@ -245,34 +245,25 @@ def torus(
     >>> grid.route("host-0", "host-8")  # x first, then y; only the end nodes' limiters
     ['host-0_nbl', 'host-0_to_host-1', 'host-1_to_host-2', 'host-2_to_host-5', 'host-5_to_host-8', 'host-8_nbl']
     """
-    return build_torus(dims, wrap, link_bw, link_lat, nbl, host_speed, zone)
+    return build_torus(Grid(dims, _wraps(dims, wrap)), link_bw, link_lat, nbl, host_speed, zone)
 
 
 def build_torus(
-    dims: tuple[int, ...],
-    wrap: tuple[bool, ...],
-    link_bw: float,
-    link_lat: float,
-    nbl: float | None,
-    host_speed: float,
-    zone: str,
-    name: str | None = None,
+    grid: Grid, link_bw: float, link_lat: float, nbl: float | None, host_speed: float, zone: str
 ) -> Platform:
-    """What :func:`torus` builds from checked values (node values not applied), named ``name`` (its compiled zone
-    too; default: ``torus-<shape>``, ...): for a family whose machine is a torus of its own (``generators.tofu``)."""
-    grid = Grid(dims, _wraps(dims, wrap))
-    name = name or _platform_name(grid)
+    """What :func:`torus` builds from checked values (node values not applied), for a family whose machine is a
+    torus under a name of its own (``generators.tofu``: the writer names a compiled zone by its platform)."""
     form = _representation(grid.dims, grid.wraps, zone)
     compiled, layered = form == "compiled", form == "graph"
     names = [f"host-{k}" for k in range(math.prod(grid.dims))]
     return Platform(
-        name=name,
+        name=_platform_name(grid),
         hosts=[Host(host, host_speed) for host in names],
         routers=[],
         links=_links(names, grid, link_bw, link_lat, nbl, layered),
         route_rule=_route_rule(names, grid, nbl is not None, layered),
         graph=_layered_graph(names, grid, nbl is not None) if layered else None,
-        compiled=_compiled_zone(name, grid, link_bw, link_lat, nbl, host_speed) if compiled else None,
+        compiled=_compiled_zone(grid, link_bw, link_lat, nbl, host_speed) if compiled else None,
         grid=grid,
     )
 
@@ -363,14 +354,12 @@ def _layered_graph(names: list[str], grid: Grid, limited: bool) -> RoutingGraph:
     return RoutingGraph(virtual, tuple(edges))
 
 
-def _compiled_zone(
-    name: str, grid: Grid, link_bw: float, link_lat: float, nbl: float | None, host_speed: float
-) -> CompiledZone:
-    """The compiled zone ``topolab_torus_zone`` (module docstring) and the parameter file it reads."""
+def _compiled_zone(grid: Grid, link_bw: float, link_lat: float, nbl: float | None, host_speed: float) -> CompiledZone:
+    """The compiled zone ``topolab_torus_zone`` (module docstring) and the parameters it reads (the writer puts
+    the platform's name first)."""
     parameters = "".join(
         f"{key} {value}\n"
         for key, value in (
-            ("name", name),
             ("dims", " ".join(map(str, grid.dims))),
             ("wrap", " ".join("1" if w else "0" for w in grid.wraps)),
             ("link_bw", repr(float(link_bw))),

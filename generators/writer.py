@@ -102,11 +102,11 @@ def _write_compiled(platform: Platform, zone: CompiledZone, path: Path) -> None:
 
 
 def write_parameters(platform: Platform, path: str | os.PathLike[str]) -> None:
-    """Write the parameter file of a compiled platform (atomically): the provenance comment, then the
-    parameters its library reads. Without the shared object beside it, SimGrid cannot load it yet."""
+    """Write the parameter file of a compiled platform (atomically): the provenance comment, the platform's name,
+    then the parameters its library reads. Without the shared object beside it, SimGrid cannot load it yet."""
     if platform.compiled is None:
         raise TopologyError(f"platform {platform.name} is not a compiled zone: it has no parameter file")
-    atomic_write_text(path, f"#{_provenance(platform)}\n" + platform.compiled.parameters)
+    atomic_write_text(path, f"#{_provenance(platform)}\nname {platform.name}\n" + platform.compiled.parameters)
 
 
 def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:

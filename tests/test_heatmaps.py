@@ -24,6 +24,7 @@ from study_runner.studies.context import RunTracer, StudyContext, trace_key
 from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
 from study_runner.studies.study import load_study
+from tests.test_study import GOOD_STUDY
 
 NBL_STAR = build_platform("crossbar", {"hosts": 3, "nbl": "nominal"})
 HOSTS = NBL_STAR.host_names
@@ -87,22 +88,10 @@ def test_combine_schedule_is_the_appendix_timeline(algorithm: str, width: int, h
     assert max(load for name, load in loads.items() if mesh.link_kind(name) == "limiter") == max(+expected)
 
 
-STUDY = """
-name = "tiny"
-title = "tiny"
-analysis = "sanity_alpha_beta"
-
-[platforms.pair]
-family = "crossbar"
-hosts = 2
-
-[[runs]]
-id = "pingpong"
-platform = "pair"
-app = "pingpong"
-ranks = 2
-args = ["-s", "1000,100000", "-i", "2", "-w", "1"]
-"""
+# The test study's ping-pong alone, two sizes, one warm-up and two timed round trips each.
+STUDY = GOOD_STUDY[: GOOD_STUDY.index("[platforms.star]")].replace(
+    '"1K", "-i", "1", "-w", "0"', '"1000,100000", "-i", "2", "-w", "1"'
+)
 PINGPONG_BYTES = sum(3 * (size + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES for size in (1000, 100000))
 
 
@@ -155,7 +144,7 @@ class TestTracedLinkBytes:
     def test_the_rerun_must_print_what_the_run_printed(self, tiny: tuple[StudyContext, Cache, Path]) -> None:
         ctx, _, _ = tiny
         ctx.results["pingpong"].records[0]["oneway_s_avg"] = 1.0
-        with pytest.raises(StudyError, match=r"traced tiny/pingpong: the traced rerun printed other results"):
+        with pytest.raises(StudyError, match=r"traced mini/pingpong: the traced rerun printed other results"):
             ctx.traced_link_bytes("pingpong")
 
     def test_untraceable_requests(self, tiny: tuple[StudyContext, Cache, Path]) -> None:

@@ -143,8 +143,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .sizes = {.values = {1 << 10}, .count = 1},
         .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
-        .verify = 0,
-        .print_schedule = 0,
         .memcpy_latency = 0.0,
         .memcpy_rate = 0.0,
     };
@@ -410,24 +408,19 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
     return total_errors;
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-    if (opt.print_schedule) {
+    if (opt->print_schedule) {
         if (rank == 0)
-            print_schedule(opt.algorithm, nranks);
-        return tl_stop(0);
+            print_schedule(opt->algorithm, nranks);
+        return 0;
     }
 
     long long errors = 0;
-    for (size_t k = 0; k < opt.sizes.count; k++)
-        errors += run_size(&opt, (size_t)opt.sizes.values[k], rank, nranks);
+    for (size_t k = 0; k < opt->sizes.count; k++)
+        errors += run_size(opt, (size_t)opt->sizes.values[k], rank, nranks);
 
-    return tl_stop(opt.verify && errors != 0 ? EXIT_VERIFY_FAILED : 0);
+    return opt->verify && errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }
+
+TL_APP(struct options, parse_args, run);

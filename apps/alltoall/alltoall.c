@@ -207,8 +207,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .local_copy = COPY_REAL,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
-        .verify = 0,
-        .print_schedule = 0,
     };
     const tl_option options[] = {
         tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
@@ -461,37 +459,45 @@ static void print_result(const struct options *opt, const struct schedule *s,
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
 }
 
-int main(int argc, char **argv)
-{
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
+/* The options and the schedule they give (parse_args fills both). */
+struct alltoall_app {
     struct options opt;
     struct schedule sched;
-    int code = parse_args(argc, argv, nranks, &opt, &sched);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-    if (opt.print_schedule) {
+};
+
+static int parse_app(int argc, char **argv, int nranks, struct alltoall_app *app)
+{
+    return parse_args(argc, argv, nranks, &app->opt, &app->sched);
+}
+
+static int run(struct alltoall_app *app, int rank, int nranks)
+{
+    (void)nranks;
+    const struct options *opt = &app->opt;
+    const struct schedule *sched = &app->sched;
+    if (opt->print_schedule) {
         if (rank == 0)
-            print_schedule(&sched);
-        return tl_stop(0);
+            print_schedule(sched);
+        return 0;
     }
 
     struct exchange x;
-    exchange_init(&x, &opt, &sched, rank);
-    struct alltoall_kernel k = {&opt, &x, rank};
+    exchange_init(&x, opt, sched, rank);
+    struct alltoall_kernel k = {opt, &x, rank};
     tl_kernel kernel = {&k, alltoall_prepare, alltoall_run, alltoall_check};
-    tl_timing timing = tl_time_kernel(&kernel, opt.warmup, opt.iterations);
+    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
     double spread[3] = {0.0, 0.0, 0.0};
     double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)x.phases * sizeof *latest)
                                : NULL;
     tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
     tl_reduce_to_root(x.phase_end, latest, x.phases, TL_REDUCE_MAX);
-    long long total_errors = tl_sum_errors(opt.verify, timing.errors);
+    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
-        print_result(&opt, &sched, spread, latest, total_errors);
+        print_result(opt, sched, spread, latest, total_errors);
     free(latest);
     exchange_free(&x);
-    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
+    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }
+
+TL_APP(struct alltoall_app, parse_app, run);

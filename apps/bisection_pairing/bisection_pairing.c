@@ -117,8 +117,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .chunks = DEFAULT_CHUNKS,
         .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
-        .verify = 0,
-        .print_schedule = 0,
     };
     const tl_option options[] = {
         tl_opt_int_list('d', "dims", "DIMS", &opt->dims, 1, INT_MAX,
@@ -325,27 +323,22 @@ static void print_result(const struct options *opt, int nranks, const double spr
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "words");
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-    if (opt.print_schedule) {
+    if (opt->print_schedule) {
         if (rank == 0)
-            print_schedule(&opt.dims, nranks);
-        return tl_stop(0);
+            print_schedule(&opt->dims, nranks);
+        return 0;
     }
 
     long long errors = 0;
-    double mine = exchange_rounds(&opt, rank, antipode(&opt.dims, rank), &errors);
+    double mine = exchange_rounds(opt, rank, antipode(&opt->dims, rank), &errors);
     double spread[3] = {0.0, 0.0, 0.0};
     tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
-    long long total_errors = tl_sum_errors(opt.verify, errors);
+    long long total_errors = tl_sum_errors(opt->verify, errors);
     if (rank == 0)
-        print_result(&opt, nranks, spread, total_errors);
-    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
+        print_result(opt, nranks, spread, total_errors);
+    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }
+
+TL_APP(struct options, parse_args, run);

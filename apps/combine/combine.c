@@ -127,8 +127,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .c3 = DEFAULT_C3,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
-        .verify = 0,
-        .print_schedule = 0,
     };
     const tl_option options[] = {
         tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
@@ -538,28 +536,23 @@ static void print_result(const struct options *opt, int nranks, int blocks, int 
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "elements");
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-    int blocks = opt.algorithm == ALGORITHM_TREE ? 1 : (opt.elements - 1) / opt.block + 1;
-    int steps = algorithm_steps(&opt, blocks);
-    if (opt.print_schedule) {
+    int blocks = opt->algorithm == ALGORITHM_TREE ? 1 : (opt->elements - 1) / opt->block + 1;
+    int steps = algorithm_steps(opt, blocks);
+    if (opt->print_schedule) {
         if (rank == 0)
-            print_schedule(&opt, blocks, steps);
-        return tl_stop(0);
+            print_schedule(opt, blocks, steps);
+        return 0;
     }
 
-    tl_timing timing = run_iterations(&opt, rank, nranks, blocks, steps);
+    tl_timing timing = run_iterations(opt, rank, nranks, blocks, steps);
     double spread[3] = {0.0, 0.0, 0.0};
     tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
-    long long total_errors = tl_sum_errors(opt.verify, timing.errors);
+    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
-        print_result(&opt, nranks, blocks, steps, spread, total_errors);
-    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
+        print_result(opt, nranks, blocks, steps, spread, total_errors);
+    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }
+
+TL_APP(struct options, parse_args, run);

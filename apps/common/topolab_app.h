@@ -225,8 +225,35 @@ static inline tl_option tl_opt_print_schedule(int *target)
                        "without communicating");
 }
 
-/* The first and last calls of every app's main: MPI_Init and this rank's place in MPI_COMM_WORLD;
- * MPI_Finalize, then the exit status `code` for main to return. */
+/*
+ * An app is its options, their parser and its run; the harness's main (topolab_main.c, as IMB's)
+ * starts MPI, parses the options (a bad one: one message and the parser's status, before anything
+ * runs), runs the app and stops MPI, returning the run's exit status. An app declares itself with
+ *   TL_APP(struct options, parse_args, run);
+ *   static int parse_args(int argc, char **argv, int nranks, struct options *opt);  TL_ARGS_OK or a status
+ *   static int run(struct options *opt, int rank, int nranks);                       the exit status
+ */
+typedef struct {
+    size_t options_size;
+    int (*parse)(int argc, char **argv, int nranks, void *options);
+    int (*run)(void *options, int rank, int nranks);
+} tl_app;
+
+extern const tl_app tl_the_app;
+
+#define TL_APP(options_type, parse_fn, run_fn)                                                 \
+    static int tl_app_parse(int argc, char **argv, int nranks, void *options)                 \
+    {                                                                                          \
+        return parse_fn(argc, argv, nranks, (options_type *)options);                          \
+    }                                                                                          \
+    static int tl_app_run(void *options, int rank, int nranks)                                 \
+    {                                                                                          \
+        return run_fn((options_type *)options, rank, nranks);                                  \
+    }                                                                                          \
+    const tl_app tl_the_app = {sizeof(options_type), tl_app_parse, tl_app_run}
+
+/* MPI_Init and this rank's place in MPI_COMM_WORLD; MPI_Finalize, then the exit status `code`
+ * (the harness's main calls them). */
 void tl_start(int *argc, char ***argv, int *rank, int *nranks);
 int tl_stop(int code);
 

@@ -120,8 +120,6 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .duplex = DUPLEX_FULL,
         .block = DEFAULT_BLOCK,
         .assignment = NULL,
-        .verify = 0,
-        .print_schedule = 0,
         .warmup = 0,
         .iterations = 1,
         .local = LOCAL_REAL,
@@ -517,27 +515,31 @@ static void report(const struct options *opt, const struct geometry *g, int rank
     free(all_t);
 }
 
-int main(int argc, char **argv)
-{
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
+/* The options and the geometry they give (parse_args fills both). */
+struct transpose_app {
     struct options opt;
     struct geometry g;
-    int code = parse_args(argc, argv, nranks, &opt, &g);
-    int *holder = NULL;
-    if (code == TL_ARGS_OK) {
-        holder = tl_alloc_or_abort(APP_NAME, (size_t)g.ranks * sizeof *holder);
-        code = load_assignment(&opt, &g, rank, holder);
-    }
-    if (code == TL_ARGS_OK && opt.print_schedule) {
+};
+
+static int parse_app(int argc, char **argv, int nranks, struct transpose_app *app)
+{
+    return parse_args(argc, argv, nranks, &app->opt, &app->g);
+}
+
+static int run(struct transpose_app *app, int rank, int nranks)
+{
+    const struct options *opt = &app->opt;
+    const struct geometry *g = &app->g;
+    int *holder = tl_alloc_or_abort(APP_NAME, (size_t)g->ranks * sizeof *holder);
+    int code = load_assignment(opt, g, rank, holder);
+    if (code == TL_ARGS_OK && opt->print_schedule) {
         if (rank == 0)
-            print_schedule(&opt, &g, holder);
+            print_schedule(opt, g, holder);
         code = 0;
     }
     if (code != TL_ARGS_OK) {
         free(holder);
-        return tl_stop(code);
+        return code;
     }
 
     /* This rank's block position and its partners. */
@@ -545,12 +547,14 @@ int main(int argc, char **argv)
     while (holder[mine] != rank)
         mine++;
     int partner[2];
-    partners(&opt, &g, holder, mine / g.side, mine % g.side, &partner[0], &partner[1]);
+    partners(opt, g, holder, mine / g->side, mine % g->side, &partner[0], &partner[1]);
     double t[T_COUNT];
-    long long errors = run_transposes(&opt, &g, rank, mine / g.side, mine % g.side, partner, t);
-    long long total_errors = tl_sum_errors(opt.verify, errors);
+    long long errors = run_transposes(opt, g, rank, mine / g->side, mine % g->side, partner, t);
+    long long total_errors = tl_sum_errors(opt->verify, errors);
     int ints[I_COUNT] = {mine, partner[0], partner[1]};
-    report(&opt, &g, rank, nranks, t, ints, total_errors);
+    report(opt, g, rank, nranks, t, ints, total_errors);
     free(holder);
-    return tl_stop(opt.verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0);
+    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
 }
+
+TL_APP(struct transpose_app, parse_app, run);

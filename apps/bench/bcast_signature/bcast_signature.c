@@ -59,25 +59,32 @@ static long long bcast_case(const char *pairing, int count, int rank, int *buffe
     return errors;
 }
 
-int main(int argc, char **argv)
-{
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
+struct options {
+    tl_size_list counts;
+};
 
-    tl_size_list counts = {.values = {1, 1000, 100000, 1000000}, .count = 4};
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+{
+    (void)nranks;
+    opt->counts = (tl_size_list){.values = {1, 1000, 100000, 1000000}, .count = 4};
     const tl_option options[] = {
-        tl_opt_size_list('n', "counts", "COUNTS", &counts, INT_MAX / 2, "ints per broadcast"),
+        tl_opt_size_list('n', "counts", "COUNTS", &opt->counts, INT_MAX / 2, "ints per broadcast"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
+    return tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+}
+
+static int run(struct options *opt, int rank, int nranks)
+{
+    (void)nranks;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    int *buffer = tl_alloc_or_abort(APP_NAME, 2 * (size_t)tl_size_list_max(&counts) * sizeof(int));
+    int *buffer = tl_alloc_or_abort(APP_NAME, 2 * (size_t)tl_size_list_max(&opt->counts) * sizeof(int));
     for (size_t p = 0; p < TL_COUNT(pairings); p++)
-        for (size_t k = 0; k < counts.count; k++)
-            tl_report_errors(APP_NAME, OUTPUT_VERSION, "pairing", pairings[p], counts.values[k],
-                             bcast_case(pairings[p], (int)counts.values[k], rank, buffer));
+        for (size_t k = 0; k < opt->counts.count; k++)
+            tl_report_errors(APP_NAME, OUTPUT_VERSION, "pairing", pairings[p], opt->counts.values[k],
+                             bcast_case(pairings[p], (int)opt->counts.values[k], rank, buffer));
     free(buffer);
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -36,8 +36,9 @@ struct options {
 };
 
 /* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, struct options *opt)
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
+    (void)nranks;
     *opt = (struct options){
         .mflop = DEFAULT_MFLOP, .iterations = DEFAULT_ITERATIONS, .warmup = DEFAULT_WARMUP};
     const tl_option options[] = {
@@ -66,26 +67,18 @@ static double compute(int mflop, double seed)
     return sum;
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-
     tl_stats step;
     tl_stats_init(&step);
     double checksum = 0.0;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int it = 0; it < opt.warmup + opt.iterations; it++) {
+    for (int it = 0; it < opt->warmup + opt->iterations; it++) {
         double start = MPI_Wtime();
-        checksum += compute(opt.mflop, (double)rank);
+        checksum += compute(opt->mflop, (double)rank);
         MPI_Barrier(MPI_COMM_WORLD);
         double elapsed = MPI_Wtime() - start;
-        if (it >= opt.warmup)
+        if (it >= opt->warmup)
             tl_stats_add(&step, elapsed);
     }
     double total = 0.0;
@@ -95,14 +88,16 @@ int main(int argc, char **argv)
         tl_json json;
         tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
         tl_json_i64(&json, "ranks", nranks);
-        tl_json_i64(&json, "mflop_per_rank", opt.mflop);
-        tl_json_i64(&json, "iterations", opt.iterations);
-        tl_json_i64(&json, "warmup", opt.warmup);
+        tl_json_i64(&json, "mflop_per_rank", opt->mflop);
+        tl_json_i64(&json, "iterations", opt->iterations);
+        tl_json_i64(&json, "warmup", opt->warmup);
         tl_json_f64(&json, "step_s_min", step.min);
         tl_json_f64(&json, "step_s_avg", tl_stats_avg(&step));
         tl_json_f64(&json, "step_s_max", step.max);
         tl_json_f64(&json, "checksum", total);
         tl_json_end(&json);
     }
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -93,22 +93,14 @@ static void exchange_run(void *state)
     }
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-
     /* Rank 0 talks to `peers` ranks, a peer only to rank 0. One block holds
      * the separate send buffers (first half) and receive buffers (second
      * half), `bytes` each. */
-    int partners = rank == 0 ? opt.peers : (rank <= opt.peers ? 1 : 0);
-    size_t bytes = (size_t)opt.bytes;
-    int count = (int)opt.bytes;
+    int partners = rank == 0 ? opt->peers : (rank <= opt->peers ? 1 : 0);
+    size_t bytes = (size_t)opt->bytes;
+    int count = (int)opt->bytes;
     /* Real status arrays rather than MPI_STATUSES_IGNORE: with MPICH that
      * constant is (MPI_Status *)1, which GCC 12 flags (-Wstringop-overflow). */
     char *block = NULL;
@@ -123,16 +115,16 @@ int main(int argc, char **argv)
 
     struct exchange_kernel k = {rank, partners, count, bytes, block, requests, statuses};
     tl_kernel kernel = {&k, NULL, exchange_run, NULL};
-    tl_timing timing = tl_time_kernel(&kernel, opt.warmup, opt.iterations);
+    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
 
     if (rank == 0) {
         tl_json json;
         tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
         tl_json_i64(&json, "ranks", nranks);
-        tl_json_i64(&json, "peers", opt.peers);
-        tl_json_i64(&json, "bytes", opt.bytes);
-        tl_json_i64(&json, "iterations", opt.iterations);
-        tl_json_i64(&json, "warmup", opt.warmup);
+        tl_json_i64(&json, "peers", opt->peers);
+        tl_json_i64(&json, "bytes", opt->bytes);
+        tl_json_i64(&json, "iterations", opt->iterations);
+        tl_json_i64(&json, "warmup", opt->warmup);
         tl_json_times(&json, (double[3]){timing.min, timing.mean, timing.max});
         tl_json_end(&json);
     }
@@ -142,5 +134,7 @@ int main(int argc, char **argv)
         free(requests);
         free(block);
     }
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -62,8 +62,9 @@ struct options {
 };
 
 /* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, struct options *opt)
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
+    (void)nranks;
     *opt = (struct options){
         .sizes = {.values = {1 << 10, 64 << 10, 1 << 20, 16 << 20}, .count = 4},
         .iterations = DEFAULT_ITERATIONS,
@@ -117,20 +118,13 @@ static double time_copies(unsigned char *b, const unsigned char *a, int64_t pool
     return (MPI_Wtime() - start) / iterations;
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-
+    (void)nranks;
     if (rank == 0) {
         int64_t pool = 0;
-        for (size_t k = 0; k < opt.sizes.count; k++) {
-            int64_t need = pool_bytes(opt.sizes.values[k], opt.cache);
+        for (size_t k = 0; k < opt->sizes.count; k++) {
+            int64_t need = pool_bytes(opt->sizes.values[k], opt->cache);
             if (need > pool)
                 pool = need;
         }
@@ -139,14 +133,14 @@ int main(int argc, char **argv)
         memset(a, 0x5A, (size_t)pool);
         memset(b, 0xA5, (size_t)pool);
 
-        for (size_t k = 0; k < opt.sizes.count; k++) {
-            int64_t m = opt.sizes.values[k];
+        for (size_t k = 0; k < opt->sizes.count; k++) {
+            int64_t m = opt->sizes.values[k];
             double seconds =
-                time_copies(b, a, pool_bytes(m, opt.cache), m, opt.iterations, opt.cache);
+                time_copies(b, a, pool_bytes(m, opt->cache), m, opt->iterations, opt->cache);
             tl_json json;
             tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
             tl_json_i64(&json, "bytes", m);
-            tl_json_i64(&json, "iterations", opt.iterations);
+            tl_json_i64(&json, "iterations", opt->iterations);
             tl_json_f64(&json, "time_s", seconds);
             if (seconds > 0.0)
                 tl_json_f64(&json, "rate_Bps", (double)m / seconds);
@@ -159,5 +153,7 @@ int main(int argc, char **argv)
     }
 
     MPI_Barrier(MPI_COMM_WORLD); /* the other ranks wait for rank 0 */
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

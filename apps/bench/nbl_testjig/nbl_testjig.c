@@ -150,30 +150,23 @@ static double run_case(int rank, int links, int count, const struct options *opt
     return tl_time_kernel(&kernel, opt->warmup, opt->iterations).mean;
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-
+    (void)nranks; /* parse_args checked it: RANKS */
     int largest = 1;
-    for (size_t k = 0; k < opt.sizes.count; k++)
-        if (opt.sizes.values[k] > largest)
-            largest = opt.sizes.values[k];
+    for (size_t k = 0; k < opt->sizes.count; k++)
+        if (opt->sizes.values[k] > largest)
+            largest = opt->sizes.values[k];
     double *sendbuf = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *sendbuf);
     double *recvbuf =
         tl_alloc_or_abort(APP_NAME, (size_t)MAX_PARTNERS * (size_t)largest * sizeof *recvbuf);
     for (int e = 0; e < largest; e++)
         sendbuf[e] = (double)(rank + e);
 
-    for (size_t l = 0; l < opt.links.count; l++)
-        for (size_t s = 0; s < opt.sizes.count; s++) {
-            int links = opt.links.values[l], count = opt.sizes.values[s];
-            double time = run_case(rank, links, count, &opt, sendbuf, recvbuf);
+    for (size_t l = 0; l < opt->links.count; l++)
+        for (size_t s = 0; s < opt->sizes.count; s++) {
+            int links = opt->links.values[l], count = opt->sizes.values[s];
+            double time = run_case(rank, links, count, opt, sendbuf, recvbuf);
             if (rank == CENTRE)
                 MPI_Send(&time, 1, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
             if (rank == 0) {
@@ -183,7 +176,7 @@ int main(int argc, char **argv)
                 tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
                 tl_json_i64(&json, "links", links);
                 tl_json_i64(&json, "doubles", count);
-                tl_json_i64(&json, "iterations", opt.iterations);
+                tl_json_i64(&json, "iterations", opt->iterations);
                 tl_json_f64(&json, "time_s", time);
                 tl_json_end(&json);
             }
@@ -191,5 +184,7 @@ int main(int argc, char **argv)
 
     free(recvbuf);
     free(sendbuf);
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -70,26 +70,31 @@ static int call(const char *name, const double *send, double *recv, int n)
     return MPI_Bcast(recv, n, MPI_DOUBLE, 0, self);
 }
 
-int main(int argc, char **argv)
-{
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
+struct options {
+    tl_size_list counts;
+};
 
-    tl_size_list counts = {.values = {1, 1000, 1000000}, .count = 3};
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+{
+    (void)nranks;
+    opt->counts = (tl_size_list){.values = {1, 1000, 1000000}, .count = 3};
     const tl_option options[] = {
-        tl_opt_size_list('n', "counts", "COUNTS", &counts, INT_MAX / 8, "doubles per call"),
+        tl_opt_size_list('n', "counts", "COUNTS", &opt->counts, INT_MAX / 8, "doubles per call"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
+    return tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+}
+
+static int run(struct options *opt, int rank, int nranks)
+{
+    (void)nranks;
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 
-    size_t largest = (size_t)tl_size_list_max(&counts);
+    size_t largest = (size_t)tl_size_list_max(&opt->counts);
     double *send = tl_alloc_or_abort(APP_NAME, largest * sizeof *send);
     double *recv = tl_alloc_or_abort(APP_NAME, largest * sizeof *recv);
     for (size_t c = 0; c < TL_COUNT(collectives); c++) {
-        for (size_t k = 0; k < counts.count; k++) {
-            int n = (int)counts.values[k];
+        for (size_t k = 0; k < opt->counts.count; k++) {
+            int n = (int)opt->counts.values[k];
             for (int i = 0; i < n; i++) {
                 send[i] = rank + i + 1.0;
                 recv[i] = -1.0;
@@ -102,5 +107,7 @@ int main(int argc, char **argv)
     }
     free(send);
     free(recv);
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -57,41 +57,33 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     return TL_ARGS_OK;
 }
 
-int main(int argc, char **argv)
+static int run(struct options *opt, int rank, int nranks)
 {
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-
-    struct options opt;
-    int code = parse_args(argc, argv, nranks, &opt);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
-
     /* One buffer, large enough for every size (and never 0 bytes), touched once. */
     char *buffer = NULL;
     if (rank < 2) {
         int64_t largest = 1;
-        for (size_t k = 0; k < opt.sizes.count; k++)
-            if (opt.sizes.values[k] > largest)
-                largest = opt.sizes.values[k];
+        for (size_t k = 0; k < opt->sizes.count; k++)
+            if (opt->sizes.values[k] > largest)
+                largest = opt->sizes.values[k];
         buffer = tl_alloc_or_abort(APP_NAME, (size_t)largest);
         memset(buffer, rank, (size_t)largest);
     }
 
-    for (size_t k = 0; k < opt.sizes.count; k++) {
-        int count = (int)opt.sizes.values[k];
+    for (size_t k = 0; k < opt->sizes.count; k++) {
+        int count = (int)opt->sizes.values[k];
         tl_stats oneway;
         tl_stats_init(&oneway);
 
         MPI_Barrier(MPI_COMM_WORLD);
-        for (int it = 0; it < opt.warmup + opt.iterations; it++) {
+        for (int it = 0; it < opt->warmup + opt->iterations; it++) {
             if (rank == 0) {
                 double start = MPI_Wtime();
                 MPI_Send(buffer, count, MPI_CHAR, 1, PINGPONG_TAG, MPI_COMM_WORLD);
                 MPI_Recv(buffer, count, MPI_CHAR, 1, PINGPONG_TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
                 double rtt = MPI_Wtime() - start;
-                if (it >= opt.warmup)
+                if (it >= opt->warmup)
                     tl_stats_add(&oneway, rtt / 2.0);
             } else if (rank == 1) {
                 MPI_Recv(buffer, count, MPI_CHAR, 0, PINGPONG_TAG, MPI_COMM_WORLD,
@@ -104,9 +96,9 @@ int main(int argc, char **argv)
             tl_json json;
             tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
             tl_json_i64(&json, "ranks", nranks);
-            tl_json_i64(&json, "bytes", opt.sizes.values[k]);
-            tl_json_i64(&json, "iterations", opt.iterations);
-            tl_json_i64(&json, "warmup", opt.warmup);
+            tl_json_i64(&json, "bytes", opt->sizes.values[k]);
+            tl_json_i64(&json, "iterations", opt->iterations);
+            tl_json_i64(&json, "warmup", opt->warmup);
             tl_json_f64(&json, "oneway_s_min", oneway.min);
             tl_json_f64(&json, "oneway_s_avg", tl_stats_avg(&oneway));
             tl_json_f64(&json, "oneway_s_max", oneway.max);
@@ -116,5 +108,7 @@ int main(int argc, char **argv)
 
     if (buffer != NULL)
         free(buffer);
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

@@ -60,16 +60,24 @@ static void zero_count_call(const char *collective, struct buffers *b, MPI_Comm 
     MPI_Wait(&request, MPI_STATUS_IGNORE);
 }
 
-int main(int argc, char **argv)
+/* No option: the app checks every zero-count collective. */
+struct options {
+    int none;
+};
+
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
+    (void)nranks;
+    (void)opt;
+    return tl_parse_args(APP_NAME, description, NULL, 0, argc, argv);
+}
+
+static int run(struct options *opt, int rank, int nranks)
+{
+    (void)opt;
     static const char *const collectives[] = {"allreduce",  "reduce",  "bcast",  "allgather",
                                               "allgatherv", "alltoall", "gather", "scatter",
                                               "iallreduce", "ireduce", "ibcast"};
-    int rank, nranks;
-    tl_start(&argc, &argv, &rank, &nranks);
-    int code = tl_parse_args(APP_NAME, description, NULL, 0, argc, argv);
-    if (code != TL_ARGS_OK)
-        return tl_stop(code);
 
     size_t n = (size_t)nranks;
     struct buffers b = {tl_alloc_or_abort(APP_NAME, n * sizeof(double)),
@@ -93,5 +101,7 @@ int main(int argc, char **argv)
     free(b.recv);
     free(b.counts);
     free(b.displs);
-    return tl_stop(0);
+    return 0;
 }
+
+TL_APP(struct options, parse_args, run);

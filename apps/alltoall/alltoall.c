@@ -46,6 +46,7 @@
 #include <mpi.h>
 
 #include "topolab_app.h"
+#include "alltoall_schedule.h"
 
 #define APP_NAME "alltoall"
 #define OUTPUT_VERSION 1
@@ -57,7 +58,6 @@
 #define EXIT_VERIFY_FAILED 1
 #define MIB 1048576.0
 
-enum algorithm { ALGORITHM_PAIRWISE, ALGORITHM_MLFM };
 static const char *const algorithm_names[] = {"pairwise", "mlfm", NULL};
 enum local_copy { COPY_REAL, COPY_SKIP };
 static const char *const local_copy_names[] = {"real", "skip", NULL};
@@ -81,71 +81,6 @@ struct options {
     int verify;
     int print_schedule;
 };
-
-/* Who talks to whom: the algorithm, N and (mlfm) the allocation shape. */
-struct schedule {
-    int algorithm;
-    int ranks;
-    int has_shape;
-    int n, l, m; /* layers, columns, servers per leaf */
-};
-
-/* ---------------------------------------------------------------------------
- * The schedule: pure functions of (rank, phase).
- */
-
-static int mod(int64_t a, int b)
-{
-    int64_t r = a % b;
-    return (int)(r < 0 ? r + b : r);
-}
-
-/* Column offset of server k's destination in phase class t (the paper's two cases). */
-static int column_offset(int t, int k, int l)
-{
-    if (t == 0)
-        return 0;
-    return t + k + 1 < l ? t + k + 1 : t + k + 2;
-}
-
-/* (i, j, k) of rank (or (s, t, u) of phase) = (i*l + j)*m + k. */
-static void mlfm_split(const struct schedule *s, int value, int *i, int *j, int *k)
-{
-    *i = value / (s->l * s->m);
-    *j = value / s->m % s->l;
-    *k = value % s->m;
-}
-
-static int mlfm_join(const struct schedule *s, int i, int j, int k)
-{
-    return (i * s->l + j) * s->m + k;
-}
-
-/* The rank that `rank` sends to in `phase`. */
-static int destination(const struct schedule *s, int rank, int phase)
-{
-    if (s->algorithm == ALGORITHM_PAIRWISE)
-        return mod((int64_t)rank + phase, s->ranks);
-    int i, j, k, ps, pt, pu;
-    mlfm_split(s, rank, &i, &j, &k);
-    mlfm_split(s, phase, &ps, &pt, &pu);
-    return mlfm_join(s, mod((int64_t)i + ps, s->n),
-                     mod((int64_t)j + column_offset(pt, k, s->l), s->l),
-                     mod((int64_t)k + pu, s->m));
-}
-
-/* The rank that `rank` receives from in `phase`: destination(source(r, p), p) == r. */
-static int source(const struct schedule *s, int rank, int phase)
-{
-    if (s->algorithm == ALGORITHM_PAIRWISE)
-        return mod((int64_t)rank - phase, s->ranks);
-    int i, j, k, ps, pt, pu;
-    mlfm_split(s, rank, &i, &j, &k);
-    mlfm_split(s, phase, &ps, &pt, &pu);
-    int k0 = mod((int64_t)k - pu, s->m); /* the sender's k decides its column offset */
-    return mlfm_join(s, mod((int64_t)i - ps, s->n),
-                     mod((int64_t)j - column_offset(pt, k0, s->l), s->l), k0);
-}
 
 /* ---------------------------------------------------------------------------
  * Arguments.
@@ -197,13 +132,43 @@ static int64_t mul_saturated(int64_t a, int64_t b)
 }
 
 /* Fills *opt and *s from argv; returns TL_ARGS_OK or the exit code of main(). */
+/* Reads --shape into *s and checks it: mlfm needs one with 1 <= m <= l - 1, and n*l*m must be the
+ * ranks. Returns 1, or 0 after printing the error. */
+static int check_shape(const struct options *opt, struct schedule *s, int nranks)
+{
+    if (opt->shape_text != NULL && !parse_shape(opt->shape_text, s))
+        return 0;
+    if (opt->algorithm == ALGORITHM_MLFM) {
+        if (!s->has_shape) {
+            tl_arg_error(APP_NAME, "-a mlfm needs the allocation shape: --shape n,l,m (layers, "
+                                   "columns, servers per leaf)");
+            return 0;
+        }
+        if (s->m > s->l - 1) {
+            tl_arg_error(APP_NAME,
+                         "invalid --shape %d,%d,%d: mlfm needs 1 <= m <= l - 1 (the m servers of "
+                         "a leaf send to m different other columns at once)",
+                         s->n, s->l, s->m);
+            return 0;
+        }
+    }
+    if (s->has_shape) {
+        int64_t servers = mul_saturated(mul_saturated(s->n, s->l), s->m);
+        if (servers != nranks) {
+            tl_arg_error(APP_NAME,
+                         "--shape %d,%d,%d has n*l*m = %lld servers but there are %d MPI ranks",
+                         s->n, s->l, s->m, (long long)servers, nranks);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int parse_args(int argc, char **argv, int nranks, struct options *opt, struct schedule *s)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_PAIRWISE,
-        .shape_text = NULL,
         .bytes = DEFAULT_BYTES,
-        .phases = 0,
         .local_copy = COPY_REAL,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
@@ -240,31 +205,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                      (long long)opt->bytes);
         return TL_EXIT_USAGE;
     }
-    if (opt->shape_text != NULL && !parse_shape(opt->shape_text, s))
+    if (!check_shape(opt, s, nranks))
         return TL_EXIT_USAGE;
-    if (opt->algorithm == ALGORITHM_MLFM) {
-        if (!s->has_shape) {
-            tl_arg_error(APP_NAME, "-a mlfm needs the allocation shape: --shape n,l,m (layers, "
-                                   "columns, servers per leaf)");
-            return TL_EXIT_USAGE;
-        }
-        if (s->m > s->l - 1) {
-            tl_arg_error(APP_NAME,
-                         "invalid --shape %d,%d,%d: mlfm needs 1 <= m <= l - 1 (the m servers of "
-                         "a leaf send to m different other columns at once)",
-                         s->n, s->l, s->m);
-            return TL_EXIT_USAGE;
-        }
-    }
-    if (s->has_shape) {
-        int64_t servers = mul_saturated(mul_saturated(s->n, s->l), s->m);
-        if (servers != nranks) {
-            tl_arg_error(APP_NAME,
-                         "--shape %d,%d,%d has n*l*m = %lld servers but there are %d MPI ranks",
-                         s->n, s->l, s->m, (long long)servers, nranks);
-            return TL_EXIT_USAGE;
-        }
-    }
     if (opt->verify && opt->local_copy == COPY_SKIP) {
         tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with --local-copy skip");
         return TL_EXIT_USAGE;

@@ -106,3 +106,19 @@ def simgrid_link_count(model: Any) -> int:
 def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
     """Loader arguments asking for the routes of ``pairs``."""
     return [arg for src, dst in pairs for arg in ("--route", src, dst)]
+
+
+def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """``binary`` (an app built with the system's ``mpicc``) run by MPICH's ``mpiexec`` on ``ranks`` processes."""
+    command = ["mpiexec", "-n", str(ranks), str(binary), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def assert_usage_error(command: Sequence[str], cwd: Path, app: str, message: str) -> None:
+    """``command`` (an smpirun of ``app``) fails as a bad argument must: exit status 2, no JSON on stdout (where
+    smpirun itself prints its command line and "Execution failed"), one line ``<app>: error: <message>...``."""
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert not any(line.startswith("{") for line in done.stdout.splitlines())
+    errors = [line for line in done.stderr.splitlines() if line.startswith(f"{app}:")]
+    assert len(errors) == 1 and errors[0].startswith(f"{app}: error: {message}"), done.stderr

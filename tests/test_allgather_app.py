@@ -20,7 +20,7 @@ from generators import crossbar
 from generators.schedules import allgather_steps
 from study_runner.batch.execute import parse_records
 from study_runner.simulation.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform
+from tests.conftest import WrittenPlatform, mpiexec
 
 APP = "allgather"
 BENCH = "memcpy_bench"
@@ -341,9 +341,7 @@ class TestUnderRealMpi:
     @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path, algorithm: str) -> None:
         args = ["-a", algorithm, "-s", "1,1000,65539", "-i", "2", "--verify", "--memcpy-rate", "1e9"]
-        done = subprocess.run(
-            ["mpiexec", "-n", "5", str(real_mpi_bin / APP), *args], capture_output=True, text=True, timeout=120
-        )
+        done = mpiexec(real_mpi_bin / APP, 5, *args)
         assert done.returncode == 0, done.stderr
         records = [json.loads(line) for line in done.stdout.splitlines()]
         assert [list(r) for r in records] == [KEYS] * 3
@@ -354,17 +352,12 @@ class TestUnderRealMpi:
             assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
     def test_one_rank_is_refused_with_mpiexec(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "1", str(real_mpi_bin / APP), "-a", "ring"], capture_output=True, text=True, timeout=120
-        )
+        done = mpiexec(real_mpi_bin / APP, 1, "-a", "ring")
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.splitlines()[0] == f"{APP}: error: needs at least 2 MPI ranks (got 1)"
 
     def test_memcpy_bench_measures_a_rate(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "1", str(real_mpi_bin / BENCH), "-s", "1K,1M", "-i", "20"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / BENCH, 1, "-s", "1K,1M", "-i", "20")
         assert done.returncode == 0, done.stderr
         records = [json.loads(line) for line in done.stdout.splitlines()]
         assert [list(r) for r in records] == [BENCH_KEYS] * 2

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from generators import crossbar, place_ranks, write_hostfile, write_platform
 from generators import mlfm as mlfm_platform
 from study_runner.batch.execute import parse_records
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform
+from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
 
 ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar
 LINK_BW = 1e9
@@ -190,16 +189,9 @@ class TestBadInput:
     def test_bad_arguments(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, ranks: int, args: list[str], message: str
     ) -> None:
-        # Not through run_smpirun, which keeps 8 lines of stderr. smpirun itself prints its command line and
-        # "Execution failed" on stdout; the app must print no JSON.
+        # Not through run_smpirun, which keeps 8 lines of stderr.
         command = alltoall_command(platforms, bin_dir, ranks, args)
-        done = subprocess.run(
-            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
-        )
-        assert done.returncode == 2, done.stderr
-        assert not any(line.startswith("{") for line in done.stdout.splitlines())
-        errors = [line for line in done.stderr.splitlines() if line.startswith("alltoall:")]
-        assert len(errors) == 1 and errors[0].startswith(f"alltoall: error: {message}"), done.stderr
+        assert_usage_error(command, tmp_path, "alltoall", message)
 
 
 class TestUnderRealMpi:
@@ -208,20 +200,14 @@ class TestUnderRealMpi:
         [(4, ["-a", "pairwise", "-s", "1K"]), (6, ["-a", "mlfm", "--shape", "1,3,2", "-s", "4K"])],
     )
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path, ranks: int, args: list[str]) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", str(ranks), str(real_mpi_bin / "alltoall"), *args, "--verify"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / "alltoall", ranks, *args, "--verify")
         assert done.returncode == 0, done.stderr
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
         assert record["verified"] is True and record["ranks"] == ranks and len(record["phase_end_s"]) == ranks
         assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
     def test_usage_error_prints_nothing_on_stdout(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "4", str(real_mpi_bin / "alltoall"), "-a", "mlfm", "--shape", "1,2,1"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / "alltoall", 4, "-a", "mlfm", "--shape", "1,2,1")
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("alltoall: error: --shape 1,2,1 has n*l*m = 2 servers but there are 4 MPI ranks") == 1
 

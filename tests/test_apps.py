@@ -12,6 +12,7 @@ from generators import crossbar, place_ranks, write_hostfile, write_platform
 from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from tests.conftest import mpiexec
 
 
 def smpirun(tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, **platform: object) -> str:
@@ -62,20 +63,14 @@ class TestUnderSmpirun:
 
 class TestUnderRealMpi:
     def test_exchange_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "4", str(real_mpi_bin / "exchange"), "-p", "3", "-s", "64K", "-i", "2"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / "exchange", 4, "-p", "3", "-s", "64K", "-i", "2")
         assert done.returncode == 0, done.stderr
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
         assert record["app"] == "exchange" and record["ranks"] == 4 and record["peers"] == 3
         assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
     def test_pingpong_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "4", str(real_mpi_bin / "pingpong"), "-s", "1,1K", "-i", "5"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / "pingpong", 4, "-s", "1,1K", "-i", "5")
         assert done.returncode == 0, done.stderr
         assert [json.loads(line)["bytes"] for line in done.stdout.splitlines()] == [1, 1024]
 

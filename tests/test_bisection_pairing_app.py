@@ -20,7 +20,7 @@ from generators.model import FATPIPE
 from generators.schedules import pairing_partner
 from study_runner.batch.execute import parse_records
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform
+from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
 
 APP = "bisection_pairing"
 LINK_BW = 1e9
@@ -238,15 +238,8 @@ class TestBadInput:
     def test_bad_arguments(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, dims: Dims, args: list[str], message: str
     ) -> None:
-        # smpirun itself prints its command line and "Execution failed" on stdout; the app must print no JSON.
         command = app_command(platforms, bin_dir, dims, args)
-        done = subprocess.run(
-            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
-        )
-        assert done.returncode == 2, done.stderr
-        assert not any(line.startswith("{") for line in done.stdout.splitlines())
-        errors = [line for line in done.stderr.splitlines() if line.startswith(f"{APP}:")]
-        assert len(errors) == 1 and errors[0].startswith(f"{APP}: error: {message}"), done.stderr
+        assert_usage_error(command, tmp_path, APP, message)
 
     def test_help(self, platforms: Platforms, bin_dir: Path, tmp_path: Path) -> None:
         out = run_app(platforms, bin_dir, tmp_path, (2,), "-h")
@@ -261,9 +254,7 @@ class TestBadInput:
 class TestUnderRealMpi:
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path) -> None:
         args = ["-d", "2,2,2", "-s", "64K", "-c", "3", "-i", "3", "-w", "1", "--verify"]
-        done = subprocess.run(
-            ["mpiexec", "-n", "8", str(real_mpi_bin / APP), *args], capture_output=True, text=True, timeout=120
-        )
+        done = mpiexec(real_mpi_bin / APP, 8, *args)
         assert done.returncode == 0, done.stderr
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
         assert list(record) == KEYS and record["verified"] is True
@@ -271,8 +262,6 @@ class TestUnderRealMpi:
         assert 0 < record["time_per_pair_s_min"] <= record["time_per_pair_s_avg"] <= record["time_per_pair_s_max"]
 
     def test_bad_shape_with_mpiexec(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "8", str(real_mpi_bin / APP), "-d", "2,2"], capture_output=True, text=True, timeout=120
-        )
+        done = mpiexec(real_mpi_bin / APP, 8, "-d", "2,2")
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.splitlines()[0] == f"{APP}: error: the 2x2 torus has 4 nodes but there are 8 MPI ranks"

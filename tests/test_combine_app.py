@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from study_runner.simulation.smpi import (
     run_smpirun,
     smpirun_command,
 )
-from tests.conftest import WrittenPlatform
+from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
 
 LINK_BW = 1e9
 LINK_LAT = 1e-6
@@ -273,34 +272,22 @@ class TestBadInput:
     def test_bad_arguments(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, app: str, shape: Shape, args: list[str], message: str
     ) -> None:
-        # smpirun itself prints its command line and "Execution failed" on stdout; the app must print no JSON.
         command = app_command(platforms, bin_dir, app, shape, args)
-        done = subprocess.run(
-            command, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
-        )
-        assert done.returncode == 2, done.stderr
-        assert not any(line.startswith("{") for line in done.stdout.splitlines())
-        errors = [line for line in done.stderr.splitlines() if line.startswith(f"{app}:")]
-        assert len(errors) == 1 and errors[0].startswith(f"{app}: error: {message}"), done.stderr
+        assert_usage_error(command, tmp_path, app, message)
 
 
 class TestUnderRealMpi:
     @pytest.mark.parametrize("algorithm", ["fence", "snake", "tree"])
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path, algorithm: str) -> None:
         args = combine_args(algorithm, (3, 2), 100, 7, "--verify")
-        done = subprocess.run(
-            ["mpiexec", "-n", "6", str(real_mpi_bin / "combine"), *args], capture_output=True, text=True, timeout=120
-        )
+        done = mpiexec(real_mpi_bin / "combine", 6, *args)
         assert done.returncode == 0, done.stderr
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
         assert list(record) == KEYS and record["verified"] is True and record["ranks"] == 6
         assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
     def test_testjig_with_mpiexec(self, real_mpi_bin: Path) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "9", str(real_mpi_bin / "nbl_testjig"), "-s", "60", "-i", "2", "-w", "0"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_bin / "nbl_testjig", 9, "-s", "60", "-i", "2", "-w", "0")
         assert done.returncode == 0, done.stderr
         records = [json.loads(line) for line in done.stdout.splitlines()]
         assert [r["links"] for r in records] == [1, 2, 4, 6] and all(r["time_s"] > 0 for r in records)

@@ -19,7 +19,7 @@ from generators import crossbar
 from generators.schedules import transpose_steps
 from study_runner.batch.execute import parse_records
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform
+from tests.conftest import WrittenPlatform, mpiexec
 
 Q = 4
 S = 2
@@ -249,10 +249,7 @@ def real_mpi_transpose(real_mpi_bin: Path) -> Path:
 class TestUnderRealMpi:
     @pytest.mark.parametrize("algorithm", ["two-step", "direct"])
     def test_one_rank_verifies(self, real_mpi_transpose: Path, algorithm: str) -> None:
-        done = subprocess.run(
-            ["mpiexec", "-n", "1", str(real_mpi_transpose), "-a", algorithm, "-n", "7", "--verify"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+        done = mpiexec(real_mpi_transpose, 1, "-a", algorithm, "-n", "7", "--verify")
         assert done.returncode == 0, done.stderr
         *per_rank, summary = [json.loads(line) for line in done.stdout.splitlines()]
         assert len(per_rank) == 1 and summary["verified"] is True and summary["q"] == 1

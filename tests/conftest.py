@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -122,3 +123,10 @@ def assert_usage_error(command: Sequence[str], cwd: Path, app: str, message: str
     assert not any(line.startswith("{") for line in done.stdout.splitlines())
     errors = [line for line in done.stderr.splitlines() if line.startswith(f"{app}:")]
     assert len(errors) == 1 and errors[0].startswith(f"{app}: error: {message}"), done.stderr
+
+
+def run_module(module: str, *args: str, tmp_path: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """``python -m <module> ARGS`` from the repository, its results and cache under ``tmp_path``."""
+    command = [sys.executable, "-m", module, *args, "--results", str(tmp_path / "results")]
+    command += ["--cache", str(tmp_path / "cache")]
+    return subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=timeout)

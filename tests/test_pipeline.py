@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_module
 from tests.test_study import GOOD_STUDY, write_study
 
 
 def run_runner(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "study_runner", *args, "--results", str(tmp_path / "results"),
-         "--cache", str(tmp_path / "cache")],
-        capture_output=True, text=True, cwd=REPO, timeout=900,
-    )  # fmt: skip
+    return run_module("study_runner", *args, tmp_path=tmp_path)
 
 
 BAD_INPUTS = [

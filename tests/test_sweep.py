@@ -19,6 +19,7 @@ from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.sweeps.sweep_cli import main
 from study_runner.sweeps.sweep_table import best_rows, rows
+from tests.conftest import run_module
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "scripts" / "sweeps").glob("*.toml"))
@@ -64,11 +65,7 @@ def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:
 
 
 def run_cli(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "study_runner.sweeps.sweep_cli", *args, "--results", str(tmp_path / "results"),
-         "--cache", str(tmp_path / "cache")],
-        capture_output=True, text=True, cwd=REPO, timeout=600,
-    )  # fmt: skip
+    return run_module("study_runner.sweeps.sweep_cli", *args, tmp_path=tmp_path, timeout=600)
 
 
 def read_table(path: Path) -> list[dict]:

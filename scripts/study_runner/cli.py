@@ -19,7 +19,7 @@ from pathlib import Path
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
-from study_runner.simulation.workdirs import Terminated, unwinding_signals
+from study_runner.simulation.workdirs import Terminated, stopped, unwinding_signals
 from study_runner.studies.pipeline import run_study
 from study_runner.studies.report import draw_families, write_report
 from study_runner.studies.study import load_study, study_names
@@ -66,12 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, args.workers)
             draw_families(args.results)
             report = write_report(args.results)
-    except StudyError as err:
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
-        return 2
-    except Terminated as stop:
-        print(f"{parser.prog}: {stop}; the runs simulated so far are in the cache", file=sys.stderr)
-        return int(stop.code or 1)
+    except (StudyError, Terminated) as failure:
+        return stopped(parser.prog, failure, "runs")
     failed = [name for name, ok in verdicts.items() if not ok]
     elapsed = time.monotonic() - started
     print(

@@ -24,13 +24,24 @@ import os
 import re
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["Terminated", "owner_tag", "remove_stale", "replace_dir", "unwinding_signals", "work_directory"]
+from study_runner.errors import StudyError
+
+__all__ = [
+    "Terminated",
+    "owner_tag",
+    "remove_stale",
+    "replace_dir",
+    "stopped",
+    "unwinding_signals",
+    "work_directory",
+]
 
 _OWNER = re.compile(r"-(\d+)\.(\d+)\.([0-9a-f]{8})-[a-z0-9_]+$")
 """The owner part at the end of a work directory's name (mkdtemp's random part last)."""
@@ -139,6 +150,16 @@ class Terminated(SystemExit):
 
     def __str__(self) -> str:
         return f"terminated by {self.signal.name}"
+
+
+def stopped(prog: str, failure: StudyError | Terminated, kept: str) -> int:
+    """The exit status of command ``prog`` stopped by ``failure``, after its one line on stderr: 2 for bad input
+    (``StudyError``), 128 + the signal when terminated (what was simulated, ``kept``, is in the cache)."""
+    if isinstance(failure, StudyError):
+        print(f"{prog}: error: {failure}", file=sys.stderr)
+        return 2
+    print(f"{prog}: {failure}; the {kept} simulated so far are in the cache", file=sys.stderr)
+    return int(failure.code or 1)
 
 
 @contextlib.contextmanager

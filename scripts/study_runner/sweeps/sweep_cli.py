@@ -30,7 +30,7 @@ from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
-from study_runner.simulation.workdirs import Terminated, replace_dir, unwinding_signals, work_directory
+from study_runner.simulation.workdirs import Terminated, replace_dir, stopped, unwinding_signals, work_directory
 from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.study import PlatformSpec, Study
 from study_runner.sweeps.sweep import Sweep, load_sweep
@@ -185,12 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.monotonic()
         with unwinding_signals():
             final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
-    except StudyError as err:
-        print(f"{parser.prog}: error: {err}", file=sys.stderr)
-        return 2
-    except Terminated as stop:
-        print(f"{parser.prog}: {stop}; the points simulated so far are in the cache", file=sys.stderr)
-        return int(stop.code or 1)
+    except (StudyError, Terminated) as failure:
+        return stopped(parser.prog, failure, "points")
     summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(
         f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"

@@ -27,10 +27,10 @@ class RunSpec:
     full_timeout: float | None = None
     grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
     variables: dict[str, Any] = field(default_factory=dict)
-    size: float | None = None  # relative cost, for the estimate of the time left (study_runner.eta)
-    compute: str = "off"  # study_runner.compute: "off" (communication only) or "benchmark"
+    size: float | None = None  # relative cost, for the estimate of the time left (batch.eta)
+    compute: str = "off"  # simulation.compute: "off" (communication only) or "benchmark"
     ranks_per_node: int = 1  # consecutive ranks on each host of the placement
-    output: str = "json"  # what the app prints: JSON lines, or a third-party format (study_runner.outputs)
+    output: str = "json"  # what the app prints: JSON lines, or a third-party format (simulation.outputs)
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""

@@ -1,0 +1,39 @@
+"""A study's runs made ready (``study_runner.studies.prepare``): what is wrong with a study is found before
+anything is simulated, and a prepared run is keyed by what decides its result, not by its name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from study_runner.errors import StudyError
+from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.study import load_study
+from tests.test_study import GOOD_STUDY, write_study
+
+
+def test_a_missing_binary_is_found_before_any_simulation(tmp_path: Path) -> None:
+    study = load_study(write_study(tmp_path, GOOD_STUDY))
+    with pytest.raises(StudyError, match=r"mini/pingpong: app binary .*pingpong not found; build the apps first"):
+        prepare_runs(study, False, tmp_path / "no-bin", tmp_path)
+
+
+def test_ranks_that_do_not_fit_the_platform(tmp_path: Path, bin_dir: Path) -> None:
+    study = load_study(write_study(tmp_path, GOOD_STUDY.replace("ranks = 2", "ranks = 3", 1)))
+    with pytest.raises(StudyError, match=r"mini/pingpong: 3 ranks do not fit on 2 hosts"):
+        prepare_runs(study, False, bin_dir, tmp_path)
+
+
+def test_the_key_is_what_decides_the_result(tmp_path: Path, bin_dir: Path) -> None:
+    """Renaming the study keeps its runs' cache keys (a key is what decides the result); another argument gives
+    another one."""
+    first = load_study(write_study(tmp_path, GOOD_STUDY))
+    renamed = load_study(write_study(tmp_path, GOOD_STUDY.replace('name = "mini"', 'name = "other"')))
+    changed = load_study(write_study(tmp_path, GOOD_STUDY.replace('"-s", "1K"', '"-s", "2K"')))
+    keys = [
+        {run.spec.app: run.key for run in prepare_runs(s, False, bin_dir, tmp_path)[1]}
+        for s in (first, renamed, changed)
+    ]
+    assert keys[0]["pingpong"] == keys[1]["pingpong"] != keys[2]["pingpong"]
+    assert keys[0]["exchange"] == keys[2]["exchange"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from generators.crossbar import crossbar
+from generators.dragonfly import dragonfly
 from generators.enterprise import enterprise
 from generators.errors import TopologyError, shown
 from generators.fattree import fattree
@@ -20,7 +21,7 @@ __all__ = ["FAMILIES", "build_platform", "platform_size"]
 
 FAMILIES: dict[str, Family] = {
     builder.family.name: builder.family  # type: ignore[attr-defined]
-    for builder in (crossbar, enterprise, fattree, mesh, mlfm, threequads, tofu, torus)
+    for builder in (crossbar, dragonfly, enterprise, fattree, mesh, mlfm, threequads, tofu, torus)
 }
 
 

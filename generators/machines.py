@@ -218,8 +218,9 @@ def _readme(written: Sequence[_Written]) -> str:
         )
     lines += [
         "",
-        "*.params* files are compiled zones (`simgrid_cpp/torus_zone.cpp`): SimGrid loads the shared object",
-        "`<file>.so`, which reads `<file>.params` beside it. `scripts/build` writes every platform complete, the",
+        "*.params* files are compiled zones (`simgrid_cpp/<family>_zone.cpp`, the torus's or the dragonfly's): SimGrid",
+        "loads the shared object `<file>.so`, which reads `<file>.params` beside it. `scripts/build` writes every",
+        "platform complete, the",
         "shared objects and the XML too large to commit included, into `build/platforms/<machine>/`.",
         "",
         "## What each one is",

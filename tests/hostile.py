@@ -371,9 +371,34 @@ SMALL_DIMS = Domain(
     ),
 )
 
+
+def _dragonfly_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
+    """The global cables fit the ports; no two copies join the same routers (copies d apart sit on the same router
+    when d (g - 1) is a multiple of a); Valiant needs an intermediate group."""
+    g, a, m = values["groups"], values["routers"], values["links_per_pair"]
+    ok = m * (g - 1) <= a * values["global_ports"] and all(d * (g - 1) % a for d in range(1, m)) and limiter_ok(values)
+    ok = ok and (values["arrangement"] != "simgrid" or (a >= g and m == 1))  # router k holds the cable to group k
+    return ok and (values["routing"] == "minimal" or g >= 3), g * a * values["hosts"], True
+
+
 FAMILY_CASES: dict[str, Callable[[int], st.SearchStrategy[Case]]] = {
     "crossbar": family_case(
         "crossbar", {"hosts": count(1, 5), **_common()}, lambda v: (limiter_ok(v), v["hosts"], False)
+    ),
+    "dragonfly": family_case(
+        "dragonfly",
+        {
+            "groups": count(1, 5),
+            "routers": count(1, 4),
+            "hosts": count(1, 3),
+            "global_ports": count(1, 4),
+            "links_per_pair": count(1, 3),
+            "arrangement": words("absolute", "relative", "simgrid"),
+            "routing": words("minimal", "valiant"),
+            "global_lat": quantity(TIME, allow_zero=True),
+            **_common(),
+        },
+        _dragonfly_rule,
     ),
     "enterprise": family_case(
         "enterprise",

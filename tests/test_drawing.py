@@ -24,6 +24,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 # wrap-arounds of every ring length, partial MLFM builds).
 SMALL = {
     "crossbar": ("crossbar", {"hosts": 5, "nbl": "nominal"}),
+    "dragonfly": ("dragonfly", {"groups": 5, "routers": 3, "hosts": 2, "global_ports": 2, "nbl": 1}),
     "enterprise": ("enterprise", {"modules": 3, "ports": 4, "nbl": 1, "module_fabric": "1GBps", "backplane": "2GBps"}),
     "fattree": ("fattree", {"radix": 4, "leaves": 3, "nbl": 1}),
     "mesh": ("mesh", {"width": 4, "height": 3}),

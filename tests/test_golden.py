@@ -21,6 +21,18 @@ GOLDEN = Path(__file__).parent / "data" / "golden"
 CASES: dict[str, tuple[str, dict[str, object]]] = {
     "crossbar-2-cores": ("crossbar", {"hosts": 2, "cores": 4, "shm_bw": "10GBps", "shm_lat": "500ns"}),
     "crossbar-3-nominal": ("crossbar", {"hosts": 3, "nbl": "nominal"}),
+    "dragonfly-5x2x2-valiant": (
+        "dragonfly",
+        {
+            "groups": 5,
+            "routers": 2,
+            "hosts": 2,
+            "global_ports": 2,
+            "routing": "valiant",
+            "arrangement": "relative",
+            "nbl": 1,
+        },
+    ),
     "enterprise-2x3": ("enterprise", {"modules": 2, "ports": 3, "backplane": "2GBps", "module_fabric": "1GBps"}),
     "fattree-4": ("fattree", {"radix": 4, "nbl": 2}),
     "mesh-2x2-shm": ("mesh", {"width": 2, "height": 2, "cores": 2, "shm_bw": "20GBps", "shm_lat": "100ns"}),

@@ -34,7 +34,8 @@ def test_defaults_live_in_the_params_only(family: str) -> None:
 def test_python_callers_get_the_checked_defaults(family: str) -> None:
     """Every default goes through its converter, whoever calls: no raw ``"100ns"`` reaches a builder."""
     spec = FAMILIES[family]
-    smallest = {"crossbar": {"hosts": 2}, "enterprise": {"modules": 2, "ports": 2}, "fattree": {"radix": 4},
+    smallest = {"crossbar": {"hosts": 2}, "dragonfly": {"groups": 2, "routers": 1, "hosts": 1, "global_ports": 1},
+                "enterprise": {"modules": 2, "ports": 2}, "fattree": {"radix": 4},
                 "mesh": {"width": 2, "height": 2}, "mlfm": {"d": 2}, "threequads": {"q": 2},
                 "tofu": {"xyz": (1, 1, 1), "zone": "auto"}, "torus": {"dims": (3, 3)}}[family]  # fmt: skip
     by_python = spec.build(**smallest)

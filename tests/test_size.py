@@ -20,6 +20,8 @@ from tests.conftest import REPO
 SMALL = [  # a few small instances of every family, each representation and option that changes the counts
     ("crossbar", {"hosts": 1}),
     ("crossbar", {"hosts": 5, "nbl": "nominal"}),
+    ("dragonfly", {"groups": 1, "routers": 1, "hosts": 1, "global_ports": 1}),
+    ("dragonfly", {"groups": 7, "routers": 4, "hosts": 3, "global_ports": 3, "links_per_pair": 2, "nbl": 1}),
     ("enterprise", {"modules": 1, "ports": 3}),
     ("enterprise", {"modules": 3, "ports": 2, "backplane": "1GBps", "module_fabric": "1GBps", "nbl": 2}),
     ("threequads", {"q": 2}),
@@ -66,8 +68,8 @@ def test_every_family_has_a_small_instance() -> None:
     assert {family for family, _ in SMALL} == set(FAMILIES)
 
 
-@pytest.mark.parametrize(("family", "params"), [SMALL[1], SMALL[3], SMALL[5], SMALL[7], SMALL[10], SMALL[13],
-                                                SMALL[14], SMALL[18]])  # fmt: skip
+@pytest.mark.parametrize(("family", "params"), [SMALL[1], SMALL[5], SMALL[7], SMALL[9], SMALL[12], SMALL[15],
+                                                SMALL[16], SMALL[20]])  # fmt: skip
 def test_xml_estimate_is_close_to_the_file(family: str, params: dict[str, object], tmp_path: Path) -> None:
     platform = build_platform(family, params)
     write_platform(platform, tmp_path / "p.xml")

@@ -11,6 +11,7 @@ from generators.drawing.grids import torus_layout
 from generators.drawing.style import si
 from generators.drawing.switched import (
     crossbar_layout,
+    dragonfly_layout,
     enterprise_layout,
     fattree_layout,
     mlfm_layout,
@@ -24,6 +25,7 @@ __all__ = ["FAMILY_LAYOUTS", "layout"]
 #: The layout function of each family, by ``platform.family``.
 FAMILY_LAYOUTS: dict[str, Callable[[Platform], Draft]] = {
     "crossbar": crossbar_layout,
+    "dragonfly": dragonfly_layout,
     "enterprise": enterprise_layout,
     "fattree": fattree_layout,
     "mesh": torus_layout,

@@ -19,6 +19,7 @@ __all__ = ["REPRESENTATIVE", "check_picture", "draw_all_families", "draw_platfor
 #: The parameters each family is drawn with by :func:`draw_all_families`: close to the papers' machines.
 REPRESENTATIVE: dict[str, dict[str, object]] = {
     "crossbar": {"hosts": 16},
+    "dragonfly": {"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2},  # Kim et al.'s balanced a = 2p = 2h
     "enterprise": {"modules": 4, "ports": 16},  # the Three Quads paper's 4 x 16 GbE chassis
     "fattree": {"radix": 8},  # 32 servers, as many as the MLFM testbed
     "mesh": {"width": 8, "height": 8},

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from generators.dragonfly import host_coordinates as dragonfly_coordinates
 from generators.drawing.elements import Draft, Group, Route, host_index
 from generators.drawing.geometry import Path2D, Point, box, scurve, spread
 from generators.drawing.style import palette_color
@@ -18,7 +19,14 @@ from generators.model import Platform
 from generators.threequads import coordinates as threequads_coordinates
 from generators.threequads import switch_of
 
-__all__ = ["crossbar_layout", "enterprise_layout", "fattree_layout", "mlfm_layout", "threequads_layout"]
+__all__ = [
+    "crossbar_layout",
+    "dragonfly_layout",
+    "enterprise_layout",
+    "fattree_layout",
+    "mlfm_layout",
+    "threequads_layout",
+]
 
 _MODULE_BOX = "#4c72b0"  # boxes of the parts that hold hosts (chassis modules, MLFM layers)
 _SPINE_BOX = "#bb6622"  # boxes of the top level (spines, backplane)
@@ -235,5 +243,51 @@ def mlfm_layout(platform: Platform) -> Draft:
         f"MLFM, d = {d}: {layers} layers x {d + 1} leaves (L layer.column), servers labelled layer, column, "
         f"port{built}; spine {{a,b}} joins leaf column a and column b of every layer "
         "(structure picture: its cables in its colour)"
+    )
+    return draft
+
+
+def dragonfly_layout(platform: Platform) -> Draft:
+    """Groups round a circle, each group's routers on a small circle with their hosts outside it; a global cable
+    in its lower group's colour, local cables in the default colour."""
+    shape = {name: dragonfly_coordinates(name) for name in platform.host_names}
+    groups, routers = platform.params["groups"], platform.params["routers"]
+    per_router = platform.params["hosts"]
+    host_radius = max(0.4 * routers + 1.2, 1.1 * routers * per_router / (2 * math.pi))  # hosts >= 1.05 apart
+    ring = host_radius + 0.5  # one group's radius, its hosts included
+    big = max(ring * 3.0, ring * groups / 1.9)
+    draft = Draft({})
+
+    def place(angle: float, radius: float, centre: Point) -> Point:
+        return (centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle))
+
+    for g in range(groups):
+        centre = place(2 * math.pi * g / groups, big, (0.0, 0.0))
+        for r in range(routers):
+            angle = 2 * math.pi * r / routers
+            router = f"router-{g}-{r}"
+            draft.positions[router] = place(angle, 0.4 * routers, centre)
+            draft.colors[router] = palette_color(g)
+            draft.labels[router] = f"{g}.{r}"
+    members: dict[int, list[Point]] = {}
+    for name, (g, r, k) in shape.items():
+        centre = place(2 * math.pi * g / groups, big, (0.0, 0.0))
+        spread_angle = (k - (per_router - 1) / 2) * 1.05 / host_radius
+        draft.positions[name] = place(2 * math.pi * r / routers + spread_angle, host_radius, centre)
+        draft.labels[name] = str(k)
+        members.setdefault(g, []).append(draft.positions[name])
+    for g in range(groups):
+        draft.groups.append(Group(f"group {g}", box(members[g], 0.6, 1.2)))
+
+    def route(a: str, b: str) -> tuple[Path2D | None, str, str | None]:
+        if a.startswith("router-") and b.startswith("router-") and a.split("-")[1] != b.split("-")[1]:
+            return None, "cable", draft.colors[min(a, b, key=lambda n: int(n.split("-")[1]))]
+        return None, "cable", None
+
+    draft.route = route
+    draft.notes.append(
+        f"dragonfly: {groups} groups of {routers} routers (all-to-all inside a group) x {per_router} hosts, "
+        f"{platform.params['links_per_pair']} global cable(s) per pair of groups ({platform.params['arrangement']} "
+        f"arrangement), {platform.params['routing']} routing; a global cable in its lower group's colour"
     )
     return draft

@@ -52,6 +52,11 @@ CASES = (
     Case("torus-juqueen-12mp", "torus", {"dims": "12x8x8x4x2", "nbl": "nominal"}),
     Case("torus-mira", "torus", {"dims": "16x16x12x8x2", "nbl": "nominal"}),
     Case("torus-sequoia", "torus", {"dims": "16x16x16x12x2", "nbl": "nominal"}),
+    Case(
+        "dragonfly-frontier",
+        "dragonfly",
+        {"groups": 74, "routers": 32, "hosts": 16, "global_ports": 16, "links_per_pair": 4, "routing": "valiant"},
+    ),
 )
 
 

@@ -1,0 +1,304 @@
+"""Dragonfly: groups of routers joined all-to-all inside the group and by global cables between groups.
+
+The topology of Kim, Dally, Scott and Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology" (ISCA 2008,
+Sect. 3): ``groups`` groups of ``routers`` routers (a), ``hosts`` hosts per router (p), every pair of routers of a
+group joined by one local cable, every pair of groups by ``links_per_pair`` global cables, at most
+``global_ports`` global cables per router (h). HPE Slingshot machines are dragonflies of this kind with several
+global cables per pair of groups (De Sensi et al., "An In-Depth Analysis of the Slingshot Interconnect", SC 2020,
+Sect. 2: 64-port switches, up to 16 hosts, 31 local and 16 global ports per switch in a group of 32).
+
+Names: host ``host-g-r-k`` (group g, router r, port k), router ``router-g-r``. Hosts are listed group by group,
+router by router, port fastest; host-g-r-k is host number ``(g * routers + r) * hosts + k``.
+
+Global arrangement (Hastings et al., "Comparing Global Link Arrangements for Dragonfly Networks", CLUSTER 2015,
+Sect. III): a group has ``links_per_pair x (groups - 1)`` global ports in use, numbered j; port j sits on router
+``j mod routers`` (so the global cables spread evenly: Frontier's 292 per group give 9 or 10 per router), and
+port ``j = c (groups - 1) + t`` is copy c of the cable to the group at offset t: in the ``absolute`` arrangement
+the groups in increasing order skipping itself (t = k, or k - 1 above the group), in the ``relative`` one the
+groups that follow it round the ring (t = (k - g - 1) mod groups). The ``simgrid`` arrangement is SimGrid 4.1's
+own ``DRAGONFLY`` cluster's, t = k: router k of group g holds the cable to group k, so a machine cannot have more
+groups than routers per group, nor more than one cable per pair of groups (docs/dragonfly.md); it exists so that
+tests can compare this family with SimGrid's zone on the machines both describe.
+
+Routing, both oblivious (a fixed route per pair of hosts, as SimGrid's static routes need):
+
+* ``minimal`` (Kim et al., Sect. 4.1): inside a group, straight to the destination router; to another group, a
+  local hop to the router holding the chosen global cable (none if the source holds it), the global cable, and a
+  local hop to the destination router (none if it lands there): at most 3 router-to-router cables. Of the
+  ``links_per_pair`` copies of the cable between two groups, each pair of hosts uses copy ``mix(pair) mod
+  links_per_pair``.
+* ``valiant`` (Kim et al., Sect. 4.1: Valiant's randomised routing made oblivious): to another group, minimally
+  to an intermediate group, then minimally on to the destination; the intermediate group (never the source's or
+  the destination's; needs 3 groups) and the copies of the two global cables are functions of the pair of hosts,
+  ``mix(pair)``: SplitMix64's finaliser of ``src * host_count + dst``, so that an adversarial pattern spreads over
+  every group as a random choice would. Inside a group, minimal. At most 5 router-to-router cables.
+
+Representation: always a compiled zone (``simgrid_cpp/dragonfly_zone.cpp``), which computes each route on
+demand by the same rule: explicit routes are hosts^2 and no routing graph has exactly these routes (a graph's
+fewest-links path may cut through a third group), and a Frontier-shaped machine has 37888 hosts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generators.errors import TopologyError
+from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.node import NODE_PARAMS
+from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
+from generators.size import Size
+
+__all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates", "mix"]
+
+_MASK = (1 << 64) - 1
+
+
+def mix(pair: int) -> int:
+    """SplitMix64's output function of ``pair`` (Steele, Lea and Flood, OOPSLA 2014): a 64-bit hash whose every
+    bit depends on every bit of the input, the same in the compiled zone (unsigned 64-bit arithmetic).
+
+    >>> hex(mix(0)), mix(1) % 7  # 0xe220a8397b1dcdaf: the first output of SplitMix64 seeded with 0
+    ('0xe220a8397b1dcdaf', 2)
+    """
+    z = (pair + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+@dataclass(frozen=True)
+class Dragonfly:
+    """The shape of a dragonfly and its arrangement of global cables (module docstring)."""
+
+    groups: int
+    routers: int
+    hosts: int
+    links_per_pair: int
+    arrangement: str
+
+    @property
+    def host_count(self) -> int:
+        """Hosts in the machine."""
+        return self.groups * self.routers * self.hosts
+
+    def index(self, g: int, r: int, k: int) -> int:
+        """The number of host ``host-g-r-k`` (its place in the host list)."""
+        return (g * self.routers + r) * self.hosts + k
+
+    def offset(self, g: int, k: int) -> int:
+        """The offset t of group k among the peers of group g (``g != k``)."""
+        if self.arrangement == "relative":
+            return (k - g - 1) % self.groups
+        if self.arrangement == "simgrid":
+            return k
+        return k if k < g else k - 1
+
+    def gateway(self, g: int, k: int, copy: int) -> int:
+        """The router of group g that holds copy ``copy`` of the global cable to group k."""
+        return (copy * (self.groups - 1) + self.offset(g, k)) % self.routers
+
+    def global_cables(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """Every global cable as its two (group, router) ends, lower group first."""
+        return [
+            ((g, self.gateway(g, k, c)), (k, self.gateway(k, g, c)))
+            for g in range(self.groups)
+            for k in range(g + 1, self.groups)
+            for c in range(self.links_per_pair)
+        ]
+
+    def router_hops(self, src: tuple[int, int], dst: tuple[int, int], copy: int) -> list[tuple[int, int]]:
+        """The routers of the minimal path from router ``src`` to router ``dst`` (both ends included)."""
+        (g, r), (k, s) = src, dst
+        if g == k:
+            return [src] if r == s else [src, dst]
+        out, landing = (g, self.gateway(g, k, copy)), (k, self.gateway(k, g, copy))
+        return [src, *([out] if out != src else []), landing, *([dst] if landing != dst else [])]
+
+    def intermediate(self, g: int, k: int, hashed: int) -> int:
+        """Valiant's intermediate group for groups g != k: the ``hashed mod (groups - 2)``-th other group."""
+        m = hashed % (self.groups - 2)
+        for skipped in sorted((g, k)):
+            m += m >= skipped
+        return m
+
+
+def host_coordinates(name: str) -> tuple[int, int, int]:
+    """(group, router, port) of ``host-g-r-k``.
+
+    >>> host_coordinates("host-3-1-0")
+    (3, 1, 0)
+    """
+    g, r, k = name.removeprefix("host-").split("-")
+    return int(g), int(r), int(k)
+
+
+def _router(g: int, r: int) -> str:
+    return f"router-{g}-{r}"
+
+
+def _shape(params: Mapping[str, Any]) -> Dragonfly:
+    """The checked shape: every group's global cables fit its ports, no two copies of a cable join the same two
+    routers, and Valiant has an intermediate group."""
+    shape = Dragonfly(
+        params["groups"], params["routers"], params["hosts"], params["links_per_pair"], params["arrangement"]
+    )
+    ports, needed = shape.routers * params["global_ports"], shape.links_per_pair * (shape.groups - 1)
+    if needed > ports:
+        raise TopologyError(
+            f"a group has routers x global_ports = {shape.routers} x {params['global_ports']} = {ports} global "
+            f"ports, fewer than the links_per_pair x (groups - 1) = {needed} its global cables need"
+        )
+    if shape.arrangement == "simgrid" and (shape.routers < shape.groups or shape.links_per_pair != 1):
+        raise TopologyError(
+            "the simgrid arrangement puts the cable from group g to group k on router k of group g, as SimGrid's "
+            f"DRAGONFLY does: it needs routers >= groups and links_per_pair = 1, got routers={shape.routers}, "
+            f"groups={shape.groups}, links_per_pair={shape.links_per_pair}"
+        )
+    if params["routing"] == "valiant" and shape.groups < 3:
+        raise TopologyError(f"valiant routing needs at least 3 groups (an intermediate one), got {shape.groups}")
+    # Copies c and c' of the cable between two groups sit on routers (c (g-1) + t) mod a at both ends: they join
+    # the same two routers exactly when (c - c')(g - 1) is a multiple of a.
+    clash = next((d for d in range(1, shape.links_per_pair) if d * (shape.groups - 1) % shape.routers == 0), None)
+    if clash is not None:
+        raise TopologyError(
+            f"links_per_pair={shape.links_per_pair} puts copies {clash} apart of a global cable between the same two "
+            f"routers: (groups - 1) x {clash} = {(shape.groups - 1) * clash} is a multiple of routers={shape.routers} "
+            "(parallel cables are not modelled)"
+        )
+    return shape
+
+
+def estimate(params: Mapping[str, Any]) -> Size:
+    """What :func:`dragonfly` builds: hosts with their cables (and limiters), a(a-1)/2 local cables per group,
+    links_per_pair global cables per pair of groups; a compiled zone.
+
+    >>> size = estimate({"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2, "links_per_pair": 1,
+    ...                  "arrangement": "absolute", "routing": "minimal", "nbl": None})
+    >>> size.hosts, size.routers, size.links
+    (72, 36, 324)
+    """
+    shape = _shape(params)
+    routers = shape.groups * shape.routers
+    cables = shape.groups * shape.routers * (shape.routers - 1) // 2
+    cables += shape.links_per_pair * shape.groups * (shape.groups - 1) // 2
+    hosts = shape.host_count
+    return Size(
+        hosts=hosts, routers=routers, links=(2 + (params["nbl"] is not None)) * hosts + 2 * cables, compiled=True
+    )
+
+
+@family(
+    summary="Dragonfly (Kim et al. 2008; HPE Slingshot): all-to-all groups, global cables, minimal or Valiant",
+    params=(
+        Param("groups", positive_int, "groups of routers (g)"),
+        Param("routers", positive_int, "routers per group, joined all-to-all (a)"),
+        Param("hosts", positive_int, "hosts per router (p)"),
+        Param("global_ports", positive_int, "global ports per router (h): at most this many global cables each"),
+        Param("links_per_pair", positive_int, "global cables between every pair of groups", "1"),
+        Param(
+            "arrangement",
+            choice("absolute", "relative", "simgrid"),
+            "which router holds each global cable: absolute, relative or simgrid (router k: the cable to group k)",
+            "absolute",
+        ),
+        Param("routing", choice("minimal", "valiant"), "minimal, or through an intermediate group", "minimal"),
+        Param("link_bw", bandwidth, "bandwidth of every cable, per direction (Slingshot: 200 Gb/s)", "25GBps"),
+        Param("link_lat", latency, "latency of a host or local cable", "100ns"),
+        Param("global_lat", latency, "latency of a global cable", "100ns"),
+        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        *NODE_PARAMS,
+    ),
+    estimate=estimate,
+)
+def dragonfly(
+    groups: int,
+    routers: int,
+    hosts: int,
+    global_ports: int,
+    links_per_pair: int,
+    arrangement: str,
+    routing: str,
+    link_bw: float,
+    link_lat: float,
+    global_lat: float,
+    nbl: float | None,
+    host_speed: float,
+) -> Platform:
+    """Return the dragonfly ``dragonfly-<groups>x<routers>x<hosts>`` (``-v`` appended for Valiant routing).
+
+    Examples
+    --------
+    >>> p = dragonfly(groups=5, routers=2, hosts=2, global_ports=2)
+    >>> len(p.hosts), len(p.routers)
+    (20, 10)
+    >>> p.route("host-0-0-0", "host-3-1-1")  # group 0's cable to group 3 is on its router 0 and lands on router 0
+    ['host-0-0-0_to_router-0-0', 'router-0-0_to_router-3-0', 'router-3-0_to_router-3-1', 'router-3-1_to_host-3-1-1']
+    """
+    params = {"groups": groups, "routers": routers, "hosts": hosts, "global_ports": global_ports,
+              "links_per_pair": links_per_pair, "arrangement": arrangement, "routing": routing}  # fmt: skip
+    shape = _shape(params)
+    names = [host_name(g, r, k) for g in range(groups) for r in range(routers) for k in range(hosts)]
+    valiant = routing == "valiant"
+    return Platform(
+        name=f"dragonfly-{groups}x{routers}x{hosts}" + ("-v" if valiant else ""),
+        hosts=[Host(name, host_speed) for name in names],
+        routers=[_router(g, r) for g in range(groups) for r in range(routers)],
+        links=_cables(shape, names, link_bw, link_lat, global_lat, nbl),
+        route_rule=_route_rule(shape, valiant, nbl is not None),
+        compiled=_compiled_zone(params, link_bw, link_lat, global_lat, nbl, host_speed),
+    )
+
+
+def host_name(g: int, r: int, k: int) -> str:
+    """The host on port k of router r of group g."""
+    return f"host-{g}-{r}-{k}"
+
+
+def _cables(
+    shape: Dragonfly, names: list[str], link_bw: float, link_lat: float, global_lat: float, nbl: float | None
+) -> dict[str, Link]:
+    """Every host's cable (and limiter), every group's local cables, then the global cables."""
+    links: dict[str, Link] = {}
+    for name in names:
+        g, r, _ = host_coordinates(name)
+        add_links(links, *host_cable(name, _router(g, r), link_bw, link_lat, nbl))
+    for g in range(shape.groups):
+        for r in range(shape.routers):
+            for s in range(r + 1, shape.routers):
+                add_links(links, *duplex_link(_router(g, r), _router(g, s), link_bw, link_lat))
+    for (g, r), (k, s) in shape.global_cables():
+        add_links(links, *duplex_link(_router(g, r), _router(k, s), link_bw, global_lat))
+    return links
+
+
+def _route_rule(shape: Dragonfly, valiant: bool, limited: bool) -> RouteRule:
+    """Minimal or Valiant routing between the hosts' routers (module docstring), framed by the host cables."""
+    copies = shape.links_per_pair
+
+    def route(src: str, dst: str) -> list[str]:
+        (g, r, p), (k, s, q) = host_coordinates(src), host_coordinates(dst)
+        hashed = mix(shape.index(g, r, p) * shape.host_count + shape.index(k, s, q))
+        if valiant and g != k:
+            middle = shape.intermediate(g, k, hashed)
+            landing = (middle, shape.gateway(middle, g, (hashed >> 20) % copies))
+            path = shape.router_hops((g, r), landing, (hashed >> 20) % copies)
+            path += shape.router_hops(landing, (k, s), (hashed >> 40) % copies)[1:]
+        else:
+            path = shape.router_hops((g, r), (k, s), hashed % copies)
+        hops = [f"{_router(*a)}_to_{_router(*b)}" for a, b in itertools.pairwise(path)]
+        return with_nbl(src, dst, [f"{src}_to_{_router(g, r)}", *hops, f"{_router(k, s)}_to_{dst}"], limited)
+
+    return route
+
+
+def _compiled_zone(
+    params: Mapping[str, Any], link_bw: float, link_lat: float, global_lat: float, nbl: float | None, speed: float
+) -> CompiledZone:
+    """The compiled zone ``topolab_dragonfly_zone`` and the parameters it reads (the writer puts the name first)."""
+    values = {**params, "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
+              "global_lat": repr(float(global_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
+              "host_speed": repr(float(speed))}  # fmt: skip
+    return CompiledZone("topolab_dragonfly_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

@@ -46,27 +46,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from generators.errors import TopologyError
+from generators.mixing import mix
 from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
 from generators.size import Size
 
-__all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates", "mix"]
-
-_MASK = (1 << 64) - 1
-
-
-def mix(pair: int) -> int:
-    """SplitMix64's output function of ``pair`` (Steele, Lea and Flood, OOPSLA 2014): a 64-bit hash whose every
-    bit depends on every bit of the input, the same in the compiled zone (unsigned 64-bit arithmetic).
-
-    >>> hex(mix(0)), mix(1) % 7  # 0xe220a8397b1dcdaf: the first output of SplitMix64 seeded with 0
-    ('0xe220a8397b1dcdaf', 2)
-    """
-    z = (pair + 0x9E3779B97F4A7C15) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
+__all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ __all__ = [
     "pairing_partner",
     "pairing_steps",
     "pipe_node",
+    "shift_steps",
     "transpose_grid_side",
     "transpose_steps",
 ]
@@ -182,6 +183,17 @@ def alltoall_steps(algorithm: str, ranks: int, shape: tuple[int, int, int] | Non
     """The messages of phases 1 .. N-1 (phase 0 is local), as (source, destination) rank pairs."""
     phases = alltoall_destinations(algorithm, ranks, shape)[1:]
     return [[(r, dst) for r, dst in enumerate(phase) if dst != r] for phase in phases]
+
+
+def shift_steps(ranks: int, shifts: Sequence[int] | None = None) -> list[list[Message]]:
+    """The permutations of ``apps/bench/shift``, one step per shift (default: every shift 1 .. N-1): rank r sends
+    to (r + s) mod N.
+
+    >>> shift_steps(3)
+    [[(0, 1), (1, 2), (2, 0)], [(0, 2), (1, 0), (2, 1)]]
+    """
+    chosen = range(1, ranks) if shifts is None else shifts
+    return [[(r, (r + s) % ranks) for r in range(ranks)] for s in chosen]
 
 
 # --- combine: Littlefield's tree, snake and fence on a W x H mesh (apps/combine) -------------------------------------

@@ -36,14 +36,7 @@ using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
-/* SplitMix64's output function (generators.dragonfly.mix). */
-std::uint64_t mix(std::uint64_t pair)
-{
-  std::uint64_t z = pair + 0x9E3779B97F4A7C15ULL;
-  z               = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z               = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using topolab::mix;
 
 class DragonflyZone : public topolab::EndpointZone {
 public:
@@ -198,7 +191,7 @@ private:
 
 extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
-  std::string path = topolab::params_path("TOPOLAB_DRAGONFLY_PARAMS", reinterpret_cast<void*>(&mix), "dragonfly");
+  std::string path = topolab::params_path("TOPOLAB_DRAGONFLY_PARAMS", reinterpret_cast<void*>(&load_platform), "dragonfly");
   topolab::load_zone<DragonflyZone>(
       engine, ZoneParams("dragonfly", path,
                          {"groups", "routers", "hosts", "global_ports", "links_per_pair", "arrangement", "routing",

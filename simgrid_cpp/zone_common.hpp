@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -62,6 +63,16 @@ using simgrid::kernel::resource::StandardLinkImpl;
 using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::NetZoneImpl;
 using simgrid::kernel::routing::Route;
+
+/* SplitMix64's output function (Steele, Lea and Flood, OOPSLA 2014; generators.mixing.mix): the hash by which the
+ * oblivious routing rules pick among equal paths per pair of hosts. */
+inline std::uint64_t mix(std::uint64_t pair)
+{
+  std::uint64_t z = pair + 0x9E3779B97F4A7C15ULL;
+  z               = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z               = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
 
 /* The parameter file of a compiled zone: the keys of every zone (above) read and checked, the family's own keys
  * kept as text for the typed getters. */

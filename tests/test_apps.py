@@ -38,6 +38,18 @@ class TestUnderSmpirun:
         (record,) = parse_records(out, "exchange")
         assert record["time_s_avg"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / (2e9 / 6), rel=1e-3)
 
+    def test_shift_delivers_every_block_at_link_rate_on_a_crossbar(self, tmp_path: Path, bin_dir: Path) -> None:
+        """Each host sends one flow and receives one, on the two directions of its cable: every shift runs at the
+        cable's rate, 2 latencies + (S + envelope) / bandwidth, and every byte arrives from (r - s) mod N."""
+        size = 3 << 20
+        out = smpirun(tmp_path, bin_dir, "shift", ["-s", str(size), "-i", "2", "-w", "0", "--verify"], 5)
+        records = parse_records(out, "shift")
+        assert [r["shift"] for r in records] == [1, 2, 3, 4] and all(r["verified"] is True for r in records)
+        for record in records:  # the barrier releases ranks up to one route latency apart (test_alltoall_app.py)
+            assert record["time_s_min"] == pytest.approx(2e-6 + (size + SMPI_ENVELOPE_BYTES) / 1e9, rel=1e-9)
+            assert 0 <= record["time_s_max"] - record["time_s_min"] <= 1.1 * 2e-6
+            assert record["rate_bps"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
+
     def test_pingpong_prints_one_json_line_per_size(self, tmp_path: Path, bin_dir: Path) -> None:
         out = smpirun(tmp_path, bin_dir, "pingpong", ["-s", "1,2K,3M", "-i", "2", "-w", "0"], 2)
         records = parse_records(out, "pingpong")
@@ -51,6 +63,8 @@ class TestUnderSmpirun:
             ("exchange", ["-p", "3"], 3, "exchange: error: 3 peers need at least 4 MPI ranks"),
             ("pingpong", ["-s", "12Q"], 2, "pingpong: error:"),
             ("pingpong", ["-i", "0"], 2, "pingpong: error:"),
+            ("shift", ["-S", "4"], 4, "shift: error: --shifts 4 needs more than 4 MPI ranks"),
+            ("shift", [], 1, "shift: error: a shift needs at least 2 MPI ranks"),
         ],
     )
     def test_bad_arguments_fail_the_run(
@@ -69,6 +83,12 @@ class TestUnderRealMpi:
         assert record["app"] == "exchange" and record["ranks"] == 4 and record["peers"] == 3
         assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
+    def test_shift_with_mpiexec_5_verifies_every_byte(self, real_mpi_bin: Path) -> None:
+        done = mpiexec(real_mpi_bin / "shift", 5, "-S", "4,1", "-s", "100K", "-i", "2", "--verify")
+        assert done.returncode == 0, done.stderr
+        records = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [(r["shift"], r["verified"]) for r in records] == [(4, True), (1, True)]
+
     def test_pingpong_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
         done = mpiexec(real_mpi_bin / "pingpong", 4, "-s", "1,1K", "-i", "5")
         assert done.returncode == 0, done.stderr
@@ -77,7 +97,7 @@ class TestUnderRealMpi:
 
 APPS = [
     "allgather", "alltoall", "bisection_pairing", "combine", "exchange", "memcpy_bench", "nbl_testjig", "pingpong",
-    "transpose", "zero_count",
+    "shift", "transpose", "zero_count",
 ]  # fmt: skip
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from generators import TopologyError, build_platform, write_platform
 from generators.analysis import link_loads
-from generators.dragonfly import Dragonfly, dragonfly, host_coordinates, mix
+from generators.dragonfly import Dragonfly, dragonfly, host_coordinates
+from generators.mixing import mix
 from generators.model import Platform
 from tests.conftest import route_args, simgrid_link_count
 

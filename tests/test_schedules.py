@@ -24,6 +24,7 @@ from generators.schedules import (
     pairing_partner,
     pairing_steps,
     pipe_node,
+    shift_steps,
     transpose_steps,
 )
 from generators.torus import coordinates
@@ -151,6 +152,8 @@ CASES = [
     combine_case("fence", 4, 4, 100, 100),
     *(pairing_case(dims) for dims in [(2,), (4, 2), (6, 1, 2), (4, 4, 2)]),
     *(("allgather", p, ["-a", a], allgather_steps(a, p)) for a in ("ring", "bruck") for p in (2, 5, 8, 12)),
+    ("shift", 5, [], shift_steps(5)),
+    ("shift", 9, ["-S", "8,3,3"], shift_steps(9, [8, 3, 3])),
 ]
 
 

@@ -1,0 +1,178 @@
+/*
+ * shift.c - shift permutations, one at a time: the traffic patterns by which
+ * interconnects are compared (Kim et al., "Technology-Driven, Highly-Scalable
+ * Dragonfly Topology", ISCA 2008, Sect. 4.2; the shift order of an all-to-all).
+ *
+ * In the permutation of shift S every rank r sends BYTES to rank (r + S) mod N
+ * and receives BYTES from rank (r - S) mod N, all ranks at once (one
+ * MPI_Sendrecv each). For each shift of --shifts (default: every shift
+ * 1 .. N-1, an all-to-all in shift order with a barrier between its phases),
+ * WARMUP untimed then ITERATIONS timed rounds, each after a barrier. A rank
+ * times each round from the end of the barrier to the end of its Sendrecv;
+ * the permutation's time is the slowest rank's mean (every flow has ended).
+ * Rank 0 prints one JSON line per shift:
+ *   {"app":"shift","version":1,"ranks":N,"shift":S,"bytes":B,"iterations":I,
+ *    "warmup":W,"time_s_min":..,"time_s_avg":..,"time_s_max":..,
+ *    "rate_bps":..,"verified":true|false|null}
+ * time_s_* are the min/avg/max over ranks of each rank's mean round time and
+ * rate_bps = BYTES / time_s_max, the rate each rank gets when the slowest
+ * flow sets the pace. --print-schedule prints one line {"app":"shift",
+ * "step":k,"messages":[[rank,destination],..]} for the k-th shift instead and
+ * communicates nothing. --verify fills each block with its sender's rank (mod
+ * 256) and checks every received byte (exit status 1 if one is wrong).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "topolab_app.h"
+
+#define APP_NAME "shift"
+#define OUTPUT_VERSION 1
+#define DEFAULT_BYTES (1 << 20)
+#define DEFAULT_ITERATIONS 3
+#define DEFAULT_WARMUP 1
+#define SHIFT_TAG 0
+#define EXIT_VERIFY_FAILED 1
+
+static const char description[] =
+    "Shift permutations one at a time: in shift S every rank r sends BYTES to rank (r + S) mod N and "
+    "receives BYTES from rank (r - S) mod N at once; WARMUP untimed and ITERATIONS timed rounds per "
+    "shift, each after a barrier. Rank 0 prints one JSON line per shift on stdout.";
+
+struct options {
+    tl_int_list shifts;
+    int64_t bytes;
+    int iterations;
+    int warmup;
+    int verify;
+    int print_schedule;
+};
+
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+{
+    *opt = (struct options){
+        .bytes = DEFAULT_BYTES,
+        .iterations = DEFAULT_ITERATIONS,
+        .warmup = DEFAULT_WARMUP,
+    };
+    const tl_option options[] = {
+        tl_opt_int_list('S', "shifts", "SHIFTS", &opt->shifts, 1, INT_MAX,
+                        "shifts to run, in order (every shift 1 .. N-1 when not given)"),
+        tl_opt_size('s', "bytes", "BYTES", &opt->bytes, INT_MAX, "bytes each rank sends per shift"),
+        tl_opt_iterations(&opt->iterations, "timed rounds per shift"),
+        tl_opt_warmup(&opt->warmup, "untimed rounds before them"),
+        tl_opt_verify(&opt->verify, "check every received byte"),
+        tl_opt_print_schedule(&opt->print_schedule),
+    };
+    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    if (code != TL_ARGS_OK)
+        return code;
+    for (size_t i = 0; i < opt->shifts.count; i++)
+        if (opt->shifts.values[i] >= nranks) {
+            tl_arg_error(APP_NAME, "--shifts %d needs more than %d MPI ranks (a shift is 1 .. N-1)",
+                         opt->shifts.values[i], opt->shifts.values[i]);
+            return TL_EXIT_USAGE;
+        }
+    if (opt->shifts.count == 0 && nranks < 2) {
+        tl_arg_error(APP_NAME, "a shift needs at least 2 MPI ranks (got %d)", nranks);
+        return TL_EXIT_USAGE;
+    }
+    return TL_ARGS_OK;
+}
+
+/* One round of one shift, the kernel the harness times (tl_time_kernel). */
+struct shift_kernel {
+    int rank, nranks, shift, count, verify;
+    char *send, *recv;
+};
+
+static void shift_prepare(void *state)
+{
+    struct shift_kernel *k = state;
+    if (k->verify) {
+        memset(k->send, (unsigned char)k->rank, (size_t)k->count);
+        memset(k->recv, 0xff, (size_t)k->count);
+    }
+}
+
+static void shift_run(void *state)
+{
+    const struct shift_kernel *k = state;
+    int to = (k->rank + k->shift) % k->nranks;
+    int from = (k->rank - k->shift + k->nranks) % k->nranks;
+    MPI_Sendrecv(k->send, k->count, MPI_CHAR, to, SHIFT_TAG, k->recv, k->count, MPI_CHAR, from,
+                 SHIFT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static long long shift_check(void *state)
+{
+    const struct shift_kernel *k = state;
+    long long errors = 0;
+    if (!k->verify)
+        return 0;
+    unsigned char expected = (unsigned char)((k->rank - k->shift + k->nranks) % k->nranks);
+    for (int i = 0; i < k->count; i++)
+        errors += (unsigned char)k->recv[i] != expected;
+    return errors;
+}
+
+static void print_schedule(const struct options *opt, int nranks)
+{
+    int shifts = opt->shifts.count > 0 ? (int)opt->shifts.count : nranks - 1;
+    for (int step = 0; step < shifts; step++) {
+        int shift = opt->shifts.count > 0 ? opt->shifts.values[step] : step + 1;
+        tl_schedule_step line;
+        tl_schedule_begin(&line, APP_NAME, step);
+        for (int r = 0; r < nranks; r++)
+            tl_schedule_send(&line, r, (r + shift) % nranks);
+        tl_schedule_end(&line);
+    }
+}
+
+/* One shift's JSON line (collective: the times and wrong bytes are reduced to rank 0). */
+static long long report(const struct options *opt, int nranks, int shift, tl_timing timing)
+{
+    double spread[3];
+    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    long long errors = tl_sum_errors(opt->verify, timing.errors);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0)
+        return errors;
+    tl_json json;
+    tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
+    tl_json_i64(&json, "ranks", nranks);
+    tl_json_i64(&json, "shift", shift);
+    tl_json_i64(&json, "bytes", opt->bytes);
+    tl_json_i64(&json, "iterations", opt->iterations);
+    tl_json_i64(&json, "warmup", opt->warmup);
+    tl_json_times(&json, spread);
+    tl_json_f64(&json, "rate_bps", spread[2] > 0 ? (double)opt->bytes / spread[2] : 0.0);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
+    return errors;
+}
+
+static int run(struct options *opt, int rank, int nranks)
+{
+    if (opt->print_schedule) {
+        if (rank == 0)
+            print_schedule(opt, nranks);
+        return 0;
+    }
+    char *block = tl_alloc_or_abort(APP_NAME, 2 * (size_t)opt->bytes + 2);
+    struct shift_kernel k = {rank, nranks, 0, (int)opt->bytes, opt->verify, block, block + opt->bytes + 1};
+    int shifts = opt->shifts.count > 0 ? (int)opt->shifts.count : nranks - 1;
+    long long errors = 0;
+    for (int step = 0; step < shifts; step++) {
+        k.shift = opt->shifts.count > 0 ? opt->shifts.values[step] : step + 1;
+        tl_kernel kernel = {&k, shift_prepare, shift_run, shift_check};
+        errors += report(opt, nranks, k.shift, tl_time_kernel(&kernel, opt->warmup, opt->iterations));
+    }
+    free(block);
+    return errors > 0 ? EXIT_VERIFY_FAILED : 0;
+}
+
+TL_APP(struct options, parse_args, run);

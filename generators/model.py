@@ -8,7 +8,7 @@ Conventions
 -----------
 * Bandwidths are bytes/s, latencies seconds, host speeds flop/s.
 * Every physical full-duplex cable is two directed SHARED links, ``<a>_to_<b>`` and ``<b>_to_<a>``
-  (:func:`duplex_link`): the same model as SimGrid's SPLITDUPLEX, chosen because tracing a SPLITDUPLEX
+  (:func:`duplex_link`; parallel cables between the same two nodes, ``<a>_to_<b>#<lane>``): the same model as SimGrid's SPLITDUPLEX, chosen because tracing a SPLITDUPLEX
   link aborted SimGrid 3.32 (docs/simgrid.md), and kept because each direction keeps the model's name.
 * A node-bandwidth-limited (NBL) host has one SHARED link ``<host>_nbl`` that every message entering
   or leaving the host crosses, in both directions: a cap on the sum of injection and reception.
@@ -111,11 +111,17 @@ class Link:
         check_quantity(self.latency, f"link {self.name}: latency", allow_zero=True)
 
 
-def duplex_link(a: str, b: str, bandwidth: float, latency: float) -> tuple[Link, Link]:
-    """Return the two directed links ``a_to_b`` and ``b_to_a`` of one full-duplex cable."""
+def duplex_link(a: str, b: str, bandwidth: float, latency: float, lane: int | None = None) -> tuple[Link, Link]:
+    """Return the two directed links ``a_to_b`` and ``b_to_a`` of one full-duplex cable; one of several parallel
+    cables between the same two nodes is told apart by its ``lane``: ``a_to_b#<lane>``.
+
+    >>> [link.name for link in duplex_link("s0", "s1", 1e9, 0.0, lane=2)]
+    ['s0_to_s1#2', 's1_to_s0#2']
+    """
+    suffix = "" if lane is None else f"#{lane}"
     return (
-        Link(f"{a}_to_{b}", bandwidth, latency, kind=CABLE, ends=(a, b)),
-        Link(f"{b}_to_{a}", bandwidth, latency, kind=CABLE, ends=(b, a)),
+        Link(f"{a}_to_{b}{suffix}", bandwidth, latency, kind=CABLE, ends=(a, b)),
+        Link(f"{b}_to_{a}{suffix}", bandwidth, latency, kind=CABLE, ends=(b, a)),
     )
 
 

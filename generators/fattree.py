@@ -1,28 +1,42 @@
-"""Two-level fat tree (leaf/spine) of radix-r switches: the baseline of the MLFM paper (Fig. 1a).
+"""Fat tree of radix-r switches with any number of levels, D-mod-K routing: the MLFM paper's baseline (Fig. 1a) at two
+levels, InfiniBand's multi-level trees beyond.
 
-Each leaf switch has r/2 servers below and one cable to each of the r/2 spine switches above; each
-spine has one cable to each of up to r leaves. Full size: r leaves x r/2 servers = r^2/2 servers
-(36-port switches: 648 servers, 36 leaves and 18 spines; MLFM connects 6156 with the same switches).
+The tree is Zahavi's extended generalised fat tree of r-port switches ("D-Mod-K Routing Providing Non-Blocking
+Traffic for Shift Permutations on Real Life Fat Trees", CCIT Report 776, Technion, 2010, Sect. 2): with h =
+``levels``, every switch below the top has r/2 ports down and r/2 up; a top switch has all r ports down. A leaf
+(level 1) holds r/2 servers; a full tree has 2 (r/2)^h servers (36-port switches: 648 at two levels, 11664 at
+three; MLFM connects 6156 with two levels of the same switches). ``leaves`` builds part of it: whole subtrees of
+the top, a multiple of (r/2)^(h-2) leaves.
 
-Names: server ``server-a-k`` (leaf a, port k), ``leaf-a``, ``spine-s``. Hosts are listed leaf by
-leaf, port k fastest.
+Addressing. A switch of level i < h is (g, p): its subtree g (the leaves a with a // (r/2)^(i-1) = g) and its
+position p among the (r/2)^(i-1) switches of level i there; a leaf is (a, 0), a top switch (0, p), p < (r/2)^(h-1).
+Up port u of switch (g, p) of level i leads to the switch of level i + 1 at position u (r/2)^(i-1) + p in subtree
+g // (r/2) (the top: position u (r/2)^(i-1) + p).
 
-Routing: same leaf through the leaf; otherwise up to spine s = k' (the destination's port) and down,
-destination-modulo-k routing as InfiniBand's destination-based forwarding tables give it (one spine
-per destination port): the shift pattern of all-to-all is then congestion-free on a full tree, since
-the r/2 flows entering a leaf in a phase have r/2 different destination ports.
+Names: server ``server-a-k`` (leaf a, port k; server number a r/2 + k), ``leaf-a``, ``agg<i>-g-p`` for the levels
+between, ``spine-p`` for the top. Hosts are listed leaf by leaf, port k fastest.
 
-Representation: a SimGrid Dijkstra zone whose graph has a direct edge from each spine to the servers
-of its port index only (through their leaf's cable), so that the fewest-links path is the rule's.
+Routing: D-mod-K, destination-based as InfiniBand's forwarding tables give it: up from the source's leaf until the
+lowest level whose subtree holds the destination, on up port u_i = (d // (r/2)^(i-1)) mod r/2 at level i (d the
+destination server's number), then down the one path to the destination. At two levels this is "up to spine
+s = k' (the destination's port) and down". On a full tree every shift permutation is then congestion-free (Zahavi,
+Theorem 1; tested), so an all-to-all in shift order runs every phase at link rate.
+
+Representation: at two levels a SimGrid Dijkstra zone whose graph has a direct edge from each spine to the servers
+of its port index only (through their leaf's cable), so that the fewest-links path is the rule's; deeper trees a
+compiled zone (``simgrid_cpp/fattree_zone.cpp``) computing each route on demand by the same rule.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from generators.errors import TopologyError
 from generators.model import (
+    CompiledZone,
     Host,
     Link,
     Platform,
@@ -38,7 +52,61 @@ from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
 from generators.size import Size
 
-__all__ = ["estimate", "fattree"]
+__all__ = ["FatTree", "estimate", "fattree", "server_coordinates"]
+
+MAX_LEVELS = 8
+Switch = tuple[int, int, int]
+"""(level, subtree, position) of a switch."""
+
+
+@dataclass(frozen=True)
+class FatTree:
+    """The shape of a fat tree: switch radix, levels and the leaves built (module docstring)."""
+
+    radix: int
+    levels: int
+    leaves: int
+
+    @property
+    def half(self) -> int:
+        """Ports down (and up) of a switch below the top, servers per leaf."""
+        return self.radix // 2
+
+    def positions(self, level: int) -> int:
+        """Switches of ``level`` in one of its subtrees (the top: all of them)."""
+        return self.half ** (level - 1)
+
+    def switches(self, level: int) -> list[Switch]:
+        """Every switch of ``level``, subtree by subtree."""
+        if level == self.levels:
+            return [(level, 0, p) for p in range(self.positions(level))]
+        return [
+            (level, g, p) for g in range(self.leaves // self.positions(level)) for p in range(self.positions(level))
+        ]
+
+    def name(self, switch: Switch) -> str:
+        """``leaf-a``, ``agg<i>-g-p`` or ``spine-p``."""
+        level, g, p = switch
+        if level == 1:
+            return f"leaf-{g}"
+        return f"spine-{p}" if level == self.levels else f"agg{level}-{g}-{p}"
+
+    def parent(self, switch: Switch, up: int) -> Switch:
+        """Where up port ``up`` of ``switch`` leads."""
+        level, g, p = switch
+        above = level + 1
+        return (above, 0 if above == self.levels else g // self.half, up * self.positions(level) + p)
+
+    def route_switches(self, a: int, b: int, d: int) -> list[Switch]:
+        """The switches from leaf a to leaf b on the way to server d (D-mod-K up, the one path down)."""
+        top = next((i for i in range(1, self.levels) if a // self.positions(i) == b // self.positions(i)), self.levels)
+        path = [(1, a, 0)]
+        for level in range(1, top):
+            path.append(self.parent(path[-1], (d // self.positions(level)) % self.half))
+        p = path[-1][2]
+        for level in range(top - 1, 0, -1):
+            path.append((level, b // self.positions(level), p % self.positions(level)))
+        return path
 
 
 def server_name(a: int, k: int) -> str:
@@ -46,49 +114,74 @@ def server_name(a: int, k: int) -> str:
     return f"server-{a}-{k}"
 
 
-def _coordinates(host: str) -> tuple[int, int]:
-    """(a, k) of ``server-a-k``."""
+def server_coordinates(host: str) -> tuple[int, int]:
+    """(a, k) of ``server-a-k``.
+
+    >>> server_coordinates("server-12-3")
+    (12, 3)
+    """
     a, k = host.removeprefix("server-").split("-")
     return int(a), int(k)
 
 
-def _leaves(radix: int, leaves: int | None) -> int:
-    """The leaves built, after checking the radix (even, >= 2) and the leaves (1 .. radix; None: radix)."""
+def _shape(radix: int, levels: int, leaves: int | None) -> FatTree:
+    """The checked shape: an even radix >= 2, 2 .. MAX_LEVELS levels, whole subtrees of the top (module docstring)."""
     if isinstance(radix, bool) or not isinstance(radix, int) or radix < 2 or radix % 2:
         raise TopologyError(f"radix must be an even integer >= 2, got {radix!r}")
-    leaves = radix if leaves is None else leaves
-    if not 1 <= leaves <= radix:
+    if not 2 <= levels <= MAX_LEVELS:
+        raise TopologyError(f"levels must be between 2 and {MAX_LEVELS}, got {levels}")
+    half = radix // 2
+    most, unit = 2 * half ** (levels - 1), half ** (levels - 2)
+    leaves = most if leaves is None else leaves
+    if levels == 2 and not 1 <= leaves <= radix:
         raise TopologyError(f"leaves must be between 1 and radix={radix}, got {leaves}")
-    return leaves
+    if not 1 <= leaves <= most or leaves % unit:
+        raise TopologyError(
+            f"leaves must be a multiple of (radix/2)^(levels-2) = {unit} (whole subtrees of the top) between {unit} "
+            f"and 2 (radix/2)^(levels-1) = {most}, got {leaves}"
+        )
+    return FatTree(radix, levels, leaves)
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
-    """What :func:`fattree` builds: radix/2 servers per leaf with their cables (and limiters), a cable from every
-    leaf to every spine; a routing graph of 3 edges per server and one per leaf-spine cable.
+    """What :func:`fattree` builds: radix/2 servers per leaf with their cables (and limiters), radix/2 up cables
+    from every switch below the top; at two levels a routing graph of 3 edges per server and one per leaf-spine
+    cable, deeper a compiled zone.
 
-    >>> estimate({"radix": 36, "leaves": None, "nbl": None}).hosts
+    >>> estimate({"radix": 36, "levels": 2, "leaves": None, "nbl": None}).hosts
     648
+    >>> size = estimate({"radix": 36, "levels": 3, "leaves": None, "nbl": None})
+    >>> size.hosts, size.routers
+    (11664, 1620)
     """
-    leaves, ports = _leaves(params["radix"], params["leaves"]), params["radix"] // 2
-    servers, limited = leaves * ports, params["nbl"] is not None
+    shape = _shape(params["radix"], params["levels"], params["leaves"])
+    half, leaves, limited = shape.half, shape.leaves, params["nbl"] is not None
+    servers, up_cables = leaves * half, (shape.levels - 1) * leaves * half
+    routers = (shape.levels - 1) * leaves + shape.positions(shape.levels)
+    links = (2 + limited) * servers + 2 * up_cables
+    if shape.levels > 2:
+        return Size(hosts=servers, routers=routers, links=links, compiled=True)
     return Size(
         hosts=servers,
-        routers=leaves + ports,
-        links=(2 + limited) * servers + 2 * leaves * ports,
-        edges=3 * servers + leaves * ports,
-        edge_links=(4 + 3 * limited) * servers + leaves * ports,
+        routers=routers,
+        links=links,
+        edges=3 * servers + leaves * half,
+        edge_links=(4 + 3 * limited) * servers + leaves * half,
     )
 
 
 @family(
-    summary="Two-level fat tree (leaf/spine) of radix-r switches: r^2/2 servers, destination-modulo routing",
+    summary="Fat tree of radix-r switches, any number of levels (2: r^2/2 servers, 3: r^3/4), D-mod-K routing",
     params=(
-        Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 spines", "36"),
-        Param("leaves", optional(positive_int), "leaf switches built (1..radix), or none for radix", "none"),
+        Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 up ports", "36"),
+        Param(
+            "leaves", optional(positive_int), "leaf switches built (whole subtrees of the top), none for all", "none"
+        ),
         Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
         Param("link_lat", latency, "latency of every cable", "100ns"),
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
         *NODE_PARAMS,
+        Param("levels", positive_int, f"switch levels, 2 to {MAX_LEVELS}", "2", recorded_when_default=False),
     ),
     estimate=estimate,
 )
@@ -99,8 +192,9 @@ def fattree(
     link_lat: float,
     nbl: float | None,
     host_speed: float,
+    levels: int,
 ) -> Platform:
-    """Return the two-level fat tree of radix-``radix`` switches.
+    """Return the fat tree of radix-``radix`` switches, ``fattree-<radix>`` (``-l<levels>`` beyond two).
 
     Examples
     --------
@@ -109,50 +203,55 @@ def fattree(
     (648, 54)
     >>> p.route("server-0-3", "server-5-7")
     ['server-0-3_to_leaf-0', 'leaf-0_to_spine-7', 'spine-7_to_leaf-5', 'leaf-5_to_server-5-7']
+    >>> fattree(4, levels=3).route("server-0-0", "server-4-1")[1:5]  # to server 9: up ports 9 mod 2, 9 // 2 mod 2
+    ['leaf-0_to_agg2-0-1', 'agg2-0-1_to_spine-1', 'spine-1_to_agg2-2-1', 'agg2-2-1_to_leaf-4']
     """
-    leaves = _leaves(radix, leaves)
-    ports = radix // 2
-    servers = [(a, k) for a in range(leaves) for k in range(ports)]
+    shape = _shape(radix, levels, leaves)
+    servers = [(a, k) for a in range(shape.leaves) for k in range(shape.half)]
     limited = nbl is not None
+    compiled = None
+    if levels > 2:
+        compiled = _compiled_zone(shape, link_bw, link_lat, nbl, host_speed)
     return Platform(
-        name=f"fattree-{radix}",
+        name=f"fattree-{radix}" + (f"-l{levels}" if levels > 2 else ""),
         hosts=[Host(server_name(a, k), host_speed) for a, k in servers],
-        routers=[f"leaf-{a}" for a in range(leaves)] + [f"spine-{s}" for s in range(ports)],
-        links=_cables(servers, leaves, ports, link_bw, link_lat, nbl),
-        route_rule=_route_rule(limited),
-        graph=_routing_graph(servers, leaves, ports, limited),
+        routers=[shape.name(s) for level in range(1, levels + 1) for s in shape.switches(level)],
+        links=_cables(shape, servers, link_bw, link_lat, nbl),
+        route_rule=_route_rule(shape, limited),
+        graph=_routing_graph(servers, shape.leaves, shape.half, limited) if levels == 2 else None,
+        compiled=compiled,
     )
 
 
 def _cables(
-    servers: list[tuple[int, int]], leaves: int, ports: int, link_bw: float, link_lat: float, nbl: float | None
+    shape: FatTree, servers: list[tuple[int, int]], link_bw: float, link_lat: float, nbl: float | None
 ) -> dict[str, Link]:
-    """Every server's cable to its leaf (and its limiter when ``nbl`` is set), then every leaf's to every spine."""
+    """Every server's cable to its leaf (and its limiter when ``nbl`` is set), then level by level every switch's
+    cables to its parents, in the order of its up ports."""
     links: dict[str, Link] = {}
     for a, k in servers:
         add_links(links, *host_cable(server_name(a, k), f"leaf-{a}", link_bw, link_lat, nbl))
-    for a in range(leaves):
-        for s in range(ports):
-            add_links(links, *duplex_link(f"leaf-{a}", f"spine-{s}", link_bw, link_lat))
+    for level in range(1, shape.levels):
+        for switch, up in itertools.product(shape.switches(level), range(shape.half)):
+            add_links(links, *duplex_link(shape.name(switch), shape.name(shape.parent(switch, up)), link_bw, link_lat))
     return links
 
 
-def _route_rule(limited: bool) -> RouteRule:
-    """Through the leaf, or up to the spine of the destination's port and down (module docstring)."""
+def _route_rule(shape: FatTree, limited: bool) -> RouteRule:
+    """Through the leaf, or D-mod-K up and the one path down (module docstring)."""
 
     def route(src: str, dst: str) -> list[str]:
-        (a, _), (b, k2) = _coordinates(src), _coordinates(dst)
-        hops = [f"{src}_to_leaf-{a}"]
-        if a != b:
-            hops += [f"leaf-{a}_to_spine-{k2}", f"spine-{k2}_to_leaf-{b}"]
-        hops.append(f"leaf-{b}_to_{dst}")
+        (a, _), (b, k) = server_coordinates(src), server_coordinates(dst)
+        names = [shape.name(s) for s in shape.route_switches(a, b, b * shape.half + k)]
+        hops = [f"{src}_to_{names[0]}", *(f"{x}_to_{y}" for x, y in itertools.pairwise(names)), f"{names[-1]}_to_{dst}"]
         return with_nbl(src, dst, hops, limited)
 
     return route
 
 
 def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limited: bool) -> RoutingGraph:
-    """Servers to their leaf and back, each spine straight down to the servers of its port index, leaves up."""
+    """Two levels: servers to their leaf and back, each spine straight down to the servers of its port index,
+    leaves up."""
     edges: list[tuple[str, str, tuple[str, ...]]] = []
     for a, k in servers:
         server = server_name(a, k)
@@ -164,3 +263,11 @@ def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limi
         for s in range(ports):
             edges.append((f"leaf-{a}", f"spine-{s}", (f"leaf-{a}_to_spine-{s}",)))
     return RoutingGraph((), tuple(edges))
+
+
+def _compiled_zone(shape: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float) -> CompiledZone:
+    """The compiled zone ``topolab_fattree_zone`` and the parameters it reads (the writer puts the name first)."""
+    values = {"radix": shape.radix, "levels": shape.levels, "leaves": shape.leaves, "link_bw": repr(float(link_bw)),
+              "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
+              "host_speed": repr(float(speed))}  # fmt: skip
+    return CompiledZone("topolab_fattree_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

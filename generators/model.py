@@ -8,8 +8,9 @@ Conventions
 -----------
 * Bandwidths are bytes/s, latencies seconds, host speeds flop/s.
 * Every physical full-duplex cable is two directed SHARED links, ``<a>_to_<b>`` and ``<b>_to_<a>``
-  (:func:`duplex_link`; parallel cables between the same two nodes, ``<a>_to_<b>#<lane>``): the same model as SimGrid's SPLITDUPLEX, chosen because tracing a SPLITDUPLEX
-  link aborted SimGrid 3.32 (docs/simgrid.md), and kept because each direction keeps the model's name.
+  (:func:`duplex_link`; parallel cables between the same two nodes, ``<a>_to_<b>#<lane>``): the same model as
+  SimGrid's SPLITDUPLEX, chosen because tracing a SPLITDUPLEX link aborted SimGrid 3.32 (docs/simgrid.md), and kept
+  because each direction keeps the model's name.
 * A node-bandwidth-limited (NBL) host has one SHARED link ``<host>_nbl`` that every message entering
   or leaving the host crosses, in both directions: a cap on the sum of injection and reception.
   Transit traffic never crosses it, because only the routes that start or end at the host do.
@@ -286,6 +287,8 @@ class Platform:
         Whether every host has its intra-node link ``<host>_shm`` (``generators.node.apply_node``): then
         ``route(h, h)`` is ``[<h>_shm]``, written as an explicit route (Full zone) or a graph edge from the host
         to itself (Dijkstra zone). False: the model has no route from a host to itself.
+    unrecorded : tuple of str
+        Parameters at their default that the platform's file does not record (``Param.recorded_when_default``).
     """
 
     name: str
@@ -301,6 +304,7 @@ class Platform:
     given: dict[str, object] = field(default_factory=dict)
     size: Size | None = None
     shm: bool = False
+    unrecorded: tuple[str, ...] = ()
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -62,6 +62,9 @@ class Param:
     convert: Callable[[object, str], Any]
     help: str
     default: Any = REQUIRED
+    recorded_when_default: bool = True
+    """False for a parameter added after platforms were published: a platform's file records it only when it is not
+    the default, so the files written before it existed stay byte for byte the same."""
 
     @property
     def option(self) -> str:
@@ -320,6 +323,11 @@ def builds(
             if applied:
                 platform = apply_node(platform, **{k: values[k] for k in applied})
             platform.family, platform.params, platform.given, platform.size = family, values, dict(given), size
+            platform.unrecorded = tuple(
+                p.name
+                for p in declared
+                if not p.recorded_when_default and values[p.name] == p.convert(p.default, p.name)
+            )
             return platform
 
         builder.__signature__ = signature  # type: ignore[attr-defined]

@@ -46,10 +46,13 @@ DOCTYPE = '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'
 
 def _provenance(platform: Platform) -> str:
     """The comment that says what built the file: the family, its parameters as given and as the builder took
-    them (units parsed, defaults filled), so a reader sees both ``"100ns"`` and the exact float written."""
+    them (units parsed, defaults filled), so a reader sees both ``"100ns"`` and the exact float written; a parameter
+    added after platforms were published is left out while at its default (``Platform.unrecorded``)."""
 
     def text(values: dict[str, object]) -> str:
-        return json.dumps(values, sort_keys=True, default=str)
+        return json.dumps(
+            {k: v for k, v in values.items() if k not in platform.unrecorded}, sort_keys=True, default=str
+        )
 
     return (
         f" topolab platform {platform.name}: family {platform.family}, "

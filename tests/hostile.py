@@ -372,6 +372,14 @@ SMALL_DIMS = Domain(
 )
 
 
+def _fattree_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
+    """Whole subtrees of the top: leaves a multiple of (r/2)^(h-2), at most 2 (r/2)^(h-1) (r at two levels)."""
+    half, levels = values["radix"] // 2, values["levels"]
+    leaves = values["leaves"] or 2 * half ** (levels - 1)
+    ok = 2 <= levels <= 8 and leaves % half ** (levels - 2) == 0 and leaves <= 2 * half ** (levels - 1)
+    return ok and limiter_ok(values), leaves * half, levels > 2
+
+
 def _dragonfly_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
     """The global cables fit the ports; no two copies join the same routers (copies d apart sit on the same router
     when d (g - 1) is a multiple of a); Valiant needs an intermediate group."""
@@ -424,12 +432,13 @@ FAMILY_CASES: dict[str, Callable[[int], st.SearchStrategy[Case]]] = {
     ),
     "fattree": family_case(
         "fattree",
-        {"radix": count(1, 6, lambda r: r % 2 == 0), "leaves": optional(count(1, 7)), **_common()},
-        lambda v: (
-            limiter_ok(v) and (v["leaves"] or v["radix"]) <= v["radix"],
-            (v["leaves"] or v["radix"]) * (v["radix"] // 2),
-            False,
-        ),
+        {
+            "radix": count(1, 6, lambda r: r % 2 == 0),
+            "leaves": optional(count(1, 7)),
+            "levels": count(2, 4, lambda n: n <= 8),
+            **_common(),
+        },
+        _fattree_rule,
         always={"radix"},  # its default, 36, is 648 servers: valid, but too slow to load in every case
     ),
     "mlfm": family_case(

@@ -27,6 +27,7 @@ SMALL = {
     "dragonfly": ("dragonfly", {"groups": 5, "routers": 3, "hosts": 2, "global_ports": 2, "nbl": 1}),
     "enterprise": ("enterprise", {"modules": 3, "ports": 4, "nbl": 1, "module_fabric": "1GBps", "backplane": "2GBps"}),
     "fattree": ("fattree", {"radix": 4, "leaves": 3, "nbl": 1}),
+    "fattree-3": ("fattree", {"radix": 6, "levels": 3, "leaves": 6}),
     "mesh": ("mesh", {"width": 4, "height": 3}),
     "torus-3d": ("torus", {"dims": "4x3x2", "nbl": 1}),
     "torus-rings": ("torus", {"dims": "4x4x4"}),

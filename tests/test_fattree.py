@@ -11,6 +11,7 @@ import pytest
 
 from generators import TopologyError, build_platform, fattree, write_platform
 from generators.schedules import alltoall_steps
+from tests.conftest import route_args, simgrid_link_count
 from tests.test_mlfm import cable_loads, kind_count, p_graph_exact
 
 
@@ -50,8 +51,103 @@ class TestRoutes:
     [
         ({"radix": 7}, r"radix must be an even integer >= 2, got 7"),
         ({"radix": 4, "leaves": 5}, r"leaves must be between 1 and radix=4, got 5"),
+        ({"radix": 4, "levels": 3, "leaves": 3}, r"leaves must be a multiple of \(radix/2\)\^\(levels-2\) = 2"),
+        ({"radix": 4, "levels": 3, "leaves": 10}, r"between 2 and 2 \(radix/2\)\^\(levels-1\) = 8, got 10"),
+        ({"radix": 4, "levels": 9}, r"levels must be between 2 and 8, got 9"),
     ],
 )
 def test_bad_parameters(params: dict[str, Any], message: str) -> None:
     with pytest.raises(TopologyError, match=message):
         build_platform("fattree", params)
+
+
+class TestLevels:
+    """Fat trees of three or more levels (Zahavi's XGFT of radix-r switches, D-mod-K): closed forms, congestion-free
+    shifts, the compiled zone's routes through the loader, and SimGrid's own FAT_TREE, route for route."""
+
+    @pytest.mark.parametrize(("radix", "levels"), [(4, 3), (6, 3), (4, 4), (36, 3)])
+    def test_counts(self, radix: int, levels: int) -> None:
+        """2 (r/2)^h servers; 2 (r/2)^(h-1) switches on every level below the top, (r/2)^(h-1) on top; r/2 cables
+        up from every switch below the top."""
+        p, half = fattree(radix, levels=levels), radix // 2
+        assert len(p.hosts) == 2 * half**levels
+        for prefix, count in (("leaf-", 2 * half ** (levels - 1)), ("agg", 2 * half ** (levels - 1) * (levels - 2)),
+                              ("spine-", half ** (levels - 1))):  # fmt: skip
+            assert kind_count(p, prefix) == count
+        assert len(p.cables(p.links)) == 2 * len(p.hosts) + 2 * (levels - 1) * 2 * half ** (levels - 1) * half
+
+    @pytest.mark.parametrize(("radix", "levels"), [(4, 3), (6, 3), (4, 4)])
+    def test_every_shift_is_congestion_free(self, radix: int, levels: int) -> None:
+        """Zahavi's Theorem 1: D-mod-K routes every shift permutation of a full tree with one flow per cable."""
+        p = fattree(radix, levels=levels)
+        hosts = p.host_names
+        for step in alltoall_steps("pairwise", len(hosts)):
+            assert max(cable_loads(p, [(hosts[a], hosts[b]) for a, b in step]).values()) == 1
+
+    def test_routes_climb_to_the_lowest_common_subtree(self) -> None:
+        p, half = fattree(6, levels=3), 3
+        for src, dst, route in p.routes():
+            (a, _), (b, _) = (tuple(map(int, h.removeprefix("server-").split("-"))) for h in (src, dst))
+            top = 1 if a == b else 2 if a // half == b // half else 3
+            assert len(route) == 2 * top
+
+    @pytest.mark.parametrize(
+        "params",
+        [{"radix": 4, "levels": 3}, {"radix": 6, "levels": 3, "leaves": 6, "nbl": 1}, {"radix": 4, "levels": 4},
+         {"radix": 4, "levels": 3, "shm_bw": "10GBps"}],
+    )  # fmt: skip
+    def test_loader_routes_equal_model(
+        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
+    ) -> None:
+        model = build_platform("fattree", params)
+        assert model.compiled is not None
+        write_platform(model, tmp_path / "ft.so")
+        loaded = load_platform(tmp_path / "ft.so", "--all-routes")
+        assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
+        for route in loaded["routes"]:
+            assert route["links"] == model.route(route["src"], route["dst"])
+            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
+
+    def test_three_levels_of_36_port_switches_load(
+        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]
+    ) -> None:
+        model = fattree(36, levels=3)
+        write_platform(model, tmp_path / "ft.so")
+        names = model.host_names
+        pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), 331)]
+        loaded = load_platform(tmp_path / "ft.so", *route_args([(a, b) for a, b in pairs if a != b]))
+        assert (loaded["hosts"], loaded["links"]) == (11664, simgrid_link_count(model))
+        for route in loaded["routes"]:
+            assert route["links"] == model.route(route["src"], route["dst"])
+
+    @pytest.mark.parametrize(("radix", "levels"), [(4, 2), (4, 3), (6, 3), (4, 4)])
+    def test_routes_are_simgrid_fat_tree_routes(
+        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], radix: int, levels: int
+    ) -> None:
+        """SimGrid's FAT_TREE of the same XGFT (children r/2 .. r/2, r; parents 1, r/2 ..) routes every pair over
+        the same cables: one renaming of its nodes onto the model's maps every route onto the model's, direction
+        and order included."""
+        half, model = radix // 2, fattree(radix, levels=levels)
+        children = ",".join([str(half)] * (levels - 1) + [str(radix)])
+        parents = ",".join(["1"] + [str(half)] * (levels - 1))
+        (tmp_path / "sg.xml").write_text(
+            "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            '<platform version="4.1"><zone id="world" routing="Full">\n'
+            f'<cluster id="ft" prefix="node-" suffix="" radical="0-{len(model.hosts) - 1}" speed="1Gf" bw="4GBps" '
+            f'lat="100ns" sharing_policy="SPLITDUPLEX" topology="FAT_TREE" '
+            f'topo_parameters="{levels};{children};{parents};{",".join(["1"] * levels)}"/>\n</zone></platform>\n'
+        )
+        theirs = load_platform(tmp_path / "sg.xml", "--all-routes")
+        hosts = {f"node-{i}": host for i, host in enumerate(model.host_names)}
+        renaming: dict[tuple[int, str], str] = {}  # SimGrid numbers hosts and switches apart: (level, number)
+        for route in theirs["routes"]:
+            ours = model.route(hosts[route["src"]], hosts[route["dst"]])
+            top = len(ours) // 2
+            assert len(route["links"]) == len(ours)
+            for t, (link, mine) in enumerate(zip(route["links"], ours, strict=True)):
+                _, _, child, parent, _, direction = link.split("_")  # link_from_<child>_<parent>_<n>_UP|DOWN
+                above = t + 1 if t < top else 2 * top - t  # the level of the cable's upper end
+                ends = [(above - 1, child), (above, parent)]
+                for node, name in zip(ends if direction == "UP" else ends[::-1], mine.split("_to_"), strict=True):
+                    assert renaming.setdefault(node, name) == name
+        assert len(set(renaming.values())) == len(renaming) == len(model.hosts) + len(model.routers)

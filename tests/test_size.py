@@ -28,6 +28,7 @@ SMALL = [  # a few small instances of every family, each representation and opti
     ("threequads", {"q": 3, "switch_fabric": "1GBps", "nbl": 1}),
     ("fattree", {"radix": 2}),
     ("fattree", {"radix": 6, "leaves": 4, "nbl": 1}),
+    ("fattree", {"radix": 4, "levels": 4, "leaves": 8, "nbl": 1}),
     ("mlfm", {"d": 1}),
     ("mlfm", {"d": 3, "servers_per_leaf": "3,3,2"}),
     ("mlfm", {"d": 4, "layers": 2, "servers_per_leaf": 2, "spine_choice": "destination", "nbl": 1}),
@@ -68,8 +69,8 @@ def test_every_family_has_a_small_instance() -> None:
     assert {family for family, _ in SMALL} == set(FAMILIES)
 
 
-@pytest.mark.parametrize(("family", "params"), [SMALL[1], SMALL[5], SMALL[7], SMALL[9], SMALL[12], SMALL[15],
-                                                SMALL[16], SMALL[20]])  # fmt: skip
+@pytest.mark.parametrize(("family", "params"), [SMALL[1], SMALL[5], SMALL[7], SMALL[9], SMALL[13], SMALL[16],
+                                                SMALL[17], SMALL[21]])  # fmt: skip
 def test_xml_estimate_is_close_to_the_file(family: str, params: dict[str, object], tmp_path: Path) -> None:
     platform = build_platform(family, params)
     write_platform(platform, tmp_path / "p.xml")

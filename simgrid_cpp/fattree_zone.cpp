@@ -1,0 +1,147 @@
+/*
+ * fattree_zone.cpp - the fat tree of three or more levels of
+ * generators/fattree.py as a compiled SimGrid platform: servers, switches'
+ * cables and D-mod-K routes of the Python model, name for name, each route
+ * computed on demand (a three-level tree of 36-port switches: 11664 servers).
+ *
+ * The parameter file ($TOPOLAB_FATTREE_PARAMS, or NAME.params beside
+ * NAME.so) has the keys of every compiled zone (zone_common.hpp: name,
+ * link_bw, link_lat, nbl, host_speed and the node keys) and
+ *
+ *   radix 36                switch ports (even): radix/2 down, radix/2 up
+ *   levels 3                switch levels (>= 2)
+ *   leaves 648              leaf switches built, whole subtrees of the top
+ *
+ * Names: servers server-a-k, switches leaf-a, agg<i>-g-p, spine-p (not
+ * SimGrid elements: routes name links only), cables <a>_to_<b>. A switch of
+ * level i < h is (g, p): its subtree g and its position p among the
+ * (radix/2)^(i-1) switches of level i there; up port u leads to position
+ * u (radix/2)^(i-1) + p of level i + 1 in subtree g / (radix/2). Routes go up
+ * on port (d / (radix/2)^(i-1)) mod radix/2 at level i (d the destination's
+ * number) to the lowest level whose subtree holds the destination, then down.
+ */
+#include "zone_common.hpp"
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using topolab::NetPoint;
+using topolab::Route;
+using topolab::StandardLinkImpl;
+using topolab::ZoneParams;
+
+class FatTreeZone : public topolab::EndpointZone {
+public:
+  explicit FatTreeZone(const ZoneParams& p)
+      : EndpointZone(p), radix_(p.integer("radix", 2)), levels_(p.integer("levels", 2)), leaves_(p.integer("leaves", 1))
+  {
+    half_ = radix_ / 2;
+    if (radix_ % 2 != 0 || levels_ > 8)
+      p.fail("radix must be even and levels at most 8 ('" + p.path() + "')");
+    if (leaves_ % positions(levels_ - 1) != 0 || leaves_ > 2 * positions(levels_))
+      p.fail("leaves must be whole subtrees of the top ('" + p.path() + "')");
+  }
+
+  void build()
+  {
+    std::vector<std::string> names;
+    for (long a = 0; a < leaves_; a++)
+      for (long k = 0; k < half_; k++)
+        names.push_back("server-" + std::to_string(a) + "-" + std::to_string(k));
+    add_hosts(names);
+    for (size_t i = 0; i < names.size(); i++) {
+      std::string leaf = "leaf-" + std::to_string(static_cast<long>(i) / half_);
+      host_up_.push_back(add_cable(names[i] + "_to_" + leaf, params_.link_bw, params_.link_lat));
+      host_down_.push_back(add_cable(leaf + "_to_" + names[i], params_.link_bw, params_.link_lat));
+      add_endpoint_links(names[i]);
+    }
+    up_.resize(levels_);
+    down_.resize(levels_);
+    for (long level = 1; level < levels_; level++) {
+      up_[level].assign(leaves_ * half_, nullptr); /* every level below the top has `leaves` switches */
+      down_[level].assign(leaves_ * half_, nullptr);
+      for (long s = 0; s < leaves_; s++)
+        for (long u = 0; u < half_; u++) {
+          long g = s / positions(level);
+          long p = s % positions(level);
+          std::string below = name(level, g, p);
+          std::string above = name(level + 1, parent_group(level, g), u * positions(level) + p);
+          up_[level][s * half_ + u]   = add_cable(below + "_to_" + above, params_.link_bw, params_.link_lat);
+          down_[level][s * half_ + u] = add_cable(above + "_to_" + below, params_.link_bw, params_.link_lat);
+        }
+    }
+  }
+
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  {
+    long from = static_cast<long>(src->id());
+    long to   = static_cast<long>(dst->id());
+    if (route_start(from, to, into, latency))
+      return;
+    long a   = from / half_;
+    long b   = to / half_;
+    long top = levels_;
+    for (long i = 1; i < levels_; i++)
+      if (a / positions(i) == b / positions(i)) {
+        top = i;
+        break;
+      }
+    into->link_list_.push_back(host_up_[from]);
+    long p = 0; /* position of the current switch in its subtree; the leaf's is 0 */
+    long g = a;
+    for (long level = 1; level < top; level++) {
+      long u = (to / positions(level)) % half_;
+      into->link_list_.push_back(up_[level][(g * positions(level) + p) * half_ + u]);
+      p = u * positions(level) + p;
+      g = parent_group(level, g);
+    }
+    for (long level = top - 1; level >= 1; level--) { /* down: the cable whose lower end is (b's subtree, p mod) */
+      long pos   = p % positions(level);
+      long below = (b / positions(level)) * positions(level) + pos;
+      long u     = p / positions(level);
+      into->link_list_.push_back(down_[level][below * half_ + u]);
+      p = pos;
+    }
+    into->link_list_.push_back(host_down_[to]);
+    route_end(to, into, latency, static_cast<double>(2 * top) * params_.link_lat);
+  }
+
+private:
+  long radix_;
+  long levels_;
+  long leaves_;
+  long half_ = 1;
+  std::vector<StandardLinkImpl*> host_up_;           /* [server]: server to its leaf */
+  std::vector<StandardLinkImpl*> host_down_;         /* [server]: leaf to the server */
+  std::vector<std::vector<StandardLinkImpl*>> up_;   /* [level][switch * half + u]: up port u of a switch */
+  std::vector<std::vector<StandardLinkImpl*>> down_; /* [level][switch * half + u]: the same cable downwards */
+
+  long positions(long level) const
+  {
+    long n = 1;
+    for (long i = 1; i < level; i++)
+      n *= half_;
+    return n;
+  }
+
+  long parent_group(long level, long g) const { return level + 1 == levels_ ? 0 : g / half_; }
+
+  std::string name(long level, long g, long p) const
+  {
+    if (level == 1)
+      return "leaf-" + std::to_string(g);
+    if (level == levels_)
+      return "spine-" + std::to_string(p);
+    return "agg" + std::to_string(level) + "-" + std::to_string(g) + "-" + std::to_string(p);
+  }
+};
+
+} // namespace
+
+extern "C" void load_platform(const simgrid::s4u::Engine& engine)
+{
+  std::string path = topolab::params_path("TOPOLAB_FATTREE_PARAMS", reinterpret_cast<void*>(&load_platform), "fattree");
+  topolab::load_zone<FatTreeZone>(engine, ZoneParams("fattree", path, {"radix", "levels", "leaves"}));
+}

@@ -13,7 +13,8 @@ router by router, port fastest; host-g-r-k is host number ``(g * routers + r) * 
 Global arrangement (Hastings et al., "Comparing Global Link Arrangements for Dragonfly Networks", CLUSTER 2015,
 Sect. III): a group has ``links_per_pair x (groups - 1)`` global ports in use, numbered j; port j sits on router
 ``j mod routers`` (so the global cables spread evenly: Frontier's 292 per group give 9 or 10 per router), and
-port ``j = c (groups - 1) + t`` is copy c of the cable to the group at offset t: in the ``absolute`` arrangement
+port ``j = t links_per_pair + c`` is copy c of the cable to the group at offset t (the copies to one group on
+consecutive routers, so at most ``routers`` copies): in the ``absolute`` arrangement
 the groups in increasing order skipping itself (t = k, or k - 1 above the group), in the ``relative`` one the
 groups that follow it round the ring (t = (k - g - 1) mod groups). The ``simgrid`` arrangement is SimGrid 4.1's
 own ``DRAGONFLY`` cluster's, t = k: router k of group g holds the cable to group k, so a machine cannot have more
@@ -84,7 +85,7 @@ class Dragonfly:
 
     def gateway(self, g: int, k: int, copy: int) -> int:
         """The router of group g that holds copy ``copy`` of the global cable to group k."""
-        return (copy * (self.groups - 1) + self.offset(g, k)) % self.routers
+        return (self.offset(g, k) * self.links_per_pair + copy) % self.routers
 
     def global_cables(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """Every global cable as its two (group, router) ends, lower group first."""
@@ -145,14 +146,12 @@ def _shape(params: Mapping[str, Any]) -> Dragonfly:
         )
     if params["routing"] == "valiant" and shape.groups < 3:
         raise TopologyError(f"valiant routing needs at least 3 groups (an intermediate one), got {shape.groups}")
-    # Copies c and c' of the cable between two groups sit on routers (c (g-1) + t) mod a at both ends: they join
-    # the same two routers exactly when (c - c')(g - 1) is a multiple of a.
-    clash = next((d for d in range(1, shape.links_per_pair) if d * (shape.groups - 1) % shape.routers == 0), None)
-    if clash is not None:
+    # The copies of the cable to one group sit on consecutive routers: more copies than routers would join two
+    # routers twice.
+    if shape.links_per_pair > shape.routers:
         raise TopologyError(
-            f"links_per_pair={shape.links_per_pair} puts copies {clash} apart of a global cable between the same two "
-            f"routers: (groups - 1) x {clash} = {(shape.groups - 1) * clash} is a multiple of routers={shape.routers} "
-            "(parallel cables are not modelled)"
+            f"links_per_pair={shape.links_per_pair} is more than routers={shape.routers}: two copies of a global "
+            "cable would join the same two routers (parallel cables are not modelled)"
         )
     return shape
 

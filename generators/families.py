@@ -9,10 +9,12 @@ from generators.dragonfly import dragonfly
 from generators.enterprise import enterprise
 from generators.errors import TopologyError, shown
 from generators.fattree import fattree
+from generators.hyperx import hyperx
 from generators.mlfm import mlfm
 from generators.model import Platform
 from generators.params import Family, check_params
 from generators.size import Size
+from generators.slimfly import slimfly
 from generators.threequads import threequads
 from generators.tofu import tofu
 from generators.torus import mesh, torus
@@ -21,7 +23,7 @@ __all__ = ["FAMILIES", "build_platform", "platform_size"]
 
 FAMILIES: dict[str, Family] = {
     builder.family.name: builder.family  # type: ignore[attr-defined]
-    for builder in (crossbar, dragonfly, enterprise, fattree, mesh, mlfm, threequads, tofu, torus)
+    for builder in (crossbar, dragonfly, enterprise, fattree, hyperx, mesh, mlfm, slimfly, threequads, tofu, torus)
 }
 
 

@@ -53,6 +53,8 @@ public:
   {
     if (copies_ * (groups_ - 1) > routers_ * p.integer("global_ports", 1))
       p.fail("the global cables do not fit the global ports ('" + p.path() + "')");
+    if (copies_ > routers_)
+      p.fail("links_per_pair must be at most routers ('" + p.path() + "')");
     if (simgrid_ && (routers_ < groups_ || copies_ != 1))
       p.fail("the simgrid arrangement needs routers >= groups and links_per_pair 1 ('" + p.path() + "')");
     if (valiant_ && groups_ < 3)
@@ -152,7 +154,7 @@ private:
     return simgrid_ || k < g ? k : k - 1;
   }
 
-  long gateway(long g, long k, long copy) const { return (copy * (groups_ - 1) + offset(g, k)) % routers_; }
+  long gateway(long g, long k, long copy) const { return (offset(g, k) * copies_ + copy) % routers_; }
 
   long intermediate(long g, long k, std::uint64_t hashed) const
   {

@@ -380,11 +380,27 @@ def _fattree_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
     return ok and limiter_ok(values), leaves * half, levels > 2
 
 
+def _hyperx_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
+    """At most 32 dimensions (as a torus); parallel cables (links > 1) need two switches to join."""
+    dims = values["dims"]
+    ok = len(dims) <= 32 and (values["links"] == 1 or math.prod(dims) > 1) and limiter_ok(values)
+    return ok, math.prod(dims) * values["hosts"], True
+
+
+def _slimfly_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
+    """q a prime power >= 3 with q mod 4 in {0, 1, 3} (3, 4, 5 among 1 .. 5); p hosts per router, by default
+    ceil(k'/2), k' = (3q - delta)/2 with q = 4w + delta."""
+    q = values["q"]
+    radix = (3 * q - {0: 0, 1: 1, 3: -1}.get(q % 4, 0)) // 2
+    p = values["hosts"] if values["hosts"] is not None else (radix + 1) // 2
+    return limiter_ok(values), 2 * q * q * p, True
+
+
 def _dragonfly_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
-    """The global cables fit the ports; no two copies join the same routers (copies d apart sit on the same router
-    when d (g - 1) is a multiple of a); Valiant needs an intermediate group."""
+    """The global cables fit the ports; no two copies join the same routers (the copies to one group sit on
+    consecutive routers: at most a of them); Valiant needs an intermediate group."""
     g, a, m = values["groups"], values["routers"], values["links_per_pair"]
-    ok = m * (g - 1) <= a * values["global_ports"] and all(d * (g - 1) % a for d in range(1, m)) and limiter_ok(values)
+    ok = m * (g - 1) <= a * values["global_ports"] and m <= a and limiter_ok(values)
     ok = ok and (values["arrangement"] != "simgrid" or (a >= g and m == 1))  # router k holds the cable to group k
     return ok and (values["routing"] == "minimal" or g >= 3), g * a * values["hosts"], True
 
@@ -440,6 +456,14 @@ FAMILY_CASES: dict[str, Callable[[int], st.SearchStrategy[Case]]] = {
         },
         _fattree_rule,
         always={"radix"},  # its default, 36, is 648 servers: valid, but too slow to load in every case
+    ),
+    "hyperx": family_case(
+        "hyperx", {"dims": SMALL_DIMS, "hosts": count(1, 3), "links": count(1, 3), **_common()}, _hyperx_rule
+    ),
+    "slimfly": family_case(
+        "slimfly",
+        {"q": count(1, 5, lambda q: q in (3, 4, 5)), "hosts": optional(count(1, 3)), **_common()},
+        _slimfly_rule,
     ),
     "mlfm": family_case(
         "mlfm",

@@ -121,7 +121,7 @@ def _placements(
         spec = _allocation(case, clean)
     elif case.family == "tofu":
         spec = _shape(case, clean)
-    elif host_lists and case.family not in ("dragonfly", "fattree"):  # their hosts are not host-<i>
+    elif host_lists and case.family not in ("dragonfly", "fattree", "hyperx", "slimfly"):  # hosts not host-<i>
         spec = _host_list(case, clean)
     elif clean:
         return st.none()

@@ -28,6 +28,8 @@ SMALL = {
     "enterprise": ("enterprise", {"modules": 3, "ports": 4, "nbl": 1, "module_fabric": "1GBps", "backplane": "2GBps"}),
     "fattree": ("fattree", {"radix": 4, "leaves": 3, "nbl": 1}),
     "fattree-3": ("fattree", {"radix": 6, "levels": 3, "leaves": 6}),
+    "hyperx": ("hyperx", {"dims": "3x2", "hosts": 2, "links": 2, "nbl": 1}),
+    "slimfly": ("slimfly", {"q": 3, "hosts": 1, "nbl": 1}),
     "mesh": ("mesh", {"width": 4, "height": 3}),
     "torus-3d": ("torus", {"dims": "4x3x2", "nbl": 1}),
     "torus-rings": ("torus", {"dims": "4x4x4"}),
@@ -67,7 +69,7 @@ def test_every_registered_family_has_a_layout_and_a_representative_size() -> Non
     assert set(FAMILIES) == set(REPRESENTATIVE) == {family for family, _ in SMALL.values()}
     for name in FAMILIES:
         lay = layout(build_platform(name, REPRESENTATIVE[name]))
-        assert lay.groups or name in ("crossbar", "mesh")
+        assert lay.groups or name in ("crossbar", "hyperx", "mesh")  # a 2-D HyperX is one plane
 
 
 def test_layout_covers_every_node_finitely_and_distinctly(small: tuple[Platform, Layout]) -> None:

@@ -35,6 +35,7 @@ def test_python_callers_get_the_checked_defaults(family: str) -> None:
     """Every default goes through its converter, whoever calls: no raw ``"100ns"`` reaches a builder."""
     spec = FAMILIES[family]
     smallest = {"crossbar": {"hosts": 2}, "dragonfly": {"groups": 2, "routers": 1, "hosts": 1, "global_ports": 1},
+                "hyperx": {"dims": (2,), "hosts": 1}, "slimfly": {"q": 3},
                 "enterprise": {"modules": 2, "ports": 2}, "fattree": {"radix": 4},
                 "mesh": {"width": 2, "height": 2}, "mlfm": {"d": 2}, "threequads": {"q": 2},
                 "tofu": {"xyz": (1, 1, 1), "zone": "auto"}, "torus": {"dims": (3, 3)}}[family]  # fmt: skip

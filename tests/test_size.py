@@ -40,6 +40,11 @@ SMALL = [  # a few small instances of every family, each representation and opti
     ("torus", {"dims": "4x4x2", "zone": "compiled"}),
     ("tofu", {"xyz": "1x1x2"}),
     ("tofu", {"xyz": "2x1x1", "xyz_wrap": "no", "zone": "auto"}),
+    ("hyperx", {"dims": "1", "hosts": 1}),
+    ("hyperx", {"dims": "4x3x1x2", "hosts": 3, "links": 2, "nbl": 1}),
+    ("slimfly", {"q": 3}),
+    ("slimfly", {"q": 4, "hosts": 2, "nbl": 1}),
+    ("slimfly", {"q": 5, "hosts": 1, "shm_bw": "10GBps"}),
 ]
 
 

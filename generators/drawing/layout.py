@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from generators.drawing.direct import hyperx_layout, slimfly_layout
 from generators.drawing.elements import Draft, Edge, Layout
 from generators.drawing.grids import torus_layout
 from generators.drawing.style import si
@@ -28,8 +29,10 @@ FAMILY_LAYOUTS: dict[str, Callable[[Platform], Draft]] = {
     "dragonfly": dragonfly_layout,
     "enterprise": enterprise_layout,
     "fattree": fattree_layout,
+    "hyperx": hyperx_layout,
     "mesh": torus_layout,
     "mlfm": mlfm_layout,
+    "slimfly": slimfly_layout,
     "threequads": threequads_layout,
     "tofu": torus_layout,
     "torus": torus_layout,

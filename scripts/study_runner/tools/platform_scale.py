@@ -52,6 +52,9 @@ CASES = (
     Case("torus-juqueen-12mp", "torus", {"dims": "12x8x8x4x2", "nbl": "nominal"}),
     Case("torus-mira", "torus", {"dims": "16x16x12x8x2", "nbl": "nominal"}),
     Case("torus-sequoia", "torus", {"dims": "16x16x16x12x2", "nbl": "nominal"}),
+    Case("fattree-36-l3", "fattree", {"radix": 36, "levels": 3}),
+    Case("hyperx-7x7x7", "hyperx", {"dims": "7x7x7", "hosts": 18}),
+    Case("slimfly-q16", "slimfly", {"q": 16}),
     Case(
         "dragonfly-frontier",
         "dragonfly",

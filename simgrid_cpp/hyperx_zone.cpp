@@ -1,0 +1,160 @@
+/*
+ * hyperx_zone.cpp - the HyperX of generators/hyperx.py as a compiled SimGrid
+ * platform: hosts, cables and routes of the Python model, name for name,
+ * each route computed on demand by the model's rule (dimension-ordered, a
+ * lane per pair of hosts), so that memory is linear in the machine.
+ *
+ * The parameter file ($TOPOLAB_HYPERX_PARAMS, or NAME.params beside NAME.so)
+ * has the keys of every compiled zone (zone_common.hpp: name, link_bw,
+ * link_lat, nbl, host_speed and the node keys) and
+ *
+ *   dims 7 7 7              switches along each dimension (first varies
+ *                           fastest), at most 32 dimensions
+ *   links 1                 cables between every two switches that differ in
+ *                           exactly one coordinate (K)
+ *   hosts 18                hosts per switch (T)
+ *
+ * Names: hosts host-<i>-<k> (port k of switch i, host number i * T + k),
+ * switches switch-<i> (not SimGrid elements: routes name links only), cables
+ * switch-<a>_to_switch-<b> and back for a < b, with "#<lane>" (0 .. K-1) when
+ * K > 1. Routes: for each dimension in order where the switches differ, one
+ * hop straight to the destination's coordinate; every hop on lane
+ * mix(src * H + dst) mod K. The rules are those of generators/hyperx.py, line
+ * for line; tests compare every route through the loader.
+ */
+#include "zone_common.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using topolab::NetPoint;
+using topolab::Route;
+using topolab::StandardLinkImpl;
+using topolab::ZoneParams;
+
+using topolab::mix;
+
+constexpr size_t MAX_DIMS   = 32;       /* generators.torus.MAX_DIMS */
+constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
+
+class HyperXZone : public topolab::EndpointZone {
+public:
+  explicit HyperXZone(const ZoneParams& p)
+      : EndpointZone(p), dims_(p.integers("dims")), lanes_(p.integer("links", 1)), hosts_(p.integer("hosts", 1))
+  {
+    if (dims_.empty() || dims_.size() > MAX_DIMS)
+      p.fail("parameter 'dims' must give 1 to " + std::to_string(MAX_DIMS) + " dimensions ('" + p.path() + "')");
+    for (long size : dims_) {
+      if (size < 1)
+        p.fail("every dimension must be >= 1 ('" + p.path() + "')");
+      stride_.push_back(switches_);
+      offset_.push_back(ports_);
+      switches_ = checked_product(switches_, size, p);
+      if (size > 1) /* no hop ever goes along a dimension of length 1: no slots for it */
+        ports_ += size;
+    }
+    if (lanes_ > 1 && switches_ == 1)
+      p.fail("links > 1 parallel cables need two switches to join, and dims is a single switch ('" + p.path() + "')");
+    checked_product(switches_, hosts_, p);
+    checked_product(checked_product(switches_, ports_, p), lanes_, p);
+  }
+
+  void build()
+  {
+    std::vector<std::string> names;
+    for (long i = 0; i < switches_; i++)
+      for (long k = 0; k < hosts_; k++)
+        names.push_back("host-" + std::to_string(i) + "-" + std::to_string(k));
+    add_hosts(names);
+    for (size_t h = 0; h < names.size(); h++) {
+      std::string sw = switch_name(static_cast<long>(h) / hosts_);
+      up_.push_back(add_cable(names[h] + "_to_" + sw, params_.link_bw, params_.link_lat));
+      down_.push_back(add_cable(sw + "_to_" + names[h], params_.link_bw, params_.link_lat));
+      add_endpoint_links(names[h]);
+    }
+    cables_.assign(switches_ * ports_ * lanes_, nullptr);
+    for (long a = 0; a < switches_; a++)
+      for (size_t d = 0; d < dims_.size(); d++)
+        for (long v = coordinate(a, d) + 1; v < dims_[d]; v++) {
+          long b = a + (v - coordinate(a, d)) * stride_[d];
+          for (long lane = 0; lane < lanes_; lane++) {
+            cables_[slot(a, d, v, lane)]                = cable(a, b, lane);
+            cables_[slot(b, d, coordinate(a, d), lane)] = cable(b, a, lane);
+          }
+        }
+  }
+
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  {
+    long from = static_cast<long>(src->id());
+    long to   = static_cast<long>(dst->id());
+    if (route_start(from, to, into, latency))
+      return;
+    into->link_list_.push_back(up_[from]);
+    double path_latency = 2 * params_.link_lat;
+    long here           = from / hosts_;
+    long target         = to / hosts_;
+    long lane           = 0;
+    if (lanes_ > 1) {
+      std::uint64_t hosts = static_cast<std::uint64_t>(switches_ * hosts_);
+      std::uint64_t pair  = static_cast<std::uint64_t>(from) * hosts + static_cast<std::uint64_t>(to);
+      lane                = static_cast<long>(mix(pair) % static_cast<std::uint64_t>(lanes_));
+    }
+    for (size_t d = 0; d < dims_.size(); d++) {
+      long c = coordinate(here, d);
+      long t = coordinate(target, d);
+      if (c == t)
+        continue;
+      into->link_list_.push_back(cables_[slot(here, d, t, lane)]);
+      path_latency += params_.link_lat;
+      here += (t - c) * stride_[d];
+    }
+    into->link_list_.push_back(down_[to]);
+    route_end(to, into, latency, path_latency);
+  }
+
+private:
+  std::vector<long> dims_;
+  long lanes_;
+  long hosts_;
+  long switches_ = 1;
+  long ports_    = 0;                     /* sum of the dimensions longer than 1: a switch's slots, per lane */
+  std::vector<long> stride_;              /* [d]: the switch number's step along dimension d */
+  std::vector<long> offset_;              /* [d]: the first slot of dimension d (ports_ before it) */
+  std::vector<StandardLinkImpl*> up_;     /* [host]: host to its switch */
+  std::vector<StandardLinkImpl*> down_;   /* [host]: switch to the host */
+  std::vector<StandardLinkImpl*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d
+                                             (null where v is a's own coordinate) */
+
+  static long checked_product(long a, long b, const ZoneParams& p)
+  {
+    if (b != 0 && a > MAX_ELEMENTS / b)
+      p.fail("the machine is too large: more than 2^40 elements ('" + p.path() + "')");
+    return a * b;
+  }
+
+  long coordinate(long sw, size_t d) const { return (sw / stride_[d]) % dims_[d]; }
+
+  long slot(long sw, size_t d, long v, long lane) const { return (sw * ports_ + offset_[d] + v) * lanes_ + lane; }
+
+  static std::string switch_name(long sw) { return "switch-" + std::to_string(sw); }
+
+  StandardLinkImpl* cable(long a, long b, long lane)
+  {
+    std::string name = switch_name(a) + "_to_" + switch_name(b);
+    if (lanes_ > 1)
+      name += "#" + std::to_string(lane);
+    return add_cable(name, params_.link_bw, params_.link_lat);
+  }
+};
+
+} // namespace
+
+extern "C" void load_platform(const simgrid::s4u::Engine& engine)
+{
+  std::string path = topolab::params_path("TOPOLAB_HYPERX_PARAMS", reinterpret_cast<void*>(&load_platform), "hyperx");
+  topolab::load_zone<HyperXZone>(engine, ZoneParams("hyperx", path, {"dims", "links", "hosts"}));
+}

@@ -1,0 +1,233 @@
+/*
+ * router_graph_zone.cpp - a direct network given by its router graph, as a
+ * compiled SimGrid platform: p hosts on each of R routers, one duplex cable
+ * per edge of the graph, minimal routes computed on demand by the rule of
+ * generators/router_graph.py (the zone of the low-diameter families: the
+ * Slim Fly of generators/slimfly.py).
+ *
+ * The parameter file ($TOPOLAB_ROUTER_GRAPH_PARAMS, or NAME.params beside
+ * NAME.so) has the keys of every compiled zone (zone_common.hpp: name,
+ * link_bw, link_lat, nbl, host_speed and the node keys) and
+ *
+ *   routers 18              R: routers 0 .. R-1 (1 to 16384: the zone holds
+ *                           the R x R table of distances, one byte each)
+ *   hosts 3                 p: hosts per router
+ *   neighbours 0 1 2 9 12   one line per router, in any order: the router,
+ *                           then its neighbours, strictly increasing
+ *
+ * Every router has exactly one "neighbours" line; a neighbour is another
+ * router (0 .. R-1, not the router itself); the graph is undirected (b is a
+ * neighbour of a iff a is a neighbour of b), connected, of diameter < 255.
+ * Anything else is refused with one line "topolab router graph zone: error:
+ * ..." and exit status 2.
+ *
+ * Names: hosts host-<r>-<k> (host number r * p + k, netpoint ids in that
+ * order), routers router-<r> (not SimGrid elements: routes name links only),
+ * cables <a>_to_<b>. Links: each host's cable (and limiter, intra-node link),
+ * then both directions of each edge's cable, edges by lower router.
+ *
+ * Routing (generators/router_graph.py, line for line): the distances between
+ * routers by a breadth-first search from every router at load time; from
+ * router u towards router v, the next hop is one of u's neighbours one step
+ * closer to v, increasing: candidates[mix(src * H + dst) mod count] (src and
+ * dst the host numbers, H the number of hosts; the same hash at every hop).
+ * Tests compare every route through the loader.
+ */
+#include "zone_common.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using topolab::NetPoint;
+using topolab::Route;
+using topolab::StandardLinkImpl;
+using topolab::ZoneParams;
+
+using topolab::mix;
+
+constexpr long MAX_ROUTERS       = 16384;
+constexpr std::uint8_t UNREACHED = 255;
+const char* const NEIGHBOURS     = "neighbours";
+
+class RouterGraphZone : public topolab::EndpointZone {
+public:
+  explicit RouterGraphZone(const ZoneParams& p)
+      : EndpointZone(p), routers_(p.integer("routers", 1)), hosts_(p.integer("hosts", 1))
+  {
+    if (routers_ > MAX_ROUTERS)
+      p.fail("parameter 'routers' must be at most " + std::to_string(MAX_ROUTERS) + " ('" + p.path() + "')");
+    if (hosts_ > INT_MAX / routers_)
+      p.fail("routers x hosts must be at most " + std::to_string(INT_MAX) + " ('" + p.path() + "')");
+    read_neighbours(p);
+    check_symmetric(p);
+    compute_distances(p);
+  }
+
+  void build()
+  {
+    std::vector<std::string> names;
+    for (long r = 0; r < routers_; r++)
+      for (long k = 0; k < hosts_; k++)
+        names.push_back("host-" + std::to_string(r) + "-" + std::to_string(k));
+    add_hosts(names);
+    for (size_t i = 0; i < names.size(); i++) {
+      std::string router = router_name(static_cast<long>(i) / hosts_);
+      up_.push_back(add_cable(names[i] + "_to_" + router, params_.link_bw, params_.link_lat));
+      down_.push_back(add_cable(router + "_to_" + names[i], params_.link_bw, params_.link_lat));
+      add_endpoint_links(names[i]);
+    }
+    cables_.assign(adjacent_.size(), nullptr);
+    for (long r = 0; r < routers_; r++)
+      for (long slot = first_[r]; slot < first_[r + 1]; slot++) {
+        long n = adjacent_[slot];
+        if (n < r)
+          continue;
+        cables_[slot]          = add_cable(router_name(r) + "_to_" + router_name(n), params_.link_bw, params_.link_lat);
+        cables_[slot_of(n, r)] = add_cable(router_name(n) + "_to_" + router_name(r), params_.link_bw, params_.link_lat);
+      }
+  }
+
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  {
+    long from = static_cast<long>(src->id());
+    long to   = static_cast<long>(dst->id());
+    if (route_start(from, to, into, latency))
+      return;
+    into->link_list_.push_back(up_[from]);
+    double path_latency = params_.link_lat;
+    std::uint64_t count  = static_cast<std::uint64_t>(routers_ * hosts_);
+    std::uint64_t hashed = mix(static_cast<std::uint64_t>(from) * count + static_cast<std::uint64_t>(to));
+    long here   = from / hosts_;
+    long target = to / hosts_;
+    const std::uint8_t* distance = &distances_[static_cast<size_t>(target * routers_)]; /* from target: symmetric */
+    std::vector<long> candidates;
+    while (here != target) {
+      candidates.clear();
+      for (long slot = first_[here]; slot < first_[here + 1]; slot++)
+        if (distance[adjacent_[slot]] + 1 == distance[here])
+          candidates.push_back(slot);
+      long slot = candidates[hashed % candidates.size()];
+      into->link_list_.push_back(cables_[slot]);
+      path_latency += params_.link_lat;
+      here = adjacent_[slot];
+    }
+    into->link_list_.push_back(down_[to]);
+    route_end(to, into, latency, path_latency + params_.link_lat);
+  }
+
+private:
+  long routers_;
+  long hosts_;
+  std::vector<long> first_;               /* [r] .. [r + 1]: the slots of router r's neighbours in adjacent_ */
+  std::vector<long> adjacent_;            /* [slot]: a neighbour, increasing per router */
+  std::vector<std::uint8_t> distances_;   /* [a * R + b]: the distance between routers a and b, in cables */
+  std::vector<StandardLinkImpl*> up_;     /* [host]: host to its router */
+  std::vector<StandardLinkImpl*> down_;   /* [host]: router to the host */
+  std::vector<StandardLinkImpl*> cables_; /* [slot of b in a's list]: router a to router b */
+
+  static std::string router_name(long router) { return "router-" + std::to_string(router); }
+
+  /* The slot of neighbour n in router r's list, or -1. */
+  long slot_of(long r, long n) const
+  {
+    auto begin = adjacent_.begin() + first_[r];
+    auto end   = adjacent_.begin() + first_[r + 1];
+    auto found = std::lower_bound(begin, end, n);
+    return found != end && *found == n ? static_cast<long>(found - adjacent_.begin()) : -1;
+  }
+
+  /* Every "neighbours" line of the file (ZoneParams keeps one line per key), checked, into first_ / adjacent_. */
+  void read_neighbours(const ZoneParams& p)
+  {
+    std::vector<std::vector<long>> lists(routers_);
+    std::vector<bool> given(routers_, false);
+    std::ifstream in(p.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream values(line);
+      std::string key;
+      if (!(values >> key) || key != NEIGHBOURS)
+        continue;
+      std::vector<long> numbers;
+      long value;
+      while (values >> value)
+        numbers.push_back(value);
+      if (!values.eof() || numbers.empty())
+        p.fail("a 'neighbours' line must be a router then its neighbours, integers: '" + line + "'");
+      long r = numbers[0];
+      if (r < 0 || r >= routers_)
+        p.fail("'neighbours' line of router " + std::to_string(r) + ": out of range (routers " +
+               std::to_string(routers_) + ")");
+      if (given[r])
+        p.fail("router " + std::to_string(r) + " has two 'neighbours' lines");
+      given[r] = true;
+      for (size_t i = 1; i < numbers.size(); i++) {
+        long n = numbers[i];
+        if (n < 0 || n >= routers_ || n == r)
+          p.fail("router " + std::to_string(r) + ": neighbour " + std::to_string(n) + " is not another router (0 to " +
+                 std::to_string(routers_ - 1) + ")");
+        if (i > 1 && n <= numbers[i - 1])
+          p.fail("router " + std::to_string(r) + ": its neighbours must be strictly increasing");
+        lists[r].push_back(n);
+      }
+    }
+    for (long r = 0; r < routers_; r++)
+      if (!given[r])
+        p.fail("router " + std::to_string(r) + " has no 'neighbours' line ('" + p.path() + "')");
+    first_.push_back(0);
+    for (const std::vector<long>& list : lists) {
+      adjacent_.insert(adjacent_.end(), list.begin(), list.end());
+      first_.push_back(static_cast<long>(adjacent_.size()));
+    }
+  }
+
+  void check_symmetric(const ZoneParams& p) const
+  {
+    for (long r = 0; r < routers_; r++)
+      for (long slot = first_[r]; slot < first_[r + 1]; slot++)
+        if (slot_of(adjacent_[slot], r) < 0)
+          p.fail("the router graph is not undirected: router " + std::to_string(r) + " lists " +
+                 std::to_string(adjacent_[slot]) + ", which does not list it");
+  }
+
+  /* A breadth-first search from every router; the graph must be connected, of diameter < 255. */
+  void compute_distances(const ZoneParams& p)
+  {
+    distances_.assign(static_cast<size_t>(routers_ * routers_), UNREACHED);
+    std::vector<long> queue(routers_);
+    for (long source = 0; source < routers_; source++) {
+      std::uint8_t* row = &distances_[static_cast<size_t>(source * routers_)];
+      row[source]       = 0;
+      queue[0]          = source;
+      long reached      = 1;
+      for (long head = 0; head < reached; head++) {
+        long u = queue[head];
+        for (long slot = first_[u]; slot < first_[u + 1]; slot++)
+          if (row[adjacent_[slot]] == UNREACHED) {
+            if (row[u] + 1 >= UNREACHED)
+              p.fail("the router graph's diameter must be below 255 ('" + p.path() + "')");
+            row[adjacent_[slot]] = static_cast<std::uint8_t>(row[u] + 1);
+            queue[reached++]     = adjacent_[slot];
+          }
+      }
+      if (reached != routers_)
+        p.fail("the router graph is not connected: router " + std::to_string(source) + " reaches " +
+               std::to_string(reached) + " of the " + std::to_string(routers_) + " routers");
+    }
+  }
+};
+
+} // namespace
+
+extern "C" void load_platform(const simgrid::s4u::Engine& engine)
+{
+  std::string path =
+      topolab::params_path("TOPOLAB_ROUTER_GRAPH_PARAMS", reinterpret_cast<void*>(&load_platform), "router graph");
+  topolab::load_zone<RouterGraphZone>(engine,
+                                      ZoneParams("router graph", path, {"routers", "hosts", NEIGHBOURS}));
+}

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generators.errors import TopologyError
+from generators.mixing import mix
 
 __all__ = [
     "ALLGATHER_ALGORITHMS",
@@ -33,6 +34,7 @@ __all__ = [
     "pairing_partner",
     "pairing_steps",
     "pipe_node",
+    "relabelling",
     "shift_steps",
     "transpose_grid_side",
     "transpose_steps",
@@ -185,15 +187,32 @@ def alltoall_steps(algorithm: str, ranks: int, shape: tuple[int, int, int] | Non
     return [[(r, dst) for r, dst in enumerate(phase) if dst != r] for phase in phases]
 
 
-def shift_steps(ranks: int, shifts: Sequence[int] | None = None) -> list[list[Message]]:
+def relabelling(ranks: int, seed: int) -> list[int]:
+    """``rank_of[l]``, the rank with label l under ``apps/bench/shift --relabel SEED``: Fisher-Yates from the last
+    position down, position i swapped with position mix(seed * N + i) mod (i + 1).
+
+    >>> relabelling(5, 0)
+    [0, 2, 4, 1, 3]
+    """
+    rank_of = list(range(ranks))
+    for i in range(ranks - 1, 0, -1):
+        j = mix(seed * ranks + i) % (i + 1)
+        rank_of[i], rank_of[j] = rank_of[j], rank_of[i]
+    return rank_of
+
+
+def shift_steps(ranks: int, shifts: Sequence[int] | None = None, relabel: int | None = None) -> list[list[Message]]:
     """The permutations of ``apps/bench/shift``, one step per shift (default: every shift 1 .. N-1): rank r sends
-    to (r + s) mod N.
+    to (r + s) mod N, or with ``relabel`` (a seed >= 1; 0 or None: none), the rank with label (label(r) + s) mod N
+    (:func:`relabelling`).
 
     >>> shift_steps(3)
     [[(0, 1), (1, 2), (2, 0)], [(0, 2), (1, 0), (2, 1)]]
     """
     chosen = range(1, ranks) if shifts is None else shifts
-    return [[(r, (r + s) % ranks) for r in range(ranks)] for s in chosen]
+    rank_of = relabelling(ranks, relabel) if relabel else list(range(ranks))
+    label = {r: l for l, r in enumerate(rank_of)}  # noqa: E741
+    return [[(r, rank_of[(label[r] + s) % ranks]) for r in range(ranks)] for s in chosen]
 
 
 # --- combine: Littlefield's tree, snake and fence on a W x H mesh (apps/combine) -------------------------------------

@@ -50,6 +50,11 @@ class TestUnderSmpirun:
             assert 0 <= record["time_s_max"] - record["time_s_min"] <= 1.1 * 2e-6
             assert record["rate_bps"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
 
+    def test_relabelled_shifts_are_permutations_that_deliver_every_byte(self, tmp_path: Path, bin_dir: Path) -> None:
+        out = smpirun(tmp_path, bin_dir, "shift", ["-S", "1,4", "-R", "3", "-s", "70K", "-i", "1", "--verify"], 6)
+        records = parse_records(out, "shift")
+        assert [(r["shift"], r["relabel"], r["verified"]) for r in records] == [(1, 3, True), (4, 3, True)]
+
     def test_pingpong_prints_one_json_line_per_size(self, tmp_path: Path, bin_dir: Path) -> None:
         out = smpirun(tmp_path, bin_dir, "pingpong", ["-s", "1,2K,3M", "-i", "2", "-w", "0"], 2)
         records = parse_records(out, "pingpong")

@@ -154,6 +154,7 @@ CASES = [
     *(("allgather", p, ["-a", a], allgather_steps(a, p)) for a in ("ring", "bruck") for p in (2, 5, 8, 12)),
     ("shift", 5, [], shift_steps(5)),
     ("shift", 9, ["-S", "8,3,3"], shift_steps(9, [8, 3, 3])),
+    ("shift", 11, ["-S", "1,5", "-R", "7"], shift_steps(11, [1, 5], relabel=7)),
 ]
 
 
@@ -196,3 +197,11 @@ def test_print_schedule_follows_the_transpose_assignment(
         records = print_schedule(written_platform, bin_dir, tmp_path, "transpose", 64, args)
         printed = [record | {"messages": sorted(record["messages"])} for record in records]
         assert printed == as_printed("transpose", transpose_steps(4, algorithm, assignment))
+
+
+@pytest.mark.parametrize("relabel", [None, 0, 12345])
+def test_every_shift_is_a_permutation_without_fixed_points(relabel: int | None) -> None:
+    """Relabelled or not, each shift sends one message from and to every rank, never to itself."""
+    for step in shift_steps(13, relabel=relabel):
+        assert sorted(a for a, _ in step) == sorted(b for _, b in step) == list(range(13))
+        assert all(a != b for a, b in step)

@@ -135,3 +135,16 @@ def test_nbl_combine_declares_its_sweep_as_grids() -> None:
     quick = {run.id for run in study.selected_runs(quick=True)}
     assert "sweep.4x4.standard.fence.N500000" in quick and "sweep.8x8.standard.fence.N500000" not in quick
     assert not any(".16x" in run_id for run_id in quick)
+
+
+def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
+    """A run the default's time budget cannot hold (``full_only``) is left out of the default and quick studies, and
+    runs, with its ``full_args``, under --full; a flag that is not a boolean is refused."""
+    text = GOOD_STUDY.replace('args = ["-p", "2", "-s", "1M"]', 'args = ["-p", "2", "-s", "1M"]\nfull_only = true')
+    study = load_study(write_study(tmp_path, text))
+    assert [run.id for run in study.selected_runs(quick=False)] == ["pingpong", "exchange_one"]
+    assert [run.id for run in study.selected_runs(quick=True)] == ["pingpong", "exchange_one"]
+    full = study.full_benchmark()
+    assert [run.id for run in full.selected_runs(quick=False)] == ["pingpong", "exchange_one", "exchange_two"]
+    with pytest.raises(StudyError, match="full_only must be true or false, got 'yes'"):
+        load_study(write_study(tmp_path, text.replace("full_only = true", 'full_only = "yes"')))

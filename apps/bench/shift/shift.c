@@ -10,10 +10,17 @@
  * WARMUP untimed then ITERATIONS timed rounds, each after a barrier. A rank
  * times each round from the end of the barrier to the end of its Sendrecv;
  * the permutation's time is the slowest rank's mean (every flow has ended).
+ * With --relabel SEED (>= 1; 0: none) the shifts apply to labels instead of ranks: rank r has
+ * label p^-1(r) for a pseudo-random permutation p of the ranks, and sends to
+ * p((p^-1(r) + S) mod N): a random permutation of the traffic (uniform
+ * traffic, where a shift in rank order is adversarial to many networks). p is
+ * Fisher-Yates, position i from N-1 down to 1 swapped with position
+ * mix(SEED * N + i) mod (i + 1), mix = SplitMix64's output function
+ * (generators.schedules.relabelling computes the same).
  * Rank 0 prints one JSON line per shift:
- *   {"app":"shift","version":1,"ranks":N,"shift":S,"bytes":B,"iterations":I,
- *    "warmup":W,"time_s_min":..,"time_s_avg":..,"time_s_max":..,
- *    "rate_bps":..,"verified":true|false|null}
+ *   {"app":"shift","version":1,"ranks":N,"shift":S,"relabel":SEED|null,
+ *    "bytes":B,"iterations":I,"warmup":W,"time_s_min":..,"time_s_avg":..,
+ *    "time_s_max":..,"rate_bps":..,"verified":true|false|null}
  * time_s_* are the min/avg/max over ranks of each rank's mean round time and
  * rate_bps = BYTES / time_s_max, the rate each rank gets when the slowest
  * flow sets the pace. --print-schedule prints one line {"app":"shift",
@@ -22,6 +29,7 @@
  * 256) and checks every received byte (exit status 1 if one is wrong).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +52,7 @@ static const char description[] =
 
 struct options {
     tl_int_list shifts;
+    int relabel; /* 0: none */
     int64_t bytes;
     int iterations;
     int warmup;
@@ -54,6 +63,7 @@ struct options {
 static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     *opt = (struct options){
+        .relabel = 0,
         .bytes = DEFAULT_BYTES,
         .iterations = DEFAULT_ITERATIONS,
         .warmup = DEFAULT_WARMUP,
@@ -61,6 +71,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     const tl_option options[] = {
         tl_opt_int_list('S', "shifts", "SHIFTS", &opt->shifts, 1, INT_MAX,
                         "shifts to run, in order (every shift 1 .. N-1 when not given)"),
+        tl_opt_int('R', "relabel", "SEED", &opt->relabel, 0, INT_MAX,
+                   "shift pseudo-randomly relabelled ranks: random permutations (0: the ranks themselves)"),
         tl_opt_size('s', "bytes", "BYTES", &opt->bytes, INT_MAX, "bytes each rank sends per shift"),
         tl_opt_iterations(&opt->iterations, "timed rounds per shift"),
         tl_opt_warmup(&opt->warmup, "untimed rounds before them"),
@@ -83,11 +95,46 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     return TL_ARGS_OK;
 }
 
+/* SplitMix64's output function (generators.mixing.mix). */
+static uint64_t mix(uint64_t pair)
+{
+    uint64_t z = pair + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* label[r] = p^-1(r) and rank_of[l] = p(l) for the permutation p of --relabel SEED; the identity when seed is 0. */
+static void relabelling(int nranks, int seed, int *rank_of, int *label)
+{
+    for (int i = 0; i < nranks; i++)
+        rank_of[i] = i;
+    for (int i = nranks - 1; seed > 0 && i > 0; i--) {
+        int j = (int)(mix((uint64_t)seed * (uint64_t)nranks + (uint64_t)i) % (uint64_t)(i + 1));
+        int kept = rank_of[i];
+        rank_of[i] = rank_of[j];
+        rank_of[j] = kept;
+    }
+    for (int l = 0; l < nranks; l++)
+        label[rank_of[l]] = l;
+}
+
 /* One round of one shift, the kernel the harness times (tl_time_kernel). */
 struct shift_kernel {
     int rank, nranks, shift, count, verify;
+    const int *rank_of, *label;
     char *send, *recv;
 };
+
+static int destination(const struct shift_kernel *k, int rank)
+{
+    return k->rank_of[(k->label[rank] + k->shift) % k->nranks];
+}
+
+static int source(const struct shift_kernel *k, int rank)
+{
+    return k->rank_of[(k->label[rank] - k->shift + k->nranks) % k->nranks];
+}
 
 static void shift_prepare(void *state)
 {
@@ -101,8 +148,8 @@ static void shift_prepare(void *state)
 static void shift_run(void *state)
 {
     const struct shift_kernel *k = state;
-    int to = (k->rank + k->shift) % k->nranks;
-    int from = (k->rank - k->shift + k->nranks) % k->nranks;
+    int to = destination(k, k->rank);
+    int from = source(k, k->rank);
     MPI_Sendrecv(k->send, k->count, MPI_CHAR, to, SHIFT_TAG, k->recv, k->count, MPI_CHAR, from,
                  SHIFT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
@@ -113,21 +160,21 @@ static long long shift_check(void *state)
     long long errors = 0;
     if (!k->verify)
         return 0;
-    unsigned char expected = (unsigned char)((k->rank - k->shift + k->nranks) % k->nranks);
+    unsigned char expected = (unsigned char)source(k, k->rank);
     for (int i = 0; i < k->count; i++)
         errors += (unsigned char)k->recv[i] != expected;
     return errors;
 }
 
-static void print_schedule(const struct options *opt, int nranks)
+static void print_schedule(const struct options *opt, struct shift_kernel *k)
 {
-    int shifts = opt->shifts.count > 0 ? (int)opt->shifts.count : nranks - 1;
+    int shifts = opt->shifts.count > 0 ? (int)opt->shifts.count : k->nranks - 1;
     for (int step = 0; step < shifts; step++) {
-        int shift = opt->shifts.count > 0 ? opt->shifts.values[step] : step + 1;
+        k->shift = opt->shifts.count > 0 ? opt->shifts.values[step] : step + 1;
         tl_schedule_step line;
         tl_schedule_begin(&line, APP_NAME, step);
-        for (int r = 0; r < nranks; r++)
-            tl_schedule_send(&line, r, (r + shift) % nranks);
+        for (int r = 0; r < k->nranks; r++)
+            tl_schedule_send(&line, r, destination(k, r));
         tl_schedule_end(&line);
     }
 }
@@ -146,6 +193,10 @@ static long long report(const struct options *opt, int nranks, int shift, tl_tim
     tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
     tl_json_i64(&json, "ranks", nranks);
     tl_json_i64(&json, "shift", shift);
+    if (opt->relabel > 0)
+        tl_json_i64(&json, "relabel", opt->relabel);
+    else
+        tl_json_null(&json, "relabel");
     tl_json_i64(&json, "bytes", opt->bytes);
     tl_json_i64(&json, "iterations", opt->iterations);
     tl_json_i64(&json, "warmup", opt->warmup);
@@ -157,13 +208,19 @@ static long long report(const struct options *opt, int nranks, int shift, tl_tim
 
 static int run(struct options *opt, int rank, int nranks)
 {
+    int *rank_of = (int *)tl_alloc_or_abort(APP_NAME, 2 * (size_t)nranks * sizeof *rank_of);
+    int *label = rank_of + nranks;
+    relabelling(nranks, opt->relabel, rank_of, label);
+    struct shift_kernel k = {rank, nranks, 0, (int)opt->bytes, opt->verify, rank_of, label, NULL, NULL};
     if (opt->print_schedule) {
         if (rank == 0)
-            print_schedule(opt, nranks);
+            print_schedule(opt, &k);
+        free(rank_of);
         return 0;
     }
     char *block = tl_alloc_or_abort(APP_NAME, 2 * (size_t)opt->bytes + 2);
-    struct shift_kernel k = {rank, nranks, 0, (int)opt->bytes, opt->verify, block, block + opt->bytes + 1};
+    k.send = block;
+    k.recv = block + opt->bytes + 1;
     int shifts = opt->shifts.count > 0 ? (int)opt->shifts.count : nranks - 1;
     long long errors = 0;
     for (int step = 0; step < shifts; step++) {
@@ -172,6 +229,7 @@ static int run(struct options *opt, int rank, int nranks)
         errors += report(opt, nranks, k.shift, tl_time_kernel(&kernel, opt->warmup, opt->iterations));
     }
     free(block);
+    free(rank_of);
     return errors > 0 ? EXIT_VERIFY_FAILED : 0;
 }
 

@@ -31,6 +31,7 @@ class RunSpec:
     compute: str = "off"  # simulation.compute: "off" (communication only) or "benchmark"
     ranks_per_node: int = 1  # consecutive ranks on each host of the placement
     output: str = "json"  # what the app prints: JSON lines, or a third-party format (simulation.outputs)
+    full_only: bool = False  # runs under --full only
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""

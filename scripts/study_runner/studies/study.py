@@ -27,6 +27,8 @@ Example::
     args = ["-s", "1,1K,1M"]
     quick_args = ["-s", "1,1K"]   # optional: arguments under --quick
     quick = true                  # optional: part of the --quick study (default true)
+    full_only = false             # optional: run under --full only (default false): a run beyond the default's
+                                  #   time budget; its checks, notes and figures are left out without it
     full_args = ["-s", "1,1K,1M,1G"]  # optional: arguments under --full (the paper's whole benchmark,
     full_timeout = 86400          #   when the default runs a reduced one) and its timeout
     options = []                  # optional: extra --cfg flags for smpirun
@@ -111,6 +113,7 @@ _RUN_KEYS = {
     "args",
     "quick_args",
     "quick",
+    "full_only",
     "full_args",
     "full_timeout",
     "options",
@@ -208,12 +211,12 @@ class Study:
 
     def selected_runs(self, quick: bool) -> tuple[RunSpec, ...]:
         """The runs of the full study, or of its quick version."""
-        return tuple(run for run in self.runs if run.quick or not quick)
+        return tuple(run for run in self.runs if (run.quick or not quick) and not run.full_only)
 
     def full_benchmark(self) -> Study:
-        """The study with every run that declares ``full_args`` running them (``--full``)."""
+        """The study with every run that declares ``full_args`` running them, and its ``full_only`` runs (--full)."""
         runs = tuple(
-            replace(run, args=run.full_args, timeout=run.full_timeout or run.timeout) if run.full_args else run
+            replace(run, args=run.full_args or run.args, timeout=run.full_timeout or run.timeout, full_only=False)
             for run in self.runs
         )
         return replace(self, runs=runs)
@@ -281,8 +284,9 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     size = raw.get("size")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
         raise StudyError(f"{where}: run {run_id}: size must be a number > 0, got {size!r}")
-    if not isinstance(raw.get("quick", True), bool):
-        raise StudyError(f"{where}: run {run_id}: quick must be true or false, got {raw['quick']!r}")
+    for flag, default in (("quick", True), ("full_only", False)):
+        if not isinstance(raw.get(flag, default), bool):
+            raise StudyError(f"{where}: run {run_id}: {flag} must be true or false, got {raw[flag]!r}")
     placement = raw.get("placement")
     execution = run_execution(raw, f"{where}: run {run_id}")
     return RunSpec(
@@ -293,6 +297,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         args=_strings(raw.get("args", []), f"{where}: run {run_id}: args"),
         quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
         quick=raw.get("quick", True),
+        full_only=raw.get("full_only", False),
         options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
         placement=_placement(placement, f"{where}: run {run_id}: placement"),
         timeout=float(timeout),

@@ -130,3 +130,14 @@ def run_module(module: str, *args: str, tmp_path: Path, timeout: float = 900) ->
     command = [sys.executable, "-m", module, *args, "--results", str(tmp_path / "results")]
     command += ["--cache", str(tmp_path / "cache")]
     return subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=timeout)
+
+
+def shift_times(tmp_path: Path, bin_dir: Path, platform: Path, hosts: list[str]) -> list[dict[str, Any]]:
+    """Every shift of ``apps/bench/shift`` (1 MiB) on ``platform``, rank i on ``hosts[i]``: its records."""
+    (tmp_path / "hosts").write_text("".join(f"{host}\n" for host in hosts))
+    from study_runner.batch.execute import parse_records
+    from study_runner.simulation.smpi import run_smpirun, smpirun_command
+
+    command = smpirun_command(bin_dir / "shift", ["-s", "1M", "-i", "1", "-w", "0"], platform, tmp_path / "hosts",
+                              len(hosts))  # fmt: skip
+    return parse_records(run_smpirun(command, tmp_path, timeout=300, label="shift"), "shift")

@@ -11,7 +11,7 @@ import pytest
 
 from generators import TopologyError, build_platform, fattree, write_platform
 from generators.schedules import alltoall_steps
-from tests.conftest import route_args, simgrid_link_count
+from tests.conftest import route_args, shift_times, simgrid_link_count
 from tests.test_mlfm import cable_loads, kind_count, p_graph_exact
 
 
@@ -59,6 +59,21 @@ class TestRoutes:
 def test_bad_parameters(params: dict[str, Any], message: str) -> None:
     with pytest.raises(TopologyError, match=message):
         build_platform("fattree", params)
+
+
+def simgrid_fat_tree_xml(path: Path, radix: int, levels: int) -> None:
+    """SimGrid 4.1's own FAT_TREE cluster of this family's full tree (XGFT: children r/2 .. r/2, r; parents 1, r/2 ..),
+    split-duplex 4 GB/s, 100 ns links, in a zone, hosts ``node-<i>``."""
+    half = radix // 2
+    children = ",".join([str(half)] * (levels - 1) + [str(radix)])
+    parents = ",".join(["1"] + [str(half)] * (levels - 1))
+    path.write_text(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        '<platform version="4.1"><zone id="world" routing="Full">\n'
+        f'<cluster id="ft" prefix="node-" suffix="" radical="0-{2 * half**levels - 1}" speed="1Gf" bw="4GBps" '
+        f'lat="100ns" sharing_policy="SPLITDUPLEX" topology="FAT_TREE" '
+        f'topo_parameters="{levels};{children};{parents};{",".join(["1"] * levels)}"/>\n</zone></platform>\n'
+    )
 
 
 class TestLevels:
@@ -127,16 +142,8 @@ class TestLevels:
         """SimGrid's FAT_TREE of the same XGFT (children r/2 .. r/2, r; parents 1, r/2 ..) routes every pair over
         the same cables: one renaming of its nodes onto the model's maps every route onto the model's, direction
         and order included."""
-        half, model = radix // 2, fattree(radix, levels=levels)
-        children = ",".join([str(half)] * (levels - 1) + [str(radix)])
-        parents = ",".join(["1"] + [str(half)] * (levels - 1))
-        (tmp_path / "sg.xml").write_text(
-            "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            '<platform version="4.1"><zone id="world" routing="Full">\n'
-            f'<cluster id="ft" prefix="node-" suffix="" radical="0-{len(model.hosts) - 1}" speed="1Gf" bw="4GBps" '
-            f'lat="100ns" sharing_policy="SPLITDUPLEX" topology="FAT_TREE" '
-            f'topo_parameters="{levels};{children};{parents};{",".join(["1"] * levels)}"/>\n</zone></platform>\n'
-        )
+        model = fattree(radix, levels=levels)
+        simgrid_fat_tree_xml(tmp_path / "sg.xml", radix, levels)
         theirs = load_platform(tmp_path / "sg.xml", "--all-routes")
         hosts = {f"node-{i}": host for i, host in enumerate(model.host_names)}
         renaming: dict[tuple[int, str], str] = {}  # SimGrid numbers hosts and switches apart: (level, number)
@@ -151,3 +158,17 @@ class TestLevels:
                 for node, name in zip(ends if direction == "UP" else ends[::-1], mine.split("_to_"), strict=True):
                     assert renaming.setdefault(node, name) == name
         assert len(set(renaming.values())) == len(renaming) == len(model.hosts) + len(model.routers)
+
+    def test_simulated_times_equal_simgrid_fat_tree(self, tmp_path: Path, bin_dir: Path) -> None:
+        """The same three-level tree in SimGrid's FAT_TREE zone and in the compiled zone: every shift permutation of
+        its 54 servers takes the same simulated time, to 1e-12 (tests/test_dragonfly.py says why not to the bit)."""
+        simgrid_fat_tree_xml(tmp_path / "sg.xml", 6, 3)
+        model = fattree(6, levels=3)
+        write_platform(model, tmp_path / "ours.so")
+        theirs = shift_times(tmp_path, bin_dir, tmp_path / "sg.xml", [f"node-{i}" for i in range(54)])
+        mine = shift_times(tmp_path, bin_dir, tmp_path / "ours.so", model.host_names)
+        times = ("time_s_min", "time_s_avg", "time_s_max", "rate_bps")
+        assert len(mine) == 53
+        for a, b in zip(mine, theirs, strict=True):
+            assert {k: v for k, v in a.items() if k not in times} == {k: v for k, v in b.items() if k not in times}
+            assert [a[k] for k in times] == pytest.approx([b[k] for k in times], rel=1e-12)

@@ -43,6 +43,7 @@ from generators.mixing import mix
 from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, int_tuple, latency, nbl_cap, positive_int
+from generators.router_graph import host_coordinates, host_name
 from generators.size import Size
 from generators.torus import MAX_DIMS, coordinates, index
 
@@ -103,21 +104,6 @@ class HyperX:
     def lane(self, src_host: int, dst_host: int) -> int | None:
         """The lane of every hop of the route between hosts number ``src_host`` and ``dst_host`` (None: K = 1)."""
         return None if self.links == 1 else mix(src_host * self.host_count + dst_host) % self.links
-
-
-def host_coordinates(name: str) -> tuple[int, int]:
-    """(switch, port) of ``host-i-k``.
-
-    >>> host_coordinates("host-12-3")
-    (12, 3)
-    """
-    i, k = name.removeprefix("host-").split("-")
-    return int(i), int(k)
-
-
-def host_name(switch: int, port: int) -> str:
-    """The host on port ``port`` of switch ``switch``."""
-    return f"host-{switch}-{port}"
 
 
 def switch_name(switch: int) -> str:

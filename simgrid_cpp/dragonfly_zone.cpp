@@ -38,10 +38,10 @@ using topolab::ZoneParams;
 
 using topolab::mix;
 
-class DragonflyZone : public topolab::EndpointZone {
+class DragonflyZone : public topolab::SwitchedZone {
 public:
   explicit DragonflyZone(const ZoneParams& p)
-      : EndpointZone(p)
+      : SwitchedZone(p)
       , groups_(p.integer("groups", 1))
       , routers_(p.integer("routers", 1))
       , hosts_(p.integer("hosts", 1))
@@ -68,13 +68,7 @@ public:
       for (long r = 0; r < routers_; r++)
         for (long k = 0; k < hosts_; k++)
           names.push_back("host-" + std::to_string(g) + "-" + std::to_string(r) + "-" + std::to_string(k));
-    add_hosts(names);
-    for (size_t i = 0; i < names.size(); i++) {
-      std::string router = router_name(static_cast<long>(i) / hosts_);
-      up_.push_back(add_cable(names[i] + "_to_" + router, params_.link_bw, params_.link_lat));
-      down_.push_back(add_cable(router + "_to_" + names[i], params_.link_bw, params_.link_lat));
-      add_endpoint_links(names[i]);
-    }
+    add_switched_hosts(names, hosts_, [this](long router) { return router_name(router); });
     local_.assign(groups_ * routers_ * routers_, nullptr);
     for (long g = 0; g < groups_; g++)
       for (long r = 0; r < routers_; r++)
@@ -97,10 +91,9 @@ public:
   {
     long from = static_cast<long>(src->id());
     long to   = static_cast<long>(dst->id());
-    if (route_start(from, to, into, latency))
+    if (route_up(from, to, into, latency))
       return;
-    into->link_list_.push_back(up_[from]);
-    double path_latency = 2 * params_.link_lat;
+    double path_latency = 0;
     long here           = from / hosts_;
     long target         = to / hosts_;
     std::uint64_t hashed =
@@ -117,8 +110,7 @@ public:
     } else {
       minimal(here, target, static_cast<long>(hashed % static_cast<std::uint64_t>(copies_)), into, &path_latency);
     }
-    into->link_list_.push_back(down_[to]);
-    route_end(to, into, latency, path_latency);
+    route_down(to, into, latency, path_latency);
   }
 
 private:
@@ -130,8 +122,6 @@ private:
   bool simgrid_; /* router k of group g holds the cable to group k */
   bool valiant_;
   double global_lat_;
-  std::vector<StandardLinkImpl*> up_;     /* [host]: host to its router */
-  std::vector<StandardLinkImpl*> down_;   /* [host]: router to the host */
   std::vector<StandardLinkImpl*> local_;  /* [(g * routers + r) * routers + s]: router r to router s of group g */
   std::vector<StandardLinkImpl*> global_; /* [(g * groups + k) * copies + c]: copy c of the cable from g to k */
 

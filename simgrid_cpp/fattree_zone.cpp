@@ -32,10 +32,10 @@ using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
-class FatTreeZone : public topolab::EndpointZone {
+class FatTreeZone : public topolab::SwitchedZone {
 public:
   explicit FatTreeZone(const ZoneParams& p)
-      : EndpointZone(p), radix_(p.integer("radix", 2)), levels_(p.integer("levels", 2)), leaves_(p.integer("leaves", 1))
+      : SwitchedZone(p), radix_(p.integer("radix", 2)), levels_(p.integer("levels", 2)), leaves_(p.integer("leaves", 1))
   {
     half_ = radix_ / 2;
     if (radix_ % 2 != 0 || levels_ > 8)
@@ -50,13 +50,7 @@ public:
     for (long a = 0; a < leaves_; a++)
       for (long k = 0; k < half_; k++)
         names.push_back("server-" + std::to_string(a) + "-" + std::to_string(k));
-    add_hosts(names);
-    for (size_t i = 0; i < names.size(); i++) {
-      std::string leaf = "leaf-" + std::to_string(static_cast<long>(i) / half_);
-      host_up_.push_back(add_cable(names[i] + "_to_" + leaf, params_.link_bw, params_.link_lat));
-      host_down_.push_back(add_cable(leaf + "_to_" + names[i], params_.link_bw, params_.link_lat));
-      add_endpoint_links(names[i]);
-    }
+    add_switched_hosts(names, half_, [](long leaf) { return "leaf-" + std::to_string(leaf); });
     up_.resize(levels_);
     down_.resize(levels_);
     for (long level = 1; level < levels_; level++) {
@@ -78,7 +72,7 @@ public:
   {
     long from = static_cast<long>(src->id());
     long to   = static_cast<long>(dst->id());
-    if (route_start(from, to, into, latency))
+    if (route_up(from, to, into, latency))
       return;
     long a   = from / half_;
     long b   = to / half_;
@@ -88,7 +82,6 @@ public:
         top = i;
         break;
       }
-    into->link_list_.push_back(host_up_[from]);
     long p = 0; /* position of the current switch in its subtree; the leaf's is 0 */
     long g = a;
     for (long level = 1; level < top; level++) {
@@ -104,8 +97,7 @@ public:
       into->link_list_.push_back(down_[level][below * half_ + u]);
       p = pos;
     }
-    into->link_list_.push_back(host_down_[to]);
-    route_end(to, into, latency, static_cast<double>(2 * top) * params_.link_lat);
+    route_down(to, into, latency, static_cast<double>(2 * (top - 1)) * params_.link_lat);
   }
 
 private:
@@ -113,8 +105,6 @@ private:
   long levels_;
   long leaves_;
   long half_ = 1;
-  std::vector<StandardLinkImpl*> host_up_;           /* [server]: server to its leaf */
-  std::vector<StandardLinkImpl*> host_down_;         /* [server]: leaf to the server */
   std::vector<std::vector<StandardLinkImpl*>> up_;   /* [level][switch * half + u]: up port u of a switch */
   std::vector<std::vector<StandardLinkImpl*>> down_; /* [level][switch * half + u]: the same cable downwards */
 

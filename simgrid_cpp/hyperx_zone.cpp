@@ -40,10 +40,10 @@ using topolab::mix;
 constexpr size_t MAX_DIMS   = 32;       /* generators.torus.MAX_DIMS */
 constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
 
-class HyperXZone : public topolab::EndpointZone {
+class HyperXZone : public topolab::SwitchedZone {
 public:
   explicit HyperXZone(const ZoneParams& p)
-      : EndpointZone(p), dims_(p.integers("dims")), lanes_(p.integer("links", 1)), hosts_(p.integer("hosts", 1))
+      : SwitchedZone(p), dims_(p.integers("dims")), lanes_(p.integer("links", 1)), hosts_(p.integer("hosts", 1))
   {
     if (dims_.empty() || dims_.size() > MAX_DIMS)
       p.fail("parameter 'dims' must give 1 to " + std::to_string(MAX_DIMS) + " dimensions ('" + p.path() + "')");
@@ -68,13 +68,7 @@ public:
     for (long i = 0; i < switches_; i++)
       for (long k = 0; k < hosts_; k++)
         names.push_back("host-" + std::to_string(i) + "-" + std::to_string(k));
-    add_hosts(names);
-    for (size_t h = 0; h < names.size(); h++) {
-      std::string sw = switch_name(static_cast<long>(h) / hosts_);
-      up_.push_back(add_cable(names[h] + "_to_" + sw, params_.link_bw, params_.link_lat));
-      down_.push_back(add_cable(sw + "_to_" + names[h], params_.link_bw, params_.link_lat));
-      add_endpoint_links(names[h]);
-    }
+    add_switched_hosts(names, hosts_, switch_name);
     cables_.assign(switches_ * ports_ * lanes_, nullptr);
     for (long a = 0; a < switches_; a++)
       for (size_t d = 0; d < dims_.size(); d++)
@@ -91,10 +85,9 @@ public:
   {
     long from = static_cast<long>(src->id());
     long to   = static_cast<long>(dst->id());
-    if (route_start(from, to, into, latency))
+    if (route_up(from, to, into, latency))
       return;
-    into->link_list_.push_back(up_[from]);
-    double path_latency = 2 * params_.link_lat;
+    double path_latency = 0;
     long here           = from / hosts_;
     long target         = to / hosts_;
     long lane           = 0;
@@ -112,8 +105,7 @@ public:
       path_latency += params_.link_lat;
       here += (t - c) * stride_[d];
     }
-    into->link_list_.push_back(down_[to]);
-    route_end(to, into, latency, path_latency);
+    route_down(to, into, latency, path_latency);
   }
 
 private:
@@ -124,8 +116,6 @@ private:
   long ports_    = 0;                     /* sum of the dimensions longer than 1: a switch's slots, per lane */
   std::vector<long> stride_;              /* [d]: the switch number's step along dimension d */
   std::vector<long> offset_;              /* [d]: the first slot of dimension d (ports_ before it) */
-  std::vector<StandardLinkImpl*> up_;     /* [host]: host to its switch */
-  std::vector<StandardLinkImpl*> down_;   /* [host]: switch to the host */
   std::vector<StandardLinkImpl*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d
                                              (null where v is a's own coordinate) */
 

@@ -54,10 +54,10 @@ constexpr long MAX_ROUTERS       = 16384;
 constexpr std::uint8_t UNREACHED = 255;
 const char* const NEIGHBOURS     = "neighbours";
 
-class RouterGraphZone : public topolab::EndpointZone {
+class RouterGraphZone : public topolab::SwitchedZone {
 public:
   explicit RouterGraphZone(const ZoneParams& p)
-      : EndpointZone(p), routers_(p.integer("routers", 1)), hosts_(p.integer("hosts", 1))
+      : SwitchedZone(p), routers_(p.integer("routers", 1)), hosts_(p.integer("hosts", 1))
   {
     if (routers_ > MAX_ROUTERS)
       p.fail("parameter 'routers' must be at most " + std::to_string(MAX_ROUTERS) + " ('" + p.path() + "')");
@@ -74,13 +74,7 @@ public:
     for (long r = 0; r < routers_; r++)
       for (long k = 0; k < hosts_; k++)
         names.push_back("host-" + std::to_string(r) + "-" + std::to_string(k));
-    add_hosts(names);
-    for (size_t i = 0; i < names.size(); i++) {
-      std::string router = router_name(static_cast<long>(i) / hosts_);
-      up_.push_back(add_cable(names[i] + "_to_" + router, params_.link_bw, params_.link_lat));
-      down_.push_back(add_cable(router + "_to_" + names[i], params_.link_bw, params_.link_lat));
-      add_endpoint_links(names[i]);
-    }
+    add_switched_hosts(names, hosts_, router_name);
     cables_.assign(adjacent_.size(), nullptr);
     for (long r = 0; r < routers_; r++)
       for (long slot = first_[r]; slot < first_[r + 1]; slot++) {
@@ -96,10 +90,9 @@ public:
   {
     long from = static_cast<long>(src->id());
     long to   = static_cast<long>(dst->id());
-    if (route_start(from, to, into, latency))
+    if (route_up(from, to, into, latency))
       return;
-    into->link_list_.push_back(up_[from]);
-    double path_latency = params_.link_lat;
+    double path_latency = 0;
     std::uint64_t count  = static_cast<std::uint64_t>(routers_ * hosts_);
     std::uint64_t hashed = mix(static_cast<std::uint64_t>(from) * count + static_cast<std::uint64_t>(to));
     long here   = from / hosts_;
@@ -116,8 +109,7 @@ public:
       path_latency += params_.link_lat;
       here = adjacent_[slot];
     }
-    into->link_list_.push_back(down_[to]);
-    route_end(to, into, latency, path_latency + params_.link_lat);
+    route_down(to, into, latency, path_latency);
   }
 
 private:
@@ -126,8 +118,6 @@ private:
   std::vector<long> first_;               /* [r] .. [r + 1]: the slots of router r's neighbours in adjacent_ */
   std::vector<long> adjacent_;            /* [slot]: a neighbour, increasing per router */
   std::vector<std::uint8_t> distances_;   /* [a * R + b]: the distance between routers a and b, in cables */
-  std::vector<StandardLinkImpl*> up_;     /* [host]: host to its router */
-  std::vector<StandardLinkImpl*> down_;   /* [host]: router to the host */
   std::vector<StandardLinkImpl*> cables_; /* [slot of b in a's list]: router a to router b */
 
   static std::string router_name(long router) { return "router-" + std::to_string(router); }

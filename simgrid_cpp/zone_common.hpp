@@ -51,6 +51,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -301,6 +302,47 @@ private:
   std::vector<StandardLinkImpl*> shm_;   /* [k]: the intra-node link of host k (empty without shm_bw) */
   StandardLinkImpl* loopback_ = nullptr; /* every host's route to itself without shm_bw */
   double loopback_latency_    = 0;
+};
+
+/* A zone whose hosts hang from switches: `per_switch` consecutive hosts on each, one cable each way; a route is the
+ * source's cable up, the switch-to-switch cables of the family's rule, the destination's cable down. */
+class SwitchedZone : public EndpointZone {
+public:
+  using EndpointZone::EndpointZone;
+
+protected:
+  /* The hosts, then host by host its cable up to its switch, down from it, and its own links. */
+  void add_switched_hosts(const std::vector<std::string>& names, long per_switch,
+                          const std::function<std::string(long)>& switch_name)
+  {
+    add_hosts(names);
+    for (size_t i = 0; i < names.size(); i++) {
+      std::string sw = switch_name(static_cast<long>(i) / per_switch);
+      up_.push_back(add_cable(names[i] + "_to_" + sw, params_.link_bw, params_.link_lat));
+      down_.push_back(add_cable(sw + "_to_" + names[i], params_.link_bw, params_.link_lat));
+      add_endpoint_links(names[i]);
+    }
+  }
+
+  /* The route's start, up to the source's switch; true when the route is a host's to itself (then complete). */
+  bool route_up(long from, long to, Route* into, double* latency) const
+  {
+    if (route_start(from, to, into, latency))
+      return true;
+    into->link_list_.push_back(up_[from]);
+    return false;
+  }
+
+  /* The route's end, down from the destination's switch; `between`: the latency of the switch-to-switch cables. */
+  void route_down(long to, Route* into, double* latency, double between) const
+  {
+    into->link_list_.push_back(down_[to]);
+    route_end(to, into, latency, between + 2 * params_.link_lat);
+  }
+
+private:
+  std::vector<StandardLinkImpl*> up_;   /* [host]: host to its switch */
+  std::vector<StandardLinkImpl*> down_; /* [host]: switch to the host */
 };
 
 /* The parameter file: $<env> if set, else the shared object holding `symbol` with ".so" replaced by ".params". */

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from tests.hostile import FAMILY_CASES, Case, Drawn, count, mlfm_layers
+from tests.hostile import Case, Drawn, count
+from tests.hostile_families import FAMILY_CASES, mlfm_layers
 
 SMPIRUN_CFG = {  # --cfg values and whether SimGrid takes them (checked by smpirun-on before anything runs)
     "network/model:CM02": True,

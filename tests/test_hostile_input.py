@@ -34,8 +34,8 @@ from generators import crossbar, write_platform
 from generators.cli import main as generators_main
 from study_runner.tools import smpirun_on
 from tests.conftest import BIN, REPO
-from tests.hostile import FAMILY_CASES
 from tests.hostile_commands import Command, generator_command, smpirun_on_command
+from tests.hostile_families import FAMILY_CASES
 
 HANG_SECONDS = 30  # the threshold: a case running longer is a hang
 REPORT = os.environ.get("TOPOLAB_HOSTILE_REPORT")

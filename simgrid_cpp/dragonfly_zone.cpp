@@ -31,12 +31,10 @@
 
 namespace {
 
-using topolab::NetPoint;
 using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
-using topolab::mix;
 
 class DragonflyZone : public topolab::SwitchedZone {
 public:
@@ -87,17 +85,12 @@ public:
         }
   }
 
-  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  double route_between(long from, long to, Route* into) const override
   {
-    long from = static_cast<long>(src->id());
-    long to   = static_cast<long>(dst->id());
-    if (route_up(from, to, into, latency))
-      return;
-    double path_latency = 0;
-    long here           = from / hosts_;
-    long target         = to / hosts_;
-    std::uint64_t hashed =
-        mix(static_cast<std::uint64_t>(from) * static_cast<std::uint64_t>(names_count()) + static_cast<std::uint64_t>(to));
+    double path_latency  = 0;
+    long here            = switch_of(from);
+    long target          = switch_of(to);
+    std::uint64_t hashed = pair_hash(from, to);
     long g = here / routers_;
     long k = target / routers_;
     if (valiant_ && g != k) {
@@ -110,7 +103,7 @@ public:
     } else {
       minimal(here, target, static_cast<long>(hashed % static_cast<std::uint64_t>(copies_)), into, &path_latency);
     }
-    route_down(to, into, latency, path_latency);
+    return path_latency;
   }
 
 private:
@@ -124,8 +117,6 @@ private:
   double global_lat_;
   std::vector<StandardLinkImpl*> local_;  /* [(g * routers + r) * routers + s]: router r to router s of group g */
   std::vector<StandardLinkImpl*> global_; /* [(g * groups + k) * copies + c]: copy c of the cable from g to k */
-
-  long names_count() const { return groups_ * routers_ * hosts_; }
 
   std::string router_name(long router) const
   {

@@ -27,7 +27,6 @@
 
 namespace {
 
-using topolab::NetPoint;
 using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
@@ -68,14 +67,10 @@ public:
     }
   }
 
-  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  double route_between(long from, long to, Route* into) const override
   {
-    long from = static_cast<long>(src->id());
-    long to   = static_cast<long>(dst->id());
-    if (route_up(from, to, into, latency))
-      return;
-    long a   = from / half_;
-    long b   = to / half_;
+    long a   = switch_of(from);
+    long b   = switch_of(to);
     long top = levels_;
     for (long i = 1; i < levels_; i++)
       if (a / positions(i) == b / positions(i)) {
@@ -97,7 +92,7 @@ public:
       into->link_list_.push_back(down_[level][below * half_ + u]);
       p = pos;
     }
-    route_down(to, into, latency, static_cast<double>(2 * (top - 1)) * params_.link_lat);
+    return static_cast<double>(2 * (top - 1)) * params_.link_lat;
   }
 
 private:

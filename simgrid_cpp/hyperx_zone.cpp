@@ -30,12 +30,10 @@
 
 namespace {
 
-using topolab::NetPoint;
 using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
-using topolab::mix;
 
 constexpr size_t MAX_DIMS   = 32;       /* generators.torus.MAX_DIMS */
 constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
@@ -81,21 +79,12 @@ public:
         }
   }
 
-  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  double route_between(long from, long to, Route* into) const override
   {
-    long from = static_cast<long>(src->id());
-    long to   = static_cast<long>(dst->id());
-    if (route_up(from, to, into, latency))
-      return;
     double path_latency = 0;
-    long here           = from / hosts_;
-    long target         = to / hosts_;
-    long lane           = 0;
-    if (lanes_ > 1) {
-      std::uint64_t hosts = static_cast<std::uint64_t>(switches_ * hosts_);
-      std::uint64_t pair  = static_cast<std::uint64_t>(from) * hosts + static_cast<std::uint64_t>(to);
-      lane                = static_cast<long>(mix(pair) % static_cast<std::uint64_t>(lanes_));
-    }
+    long here           = switch_of(from);
+    long target         = switch_of(to);
+    long lane           = lanes_ > 1 ? static_cast<long>(pair_hash(from, to) % static_cast<std::uint64_t>(lanes_)) : 0;
     for (size_t d = 0; d < dims_.size(); d++) {
       long c = coordinate(here, d);
       long t = coordinate(target, d);
@@ -105,7 +94,7 @@ public:
       path_latency += params_.link_lat;
       here += (t - c) * stride_[d];
     }
-    route_down(to, into, latency, path_latency);
+    return path_latency;
   }
 
 private:

@@ -43,12 +43,10 @@
 
 namespace {
 
-using topolab::NetPoint;
 using topolab::Route;
 using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
-using topolab::mix;
 
 constexpr long MAX_ROUTERS       = 16384;
 constexpr std::uint8_t UNREACHED = 255;
@@ -86,17 +84,12 @@ public:
       }
   }
 
-  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
+  double route_between(long from, long to, Route* into) const override
   {
-    long from = static_cast<long>(src->id());
-    long to   = static_cast<long>(dst->id());
-    if (route_up(from, to, into, latency))
-      return;
-    double path_latency = 0;
-    std::uint64_t count  = static_cast<std::uint64_t>(routers_ * hosts_);
-    std::uint64_t hashed = mix(static_cast<std::uint64_t>(from) * count + static_cast<std::uint64_t>(to));
-    long here   = from / hosts_;
-    long target = to / hosts_;
+    double path_latency  = 0;
+    std::uint64_t hashed = pair_hash(from, to);
+    long here            = switch_of(from);
+    long target          = switch_of(to);
     const std::uint8_t* distance = &distances_[static_cast<size_t>(target * routers_)]; /* from target: symmetric */
     std::vector<long> candidates;
     while (here != target) {
@@ -109,7 +102,7 @@ public:
       path_latency += params_.link_lat;
       here = adjacent_[slot];
     }
-    route_down(to, into, latency, path_latency);
+    return path_latency;
   }
 
 private:

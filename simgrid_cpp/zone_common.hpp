@@ -310,12 +310,38 @@ class SwitchedZone : public EndpointZone {
 public:
   using EndpointZone::EndpointZone;
 
+  void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) final
+  {
+    long from = static_cast<long>(src->id());
+    long to   = static_cast<long>(dst->id());
+    if (route_start(from, to, into, latency))
+      return;
+    into->link_list_.push_back(up_[from]);
+    double between = route_between(from, to, into);
+    into->link_list_.push_back(down_[to]);
+    route_end(to, into, latency, between + 2 * params_.link_lat);
+  }
+
 protected:
+  /* The cables from the switch of host `from` to the switch of host `to` by the family's rule, appended to the
+   * route; returns their latency. */
+  virtual double route_between(long from, long to, Route* into) const = 0;
+
+  long switch_of(long host) const { return host / per_switch_; }
+
+  /* The per-pair hash of oblivious routing, mix(from * hosts + to) (generators.mixing). */
+  std::uint64_t pair_hash(long from, long to) const
+  {
+    return mix(static_cast<std::uint64_t>(from) * static_cast<std::uint64_t>(up_.size()) +
+               static_cast<std::uint64_t>(to));
+  }
+
   /* The hosts, then host by host its cable up to its switch, down from it, and its own links. */
   void add_switched_hosts(const std::vector<std::string>& names, long per_switch,
                           const std::function<std::string(long)>& switch_name)
   {
     add_hosts(names);
+    per_switch_ = per_switch;
     for (size_t i = 0; i < names.size(); i++) {
       std::string sw = switch_name(static_cast<long>(i) / per_switch);
       up_.push_back(add_cable(names[i] + "_to_" + sw, params_.link_bw, params_.link_lat));
@@ -324,23 +350,8 @@ protected:
     }
   }
 
-  /* The route's start, up to the source's switch; true when the route is a host's to itself (then complete). */
-  bool route_up(long from, long to, Route* into, double* latency) const
-  {
-    if (route_start(from, to, into, latency))
-      return true;
-    into->link_list_.push_back(up_[from]);
-    return false;
-  }
-
-  /* The route's end, down from the destination's switch; `between`: the latency of the switch-to-switch cables. */
-  void route_down(long to, Route* into, double* latency, double between) const
-  {
-    into->link_list_.push_back(down_[to]);
-    route_end(to, into, latency, between + 2 * params_.link_lat);
-  }
-
 private:
+  long per_switch_ = 1;
   std::vector<StandardLinkImpl*> up_;   /* [host]: host to its switch */
   std::vector<StandardLinkImpl*> down_; /* [host]: switch to the host */
 };

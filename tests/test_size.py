@@ -44,7 +44,7 @@ SMALL = [  # a few small instances of every family, each representation and opti
     ("hyperx", {"dims": "4x3x1x2", "hosts": 3, "links": 2, "nbl": 1}),
     ("slimfly", {"q": 3}),
     ("slimfly", {"q": 4, "hosts": 2, "nbl": 1}),
-    ("slimfly", {"q": 5, "hosts": 1, "shm_bw": "10GBps"}),
+    ("slimfly", {"q": 5, "hosts": 1}),
 ]
 
 

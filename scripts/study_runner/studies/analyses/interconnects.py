@@ -30,6 +30,7 @@ from generators.analysis import link_loads
 from generators.model import CABLE, Platform
 from generators.schedules import shift_steps
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 
 GB = 1e9
@@ -209,9 +210,39 @@ def _bars(ctx: StudyContext, axes: Any, nets: list[tuple[str, str]], offset: flo
     axes.bar([i + offset for i in range(len(nets))], a2a, 0.2, yerr=[low, high], capsize=3, label=label)
 
 
+def _static_heatmap(ctx: StudyContext, out_dir: Path, run: str, index: int, what: str, title: str) -> None:
+    """The flows per cable of the run's ``index``-th shift, from the model's routes."""
+    platform, hosts, record = ctx.platform_of(run), ctx.results[run].hosts, _records(ctx, run)[index]
+    (step,) = shift_steps(len(hosts), [int(record["shift"])], record["relabel"])
+    loads = heatmaps.step_loads(platform, hosts, [step])
+    flows = bottleneck_flows(platform, hosts, int(record["shift"]), record["relabel"])
+    caption = (
+        f"every rank r sends to rank (r + {record['shift']}) mod {len(hosts)} at once; the busiest cable carries "
+        f"{flows} flows, so each of them gets 1/{flows} of a link (the simulated shift takes that long)."
+    )
+    heatmaps.draw_static(platform, out_dir, what, loads, title, caption)
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """interconnects: the bisection shift on every network; interconnect-checks: the adversarial pattern on the
+    dragonfly, minimal and Valiant, and the shift by 64 on the fat tree."""
+    for net, run in _nets(ctx):
+        _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")
+    if "adversarial" in {run.grid for run in ctx.study.runs}:
+        for routing in ctx.study.values("adversarial", "routing"):
+            run = ctx.study.run_at("adversarial", routing=routing)
+            title = f"dragonfly, {routing} routing: every server of group i to group i + 1"
+            _static_heatmap(ctx, out_dir, run, 0, f"adversarial_{routing}", title)
+    if "fattree.shifts" in ctx.results:
+        shifts = [int(r["shift"]) for r in _records(ctx, "fattree.shifts")]
+        title = "full three-level fat tree, D-mod-K: the shift by 64"
+        _static_heatmap(ctx, out_dir, "fattree.shifts", shifts.index(64), "fattree_shift_64", title)
+
+
 def figures(ctx: StudyContext, out_dir: Path) -> None:
     """``interconnects.png``: per-server all-to-all (host and random order) and bisection bandwidth beside the cost
-    proxies, per network."""
+    proxies, per network; the static heatmaps (:func:`_heatmaps`)."""
+    _heatmaps(ctx, out_dir)
     nets = _nets(ctx)
     if not nets:
         return

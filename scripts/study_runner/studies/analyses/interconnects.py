@@ -134,12 +134,16 @@ def costs(platform: Platform) -> dict[str, float]:
     }
 
 
-def _nets(ctx: StudyContext, order: str = "host") -> list[tuple[str, str]]:
-    """(network, run of the shifts in ``order``) of the what-if grid, in the file's order, for the runs that ran
-    (none in interconnect-checks)."""
-    if "shifts" not in {run.grid for run in ctx.study.runs}:
-        return []
-    runs = [(net, ctx.study.run_at("shifts", net=net, order=order)) for net in ctx.study.values("shifts", "net")]
+def _scales(ctx: StudyContext) -> list[str]:
+    """The what-if's machine sizes (none in interconnect-checks)."""
+    return ctx.study.values("shifts", "scale") if "shifts" in {run.grid for run in ctx.study.runs} else []
+
+
+def _nets(ctx: StudyContext, scale: str, order: str = "host") -> list[tuple[str, str]]:
+    """(network, run of the shifts in ``order``) of the what-if grid at ``scale``, in the file's order, for the runs
+    that ran."""
+    nets = ctx.study.values("shifts", "net")
+    runs = [(net, ctx.study.run_at("shifts", net=net, order=order, scale=scale)) for net in nets]
     return [(net, run) for net, run in runs if run in ctx.results]
 
 
@@ -184,9 +188,17 @@ def _adversarial_notes(ctx: StudyContext) -> list[str]:
 def notes(ctx: StudyContext) -> list[str]:
     """One line per network: servers, costs, the estimated all-to-all bandwidth in host and in random order (and
     the ranges of their sampled shifts), the bisection shift; interconnect-checks: the adversarial pattern."""
-    random = dict(_nets(ctx, "random"))
     out = _adversarial_notes(ctx)
-    for net, run in _nets(ctx):
+    for scale in _scales(ctx):
+        out += _scale_notes(ctx, scale)
+    return out
+
+
+def _scale_notes(ctx: StudyContext, scale: str) -> list[str]:
+    """The notes of the networks of one size."""
+    random = dict(_nets(ctx, scale, "random"))
+    out = []
+    for net, run in _nets(ctx, scale):
         platform, c = ctx.platform_of(run), costs(ctx.platform_of(run))
         global_ = "" if c["global"] != c["global"] else f", {c['global']:.3f} global cables"
         uniform = ""
@@ -226,7 +238,7 @@ def _static_heatmap(ctx: StudyContext, out_dir: Path, run: str, index: int, what
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """interconnects: the bisection shift on every network; interconnect-checks: the adversarial pattern on the
     dragonfly, minimal and Valiant, and the shift by 64 on the fat tree."""
-    for net, run in _nets(ctx):
+    for net, run in _nets(ctx, "750"):
         _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")
     if "adversarial" in {run.grid for run in ctx.study.runs}:
         for routing in ctx.study.values("adversarial", "routing"):
@@ -240,13 +252,19 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """``interconnects.png``: per-server all-to-all (host and random order) and bisection bandwidth beside the cost
-    proxies, per network; the static heatmaps (:func:`_heatmaps`)."""
+    """``interconnects_<scale>.png``: per-server all-to-all (host and random order) and bisection bandwidth beside
+    the cost proxies, per network and size; the static heatmaps (:func:`_heatmaps`)."""
     _heatmaps(ctx, out_dir)
-    nets = _nets(ctx)
+    for scale in _scales(ctx):
+        _whatif_figure(ctx, out_dir, scale)
+
+
+def _whatif_figure(ctx: StudyContext, out_dir: Path, scale: str) -> None:
+    """``interconnects_<scale>.png`` of the networks of one size that ran."""
+    nets = _nets(ctx, scale)
     if not nets:
         return
-    names, random = [net for net, _ in nets], dict(_nets(ctx, "random"))
+    names, random = [net for net, _ in nets], dict(_nets(ctx, scale, "random"))
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
     _bars(ctx, left, nets, -0.3, "all-to-all, shifts in host order (slowest rank)")
     if set(random) >= set(names):
@@ -267,8 +285,8 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     right.set_xticks(range(len(nets)), names, rotation=20)
     right.set_title("Cost proxies")
     right.legend(fontsize=8)
-    servers = round(statistics.fmean(len(ctx.platform_of(run).hosts) for _, run in nets), -2)
-    fig.suptitle(f"About {servers:.0f} servers of 36-port switches, 4 GB/s links")
+    radix = {"750": 18, "6000": 36}.get(scale, "?")
+    fig.suptitle(f"About {scale} servers of {radix}-port switches, 4 GB/s links")
     fig.tight_layout()
-    fig.savefig(out_dir / "interconnects.png", dpi=110)
+    fig.savefig(out_dir / f"interconnects_{scale}.png", dpi=110)
     plt.close(fig)

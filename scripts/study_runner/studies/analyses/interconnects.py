@@ -141,7 +141,9 @@ def _scales(ctx: StudyContext) -> list[str]:
 
 def _nets(ctx: StudyContext, scale: str, order: str = "host") -> list[tuple[str, str]]:
     """(network, run of the shifts in ``order``) of the what-if grid at ``scale``, in the file's order, for the runs
-    that ran."""
+    that ran (none in interconnect-checks)."""
+    if scale not in _scales(ctx):
+        return []
     nets = ctx.study.values("shifts", "net")
     runs = [(net, ctx.study.run_at("shifts", net=net, order=order, scale=scale)) for net in nets]
     return [(net, run) for net, run in runs if run in ctx.results]

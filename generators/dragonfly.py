@@ -51,7 +51,7 @@ from generators.mixing import mix
 from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
-from generators.size import Size
+from generators.size import Size, switched_size
 
 __all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
 
@@ -169,10 +169,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     routers = shape.groups * shape.routers
     cables = shape.groups * shape.routers * (shape.routers - 1) // 2
     cables += shape.links_per_pair * shape.groups * (shape.groups - 1) // 2
-    hosts = shape.host_count
-    return Size(
-        hosts=hosts, routers=routers, links=(2 + (params["nbl"] is not None)) * hosts + 2 * cables, compiled=True
-    )
+    return switched_size(shape.host_count, routers, cables, params["nbl"] is not None)
 
 
 @family(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from generators.errors import TopologyError
@@ -50,7 +50,7 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
-from generators.size import Size
+from generators.size import Size, switched_size
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates"]
 
@@ -158,16 +158,11 @@ def estimate(params: Mapping[str, Any]) -> Size:
     half, leaves, limited = shape.half, shape.leaves, params["nbl"] is not None
     servers, up_cables = leaves * half, (shape.levels - 1) * leaves * half
     routers = (shape.levels - 1) * leaves + shape.positions(shape.levels)
-    links = (2 + limited) * servers + 2 * up_cables
+    size = switched_size(servers, routers, up_cables, limited)
     if shape.levels > 2:
-        return Size(hosts=servers, routers=routers, links=links, compiled=True)
-    return Size(
-        hosts=servers,
-        routers=routers,
-        links=links,
-        edges=3 * servers + leaves * half,
-        edge_links=(4 + 3 * limited) * servers + leaves * half,
-    )
+        return size
+    return replace(size, compiled=False, edges=3 * servers + leaves * half,
+                   edge_links=(4 + 3 * limited) * servers + leaves * half)  # fmt: skip
 
 
 @family(

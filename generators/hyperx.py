@@ -44,7 +44,7 @@ from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, int_tuple, latency, nbl_cap, positive_int
 from generators.router_graph import host_coordinates, host_name
-from generators.size import Size
+from generators.size import Size, switched_size
 from generators.torus import MAX_DIMS, coordinates, index
 
 __all__ = ["HyperX", "estimate", "host_coordinates", "host_name", "hyperx", "switch_name"]
@@ -142,10 +142,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     switches = shape.switch_count
     # switches * (S_i - 1) is even: S_i - 1 is, or S_i is and divides switches.
     cables = shape.links * sum(switches * (size - 1) // 2 for size in shape.dims)
-    hosts = shape.host_count
-    return Size(
-        hosts=hosts, routers=switches, links=(2 + (params["nbl"] is not None)) * hosts + 2 * cables, compiled=True
-    )
+    return switched_size(shape.host_count, switches, cables, params["nbl"] is not None)
 
 
 @family(

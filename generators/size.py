@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from generators.errors import TopologyError
 
-__all__ = ["MAX_MODEL_BYTES", "MAX_XML_BYTES", "Size", "bytes_text", "check_size", "count_text"]
+__all__ = ["MAX_MODEL_BYTES", "MAX_XML_BYTES", "Size", "bytes_text", "check_size", "count_text", "switched_size"]
 
 MAX_XML_BYTES = 10**9
 MAX_MODEL_BYTES = 2 * 10**9
@@ -44,6 +44,17 @@ _XML_HEADER, _XML_HOST, _XML_ROUTER, _XML_LINK, _XML_ROUTE, _XML_HOP = 400, 45, 
 _PARAMETER_FILE = 1000
 # Bytes of the Python model per host, router, link, graph edge or link of a graph edge (measured 191 to 243).
 _MODEL_ELEMENT = 250
+
+
+def switched_size(hosts: int, switches: int, cables: int, limited: bool) -> Size:
+    """The size of a compiled zone of hosts on switches: each host's cable (two links) and its limiter when
+    ``limited``, two links per switch-to-switch cable (the dragonfly, fat trees of three or more levels, HyperX,
+    Slim Fly).
+
+    >>> switched_size(hosts=8, switches=2, cables=1, limited=True).links
+    26
+    """
+    return Size(hosts=hosts, routers=switches, links=(2 + limited) * hosts + 2 * cables, compiled=True)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from generators.model import Host, Platform
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
 from generators.router_graph import RouterGraph, cables, compiled_zone, host_name, route_rule, router_name
-from generators.size import Size
+from generators.size import Size, switched_size
 
 __all__ = ["MAX_Q", "delta", "estimate", "generator_sets", "mms_graph", "network_radix", "router_number", "slimfly"]
 
@@ -148,9 +148,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     """
     q = params["q"]
     check_q(q)
-    hosts = 2 * q * q * _hosts(params)
-    links = (2 + (params["nbl"] is not None)) * hosts + 2 * q * q * network_radix(q)
-    return Size(hosts=hosts, routers=2 * q * q, links=links, compiled=True)
+    return switched_size(2 * q * q * _hosts(params), 2 * q * q, q * q * network_radix(q), params["nbl"] is not None)
 
 
 @family(

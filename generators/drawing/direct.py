@@ -8,6 +8,7 @@ to them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from generators.drawing.elements import Draft, Group, Route
 from generators.drawing.geometry import Path2D, Point, arc, box
@@ -29,6 +30,17 @@ def _hosts_round(draft: Draft, hosts: list[tuple[str, int, int]], radius: float)
         angle = math.pi / 2 + 2 * math.pi * k / per_switch
         draft.positions[host] = (x + radius * math.cos(angle), y - radius * math.sin(angle))
         draft.labels[host] = str(k)
+
+
+def _switch_cables(platform: Platform, prefix: str, colour: Callable[[int, int], int]) -> dict[frozenset[str], int]:
+    """Each cable between two switches ``<prefix><number>``, by its two ends, with ``colour(a, b)`` of their
+    numbers: the palette index it is drawn in."""
+    found = {}
+    for link in platform.cables(platform.links):
+        a, b = platform.links[link].ends
+        if a.startswith(prefix) and b.startswith(prefix):
+            found[frozenset((a, b))] = colour(int(a.removeprefix(prefix)), int(b.removeprefix(prefix)))
+    return found
 
 
 def _dimension_route(draft: Draft, dimension_of: dict[frozenset[str], int]) -> Route:
@@ -65,13 +77,12 @@ def hyperx_layout(platform: Platform) -> Draft:
         draft.positions[switch], draft.labels[switch] = (x, y), ",".join(map(str, c))
     hosts = [(h, f"switch-{s}", k) for h in platform.host_names for s, k in [hyperx_coordinates(h)]]
     _hosts_round(draft, hosts, 1.0)
-    dimension_of = {}
-    for link in platform.cables(platform.links):
-        a, b = platform.links[link].ends
-        if a.startswith("switch-") and b.startswith("switch-"):
-            ca, cb = (coordinates(int(n.removeprefix("switch-")), dims) for n in (a, b))
-            dimension_of[frozenset((a, b))] = next(d for d in range(len(dims)) if ca[d] != cb[d])
-    draft.route = _dimension_route(draft, dimension_of)
+
+    def dimension(a: int, b: int) -> int:  # the one coordinate two neighbouring switches differ in
+        ca, cb = coordinates(a, dims), coordinates(b, dims)
+        return next(d for d in range(len(dims)) if ca[d] != cb[d])
+
+    draft.route = _dimension_route(draft, _switch_cables(platform, "switch-", dimension))
     for plane in range(planes if len(dims) > 2 else 0):
         members = [draft.positions[s] for i, s in enumerate(platform.routers) if i // (width * height) == plane]
         draft.groups.append(Group(f"plane {plane}", box(members, 2.0, 2.6)))
@@ -97,16 +108,14 @@ def slimfly_layout(platform: Platform) -> Draft:
         draft.labels[switch] = f"{s}.{x}.{y}"
     hosts = [(h, f"router-{r}", k) for h in platform.host_names for r, k in [router_graph_coordinates(h)]]
     _hosts_round(draft, hosts, 1.0)
-    kinds = {}
-    for link in platform.cables(platform.links):
-        a, b = platform.links[link].ends
-        if a.startswith("router-") and b.startswith("router-"):
-            sa, sb = (int(n.removeprefix("router-")) // (q * q) for n in (a, b))
-            kinds[frozenset((a, b))] = sa if sa == sb else 2
-    draft.route = _dimension_route(draft, kinds)
+
+    def half(a: int, b: int) -> int:  # the half both routers are in, or 2 for a cable between the halves
+        return a // (q * q) if a // (q * q) == b // (q * q) else 2
+
+    draft.route = _dimension_route(draft, _switch_cables(platform, "router-", half))
     for s in (0, 1):
-        half = [r for r in platform.routers if int(r.removeprefix("router-")) // (q * q) == s]
-        members: list[Point] = [draft.positions[r] for r in half]
+        routers = [r for r in platform.routers if int(r.removeprefix("router-")) // (q * q) == s]
+        members: list[Point] = [draft.positions[r] for r in routers]
         draft.groups.append(Group(f"routers (s = {s}, x, y)", box(members, 2.0, 2.6)))
     draft.notes.append(
         f"Slim Fly q = {q}: {len(platform.routers)} routers (MMS graph, diameter 2), {len(platform.host_names)} "

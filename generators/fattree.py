@@ -3,24 +3,31 @@ levels, InfiniBand's multi-level trees beyond.
 
 The tree is Zahavi's extended generalised fat tree of r-port switches ("D-Mod-K Routing Providing Non-Blocking
 Traffic for Shift Permutations on Real Life Fat Trees", CCIT Report 776, Technion, 2010, Sect. 2): with h =
-``levels``, every switch below the top has r/2 ports down and r/2 up; a top switch has all r ports down. A leaf
-(level 1) holds r/2 servers; a full tree has 2 (r/2)^h servers (36-port switches: 648 at two levels, 11664 at
-three; MLFM connects 6156 with two levels of the same switches). ``leaves`` builds part of it: whole subtrees of
-the top, a multiple of (r/2)^(h-2) leaves.
+``levels``, every switch between the leaves and the top has r/2 ports down and r/2 up; a top switch has all r ports
+down. A leaf (level 1) holds s = ``servers_per_leaf`` servers (r/2 by default) and has u = r - s ports up. With
+s = r/2 this is the full tree of 2 (r/2)^h servers (36-port switches: 648 at two levels, 11664 at three; MLFM
+connects 6156 with two levels of the same switches); with s > r/2 the tree is tapered at its leaves (s:u, e.g. 24
+servers and 12 up ports of a 36-port leaf: 2:1), the usual way an InfiniBand tree saves switches. In the XGFT
+notation the tree is XGFT(h; s, r/2, .., r/2, r; 1, u, r/2, .., r/2). ``leaves`` builds part of it: whole
+subtrees of the top, a multiple of (r/2)^(h-2) leaves.
 
-Addressing. A switch of level i < h is (g, p): its subtree g (the leaves a with a // (r/2)^(i-1) = g) and its
-position p among the (r/2)^(i-1) switches of level i there; a leaf is (a, 0), a top switch (0, p), p < (r/2)^(h-1).
-Up port u of switch (g, p) of level i leads to the switch of level i + 1 at position u (r/2)^(i-1) + p in subtree
-g // (r/2) (the top: position u (r/2)^(i-1) + p).
+Addressing. A subtree of level i < h holds (r/2)^(i-1) leaves and P_i switches of level i, P_1 = 1 and
+P_i = u (r/2)^(i-2) (both (r/2)^(i-1) untapered). A switch of level i < h is (g, p): its subtree g (the leaves a with
+a // (r/2)^(i-1) = g) and its position p < P_i there; a leaf is (a, 0), a top switch (0, p), p < P_h. Up port
+t of switch (g, p) of level i (t < u at the leaves, t < r/2 above) leads to the switch of level i + 1 at position
+t P_i + p in subtree g // (r/2) (the top: position t P_i + p).
 
 Names: server ``server-a-k`` (leaf a, port k; server number a r/2 + k), ``leaf-a``, ``agg<i>-g-p`` for the levels
 between, ``spine-p`` for the top. Hosts are listed leaf by leaf, port k fastest.
 
 Routing: D-mod-K, destination-based as InfiniBand's forwarding tables give it: up from the source's leaf until the
-lowest level whose subtree holds the destination, on up port u_i = (d // (r/2)^(i-1)) mod r/2 at level i (d the
-destination server's number), then down the one path to the destination. At two levels this is "up to spine
-s = k' (the destination's port) and down". On a full tree every shift permutation is then congestion-free (Zahavi,
-Theorem 1; tested), so an all-to-all in shift order runs every phase at link rate.
+lowest level whose subtree holds the destination, on up port t_i = (d // P_i) mod (u at the leaves, r/2 above) at
+level i (d the destination server's number), then down the one path to the destination. At two levels this is "up
+to spine d mod u and down" (untapered: the spine of the destination's port). On a full tree every shift
+permutation is then congestion-free (Zahavi, Theorem 1; tested), so an all-to-all in shift order runs every phase
+at link rate. Tapered s:u with u dividing s, the busiest cable of every shift that sends every server out of its
+leaf carries s/u flows, and of no shift more (tested): such an all-to-all runs at u/s of link rate; a ratio with a
+remainder does worse (5:3 on 8-port switches: 3 flows).
 
 Representation: at two levels a SimGrid Dijkstra zone whose graph has a direct edge from each spine to the servers
 of its port index only (through their leaf's cable), so that the fewest-links path is the rule's; deeper trees a
@@ -52,7 +59,7 @@ from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
 from generators.size import Size, switched_size
 
-__all__ = ["FatTree", "estimate", "fattree", "server_coordinates"]
+__all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
 
 MAX_LEVELS = 8
 Switch = tuple[int, int, int]
@@ -61,28 +68,39 @@ Switch = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class FatTree:
-    """The shape of a fat tree: switch radix, levels and the leaves built (module docstring)."""
+    """The shape of a fat tree: switch radix, levels, the leaves built and the servers on each (module docstring)."""
 
     radix: int
     levels: int
     leaves: int
+    servers_per_leaf: int
 
     @property
     def half(self) -> int:
-        """Ports down (and up) of a switch below the top, servers per leaf."""
+        """Ports down (and up) of a switch between the leaves and the top."""
         return self.radix // 2
 
+    def up_ports(self, level: int) -> int:
+        """Ports up of a switch of ``level`` below the top: radix - servers_per_leaf at the leaves, radix/2 above."""
+        return self.radix - self.servers_per_leaf if level == 1 else self.half
+
     def positions(self, level: int) -> int:
-        """Switches of ``level`` in one of its subtrees (the top: all of them)."""
+        """Switches of ``level`` in one of its subtrees (the top: all of them): P_level of the module docstring."""
+        return 1 if level == 1 else self.up_ports(1) * self.half ** (level - 2)
+
+    def span(self, level: int) -> int:
+        """Leaves in one subtree of ``level`` below the top."""
         return self.half ** (level - 1)
+
+    def switch_count(self, level: int) -> int:
+        """How many switches ``level`` has (counted, not listed: estimates must not build what they bound)."""
+        return self.positions(level) * (1 if level == self.levels else self.leaves // self.span(level))
 
     def switches(self, level: int) -> list[Switch]:
         """Every switch of ``level``, subtree by subtree."""
         if level == self.levels:
             return [(level, 0, p) for p in range(self.positions(level))]
-        return [
-            (level, g, p) for g in range(self.leaves // self.positions(level)) for p in range(self.positions(level))
-        ]
+        return [(level, g, p) for g in range(self.leaves // self.span(level)) for p in range(self.positions(level))]
 
     def name(self, switch: Switch) -> str:
         """``leaf-a``, ``agg<i>-g-p`` or ``spine-p``."""
@@ -99,13 +117,13 @@ class FatTree:
 
     def route_switches(self, a: int, b: int, d: int) -> list[Switch]:
         """The switches from leaf a to leaf b on the way to server d (D-mod-K up, the one path down)."""
-        top = next((i for i in range(1, self.levels) if a // self.positions(i) == b // self.positions(i)), self.levels)
+        top = next((i for i in range(1, self.levels) if a // self.span(i) == b // self.span(i)), self.levels)
         path = [(1, a, 0)]
         for level in range(1, top):
-            path.append(self.parent(path[-1], (d // self.positions(level)) % self.half))
+            path.append(self.parent(path[-1], (d // self.positions(level)) % self.up_ports(level)))
         p = path[-1][2]
         for level in range(top - 1, 0, -1):
-            path.append((level, b // self.positions(level), p % self.positions(level)))
+            path.append((level, b // self.span(level), p % self.positions(level)))
         return path
 
 
@@ -124,13 +142,19 @@ def server_coordinates(host: str) -> tuple[int, int]:
     return int(a), int(k)
 
 
-def _shape(radix: int, levels: int, leaves: int | None) -> FatTree:
-    """The checked shape: an even radix >= 2, 2 .. MAX_LEVELS levels, whole subtrees of the top (module docstring)."""
+def shape(radix: int, levels: int, leaves: int | None, servers_per_leaf: int | None = None) -> FatTree:
+    """The checked shape: an even radix >= 2, 2 .. MAX_LEVELS levels, whole subtrees of the top, 1 .. radix - 1
+    servers per leaf (radix/2 when None) (module docstring)."""
     if isinstance(radix, bool) or not isinstance(radix, int) or radix < 2 or radix % 2:
         raise TopologyError(f"radix must be an even integer >= 2, got {radix!r}")
     if not 2 <= levels <= MAX_LEVELS:
         raise TopologyError(f"levels must be between 2 and {MAX_LEVELS}, got {levels}")
     half = radix // 2
+    servers = half if servers_per_leaf is None else servers_per_leaf
+    if not 1 <= servers < radix:
+        raise TopologyError(
+            f"servers_per_leaf must be between 1 and radix - 1 = {radix - 1} (a leaf needs an up port), got {servers}"
+        )
     most, unit = 2 * half ** (levels - 1), half ** (levels - 2)
     leaves = most if leaves is None else leaves
     if levels == 2 and not 1 <= leaves <= radix:
@@ -140,29 +164,33 @@ def _shape(radix: int, levels: int, leaves: int | None) -> FatTree:
             f"leaves must be a multiple of (radix/2)^(levels-2) = {unit} (whole subtrees of the top) between {unit} "
             f"and 2 (radix/2)^(levels-1) = {most}, got {leaves}"
         )
-    return FatTree(radix, levels, leaves)
+    return FatTree(radix, levels, leaves, servers)
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
-    """What :func:`fattree` builds: radix/2 servers per leaf with their cables (and limiters), radix/2 up cables
-    from every switch below the top; at two levels a routing graph of 3 edges per server and one per leaf-spine
-    cable, deeper a compiled zone.
+    """What :func:`fattree` builds: servers_per_leaf servers per leaf with their cables (and limiters), the up
+    cables of every switch below the top; at two levels a routing graph of 3 edges per server and one per
+    leaf-spine cable, deeper a compiled zone.
 
-    >>> estimate({"radix": 36, "levels": 2, "leaves": None, "nbl": None}).hosts
+    >>> estimate({"radix": 36, "levels": 2, "leaves": None, "servers_per_leaf": None, "nbl": None}).hosts
     648
-    >>> size = estimate({"radix": 36, "levels": 3, "leaves": None, "nbl": None})
+    >>> size = estimate({"radix": 36, "levels": 3, "leaves": None, "servers_per_leaf": None, "nbl": None})
     >>> size.hosts, size.routers
     (11664, 1620)
+    >>> size = estimate({"radix": 36, "levels": 3, "leaves": None, "servers_per_leaf": 24, "nbl": None})
+    >>> size.hosts, size.routers
+    (15552, 1296)
     """
-    shape = _shape(params["radix"], params["levels"], params["leaves"])
-    half, leaves, limited = shape.half, shape.leaves, params["nbl"] is not None
-    servers, up_cables = leaves * half, (shape.levels - 1) * leaves * half
-    routers = (shape.levels - 1) * leaves + shape.positions(shape.levels)
-    size = switched_size(servers, routers, up_cables, limited)
-    if shape.levels > 2:
+    tree = shape(params["radix"], params["levels"], params["leaves"], params.get("servers_per_leaf"))
+    limited = params["nbl"] is not None
+    servers = tree.leaves * tree.servers_per_leaf
+    below_top = [tree.switch_count(level) for level in range(1, tree.levels)]
+    up_cables = sum(count * tree.up_ports(level) for level, count in enumerate(below_top, start=1))
+    size = switched_size(servers, sum(below_top) + tree.positions(tree.levels), up_cables, limited)
+    if tree.levels > 2:
         return size
-    return replace(size, compiled=False, edges=3 * servers + leaves * half,
-                   edge_links=(4 + 3 * limited) * servers + leaves * half)  # fmt: skip
+    return replace(size, compiled=False, edges=3 * servers + up_cables,
+                   edge_links=(4 + 3 * limited) * servers + up_cables)  # fmt: skip
 
 
 @family(
@@ -177,6 +205,13 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
         *NODE_PARAMS,
         Param("levels", positive_int, f"switch levels, 2 to {MAX_LEVELS}", "2", recorded_when_default=False),
+        Param(
+            "servers_per_leaf",
+            optional(positive_int),
+            "servers on each leaf, the rest of its ports up: above radix/2 a tapered tree; none for radix/2",
+            "none",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
 )
@@ -188,8 +223,10 @@ def fattree(
     nbl: float | None,
     host_speed: float,
     levels: int,
+    servers_per_leaf: int | None,
 ) -> Platform:
-    """Return the fat tree of radix-``radix`` switches, ``fattree-<radix>`` (``-l<levels>`` beyond two).
+    """Return the fat tree of radix-``radix`` switches, ``fattree-<radix>`` (``-l<levels>`` beyond two,
+    ``-<servers_per_leaf>down`` when tapered).
 
     Examples
     --------
@@ -200,69 +237,76 @@ def fattree(
     ['server-0-3_to_leaf-0', 'leaf-0_to_spine-7', 'spine-7_to_leaf-5', 'leaf-5_to_server-5-7']
     >>> fattree(4, levels=3).route("server-0-0", "server-4-1")[1:5]  # to server 9: up ports 9 mod 2, 9 // 2 mod 2
     ['leaf-0_to_agg2-0-1', 'agg2-0-1_to_spine-1', 'spine-1_to_agg2-2-1', 'agg2-2-1_to_leaf-4']
+    >>> tapered = fattree(6, servers_per_leaf=4)  # 4 servers and 2 up ports per leaf: 2 spines
+    >>> tapered.name, len(tapered.hosts), tapered.route("server-0-0", "server-1-3")[1:3]  # to server 7: 7 mod 2
+    ('fattree-6-4down', 24, ['leaf-0_to_spine-1', 'spine-1_to_leaf-1'])
     """
-    shape = _shape(radix, levels, leaves)
-    servers = [(a, k) for a in range(shape.leaves) for k in range(shape.half)]
+    tree = shape(radix, levels, leaves, servers_per_leaf)
+    servers = [(a, k) for a in range(tree.leaves) for k in range(tree.servers_per_leaf)]
     limited = nbl is not None
     compiled = None
     if levels > 2:
-        compiled = _compiled_zone(shape, link_bw, link_lat, nbl, host_speed)
+        compiled = _compiled_zone(tree, link_bw, link_lat, nbl, host_speed)
+    tapered = f"-{tree.servers_per_leaf}down" if tree.servers_per_leaf != tree.half else ""
     return Platform(
-        name=f"fattree-{radix}" + (f"-l{levels}" if levels > 2 else ""),
+        name=f"fattree-{radix}" + (f"-l{levels}" if levels > 2 else "") + tapered,
         hosts=[Host(server_name(a, k), host_speed) for a, k in servers],
-        routers=[shape.name(s) for level in range(1, levels + 1) for s in shape.switches(level)],
-        links=_cables(shape, servers, link_bw, link_lat, nbl),
-        route_rule=_route_rule(shape, limited),
-        graph=_routing_graph(servers, shape.leaves, shape.half, limited) if levels == 2 else None,
+        routers=[tree.name(s) for level in range(1, levels + 1) for s in tree.switches(level)],
+        links=_cables(tree, servers, link_bw, link_lat, nbl),
+        route_rule=_route_rule(tree, limited),
+        graph=_routing_graph(tree, limited) if levels == 2 else None,
         compiled=compiled,
     )
 
 
 def _cables(
-    shape: FatTree, servers: list[tuple[int, int]], link_bw: float, link_lat: float, nbl: float | None
+    tree: FatTree, servers: list[tuple[int, int]], link_bw: float, link_lat: float, nbl: float | None
 ) -> dict[str, Link]:
     """Every server's cable to its leaf (and its limiter when ``nbl`` is set), then level by level every switch's
     cables to its parents, in the order of its up ports."""
     links: dict[str, Link] = {}
     for a, k in servers:
         add_links(links, *host_cable(server_name(a, k), f"leaf-{a}", link_bw, link_lat, nbl))
-    for level in range(1, shape.levels):
-        for switch, up in itertools.product(shape.switches(level), range(shape.half)):
-            add_links(links, *duplex_link(shape.name(switch), shape.name(shape.parent(switch, up)), link_bw, link_lat))
+    for level in range(1, tree.levels):
+        for switch, up in itertools.product(tree.switches(level), range(tree.up_ports(level))):
+            add_links(links, *duplex_link(tree.name(switch), tree.name(tree.parent(switch, up)), link_bw, link_lat))
     return links
 
 
-def _route_rule(shape: FatTree, limited: bool) -> RouteRule:
+def _route_rule(tree: FatTree, limited: bool) -> RouteRule:
     """Through the leaf, or D-mod-K up and the one path down (module docstring)."""
 
     def route(src: str, dst: str) -> list[str]:
         (a, _), (b, k) = server_coordinates(src), server_coordinates(dst)
-        names = [shape.name(s) for s in shape.route_switches(a, b, b * shape.half + k)]
+        names = [tree.name(s) for s in tree.route_switches(a, b, b * tree.servers_per_leaf + k)]
         hops = [f"{src}_to_{names[0]}", *(f"{x}_to_{y}" for x, y in itertools.pairwise(names)), f"{names[-1]}_to_{dst}"]
         return with_nbl(src, dst, hops, limited)
 
     return route
 
 
-def _routing_graph(servers: list[tuple[int, int]], leaves: int, ports: int, limited: bool) -> RoutingGraph:
-    """Two levels: servers to their leaf and back, each spine straight down to the servers of its port index,
-    leaves up."""
+def _routing_graph(tree: FatTree, limited: bool) -> RoutingGraph:
+    """Two levels: servers to their leaf and back, each spine straight down to the servers d it carries the traffic
+    to (d mod u = its number), leaves up."""
     edges: list[tuple[str, str, tuple[str, ...]]] = []
-    for a, k in servers:
-        server = server_name(a, k)
+    spines = tree.up_ports(1)
+    for a, k in itertools.product(range(tree.leaves), range(tree.servers_per_leaf)):
+        server, spine = server_name(a, k), f"spine-{(a * tree.servers_per_leaf + k) % spines}"
         limiter = (node_link_name(server, "limiter"),) if limited else ()
         edges.append((server, f"leaf-{a}", (*limiter, f"{server}_to_leaf-{a}")))
         edges.append((f"leaf-{a}", server, (f"leaf-{a}_to_{server}", *limiter)))
-        edges.append((f"spine-{k}", server, (f"spine-{k}_to_leaf-{a}", f"leaf-{a}_to_{server}", *limiter)))
-    for a in range(leaves):
-        for s in range(ports):
+        edges.append((spine, server, (f"{spine}_to_leaf-{a}", f"leaf-{a}_to_{server}", *limiter)))
+    for a in range(tree.leaves):
+        for s in range(spines):
             edges.append((f"leaf-{a}", f"spine-{s}", (f"leaf-{a}_to_spine-{s}",)))
     return RoutingGraph((), tuple(edges))
 
 
-def _compiled_zone(shape: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float) -> CompiledZone:
-    """The compiled zone ``topolab_fattree_zone`` and the parameters it reads (the writer puts the name first)."""
-    values = {"radix": shape.radix, "levels": shape.levels, "leaves": shape.leaves, "link_bw": repr(float(link_bw)),
-              "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
-              "host_speed": repr(float(speed))}  # fmt: skip
+def _compiled_zone(tree: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float) -> CompiledZone:
+    """The compiled zone ``topolab_fattree_zone`` and the parameters it reads (the writer puts the name first);
+    ``servers_per_leaf`` only when tapered, so the files of untapered trees read as before it existed."""
+    tapered = {"servers_per_leaf": tree.servers_per_leaf} if tree.servers_per_leaf != tree.half else {}
+    values = {"radix": tree.radix, "levels": tree.levels, "leaves": tree.leaves, **tapered,
+              "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
+              "nbl": "none" if nbl is None else repr(float(nbl)), "host_speed": repr(float(speed))}  # fmt: skip
     return CompiledZone("topolab_fattree_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

@@ -11,14 +11,16 @@
  *   radix 36                switch ports (even): radix/2 down, radix/2 up
  *   levels 3                switch levels (>= 2)
  *   leaves 648              leaf switches built, whole subtrees of the top
+ *   servers_per_leaf 24     optional (radix/2): s servers, radix - s ports up
  *
  * Names: servers server-a-k, switches leaf-a, agg<i>-g-p, spine-p (not
- * SimGrid elements: routes name links only), cables <a>_to_<b>. A switch of
- * level i < h is (g, p): its subtree g and its position p among the
- * (radix/2)^(i-1) switches of level i there; up port u leads to position
- * u (radix/2)^(i-1) + p of level i + 1 in subtree g / (radix/2). Routes go up
- * on port (d / (radix/2)^(i-1)) mod radix/2 at level i (d the destination's
- * number) to the lowest level whose subtree holds the destination, then down.
+ * SimGrid elements: routes name links only), cables <a>_to_<b>. A subtree of
+ * level i holds (radix/2)^(i-1) leaves and P_i switches of level i (P_1 = 1,
+ * P_i = (radix - s) (radix/2)^(i-2)). A switch of level i < h is (g, p): its
+ * subtree g and its position p < P_i there; up port t leads to position
+ * t P_i + p of level i + 1 in subtree g / (radix/2). Routes go up on port
+ * (d / P_i) mod (its up ports) at level i (d the destination's number) to the
+ * lowest level whose subtree holds the destination, then down.
  */
 #include "zone_common.hpp"
 
@@ -37,9 +39,13 @@ public:
       : SwitchedZone(p), radix_(p.integer("radix", 2)), levels_(p.integer("levels", 2)), leaves_(p.integer("leaves", 1))
   {
     half_ = radix_ / 2;
+    std::vector<long> servers = p.integers("servers_per_leaf");
+    servers_ = servers.empty() ? half_ : servers.front();
     if (radix_ % 2 != 0 || levels_ > 8)
       p.fail("radix must be even and levels at most 8 ('" + p.path() + "')");
-    if (leaves_ % positions(levels_ - 1) != 0 || leaves_ > 2 * positions(levels_))
+    if (servers.size() > 1 || servers_ < 1 || servers_ >= radix_)
+      p.fail("servers_per_leaf must be one integer from 1 to radix - 1 ('" + p.path() + "')");
+    if (leaves_ % span(levels_ - 1) != 0 || leaves_ > 2 * span(levels_))
       p.fail("leaves must be whole subtrees of the top ('" + p.path() + "')");
   }
 
@@ -47,22 +53,24 @@ public:
   {
     std::vector<std::string> names;
     for (long a = 0; a < leaves_; a++)
-      for (long k = 0; k < half_; k++)
+      for (long k = 0; k < servers_; k++)
         names.push_back("server-" + std::to_string(a) + "-" + std::to_string(k));
-    add_switched_hosts(names, half_, [](long leaf) { return "leaf-" + std::to_string(leaf); });
+    add_switched_hosts(names, servers_, [](long leaf) { return "leaf-" + std::to_string(leaf); });
     up_.resize(levels_);
     down_.resize(levels_);
     for (long level = 1; level < levels_; level++) {
-      up_[level].assign(leaves_ * half_, nullptr); /* every level below the top has `leaves` switches */
-      down_[level].assign(leaves_ * half_, nullptr);
-      for (long s = 0; s < leaves_; s++)
-        for (long u = 0; u < half_; u++) {
+      long switches = leaves_ / span(level) * positions(level);
+      up_[level].assign(switches * up_ports(level), nullptr);
+      down_[level].assign(switches * up_ports(level), nullptr);
+      for (long s = 0; s < switches; s++)
+        for (long u = 0; u < up_ports(level); u++) {
           long g = s / positions(level);
           long p = s % positions(level);
           std::string below = name(level, g, p);
           std::string above = name(level + 1, parent_group(level, g), u * positions(level) + p);
-          up_[level][s * half_ + u]   = add_cable(below + "_to_" + above, params_.link_bw, params_.link_lat);
-          down_[level][s * half_ + u] = add_cable(above + "_to_" + below, params_.link_bw, params_.link_lat);
+          long port         = s * up_ports(level) + u;
+          up_[level][port]   = add_cable(below + "_to_" + above, params_.link_bw, params_.link_lat);
+          down_[level][port] = add_cable(above + "_to_" + below, params_.link_bw, params_.link_lat);
         }
     }
   }
@@ -73,23 +81,23 @@ public:
     long b   = switch_of(to);
     long top = levels_;
     for (long i = 1; i < levels_; i++)
-      if (a / positions(i) == b / positions(i)) {
+      if (a / span(i) == b / span(i)) {
         top = i;
         break;
       }
     long p = 0; /* position of the current switch in its subtree; the leaf's is 0 */
     long g = a;
     for (long level = 1; level < top; level++) {
-      long u = (to / positions(level)) % half_;
-      into->link_list_.push_back(up_[level][(g * positions(level) + p) * half_ + u]);
+      long u = (to / positions(level)) % up_ports(level);
+      into->link_list_.push_back(up_[level][(g * positions(level) + p) * up_ports(level) + u]);
       p = u * positions(level) + p;
       g = parent_group(level, g);
     }
     for (long level = top - 1; level >= 1; level--) { /* down: the cable whose lower end is (b's subtree, p mod) */
       long pos   = p % positions(level);
-      long below = (b / positions(level)) * positions(level) + pos;
+      long below = (b / span(level)) * positions(level) + pos;
       long u     = p / positions(level);
-      into->link_list_.push_back(down_[level][below * half_ + u]);
+      into->link_list_.push_back(down_[level][below * up_ports(level) + u]);
       p = pos;
     }
     return static_cast<double>(2 * (top - 1)) * params_.link_lat;
@@ -99,17 +107,22 @@ private:
   long radix_;
   long levels_;
   long leaves_;
-  long half_ = 1;
-  std::vector<std::vector<StandardLinkImpl*>> up_;   /* [level][switch * half + u]: up port u of a switch */
-  std::vector<std::vector<StandardLinkImpl*>> down_; /* [level][switch * half + u]: the same cable downwards */
+  long half_    = 1;
+  long servers_ = 1;
+  std::vector<std::vector<StandardLinkImpl*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */
+  std::vector<std::vector<StandardLinkImpl*>> down_; /* [level][switch * up_ports + u]: the same cable downwards */
 
-  long positions(long level) const
+  long up_ports(long level) const { return level == 1 ? radix_ - servers_ : half_; }
+
+  long span(long level) const /* leaves in a subtree of `level` */
   {
     long n = 1;
     for (long i = 1; i < level; i++)
       n *= half_;
     return n;
   }
+
+  long positions(long level) const { return level == 1 ? 1 : up_ports(1) * span(level - 1); }
 
   long parent_group(long level, long g) const { return level + 1 == levels_ ? 0 : g / half_; }
 
@@ -128,5 +141,5 @@ private:
 extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_FATTREE_PARAMS", reinterpret_cast<void*>(&load_platform), "fattree");
-  topolab::load_zone<FatTreeZone>(engine, ZoneParams("fattree", path, {"radix", "levels", "leaves"}));
+  topolab::load_zone<FatTreeZone>(engine, ZoneParams("fattree", path, {"radix", "levels", "leaves", "servers_per_leaf"}));
 }

@@ -74,11 +74,13 @@ SMALL_DIMS = Domain(
 
 
 def _fattree_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
-    """Whole subtrees of the top: leaves a multiple of (r/2)^(h-2), at most 2 (r/2)^(h-1) (r at two levels)."""
-    half, levels = values["radix"] // 2, values["levels"]
+    """Whole subtrees of the top: leaves a multiple of (r/2)^(h-2), at most 2 (r/2)^(h-1) (r at two levels); a leaf
+    keeps an up port: 1 <= servers_per_leaf < r (r/2 when none)."""
+    radix, levels = values["radix"], values["levels"]
+    half, servers = radix // 2, values["servers_per_leaf"] or radix // 2
     leaves = values["leaves"] or 2 * half ** (levels - 1)
     ok = 2 <= levels <= 8 and leaves % half ** (levels - 2) == 0 and leaves <= 2 * half ** (levels - 1)
-    return ok and limiter_ok(values), leaves * half, levels > 2
+    return ok and servers < radix and limiter_ok(values), leaves * servers, levels > 2
 
 
 def _hyperx_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
@@ -153,6 +155,7 @@ FAMILY_CASES: dict[str, Callable[[int], st.SearchStrategy[Case]]] = {
             "radix": count(1, 6, lambda r: r % 2 == 0),
             "leaves": optional(count(1, 7)),
             "levels": count(2, 4, lambda n: n <= 8),
+            "servers_per_leaf": optional(count(1, 7)),
             **common_params(),
         },
         _fattree_rule,

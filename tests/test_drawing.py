@@ -28,6 +28,7 @@ SMALL = {
     "enterprise": ("enterprise", {"modules": 3, "ports": 4, "nbl": 1, "module_fabric": "1GBps", "backplane": "2GBps"}),
     "fattree": ("fattree", {"radix": 4, "leaves": 3, "nbl": 1}),
     "fattree-3": ("fattree", {"radix": 6, "levels": 3, "leaves": 6}),
+    "fattree-tapered": ("fattree", {"radix": 6, "levels": 3, "leaves": 6, "servers_per_leaf": 4}),
     "hyperx": ("hyperx", {"dims": "3x2", "hosts": 2, "links": 2, "nbl": 1}),
     "slimfly": ("slimfly", {"q": 3, "hosts": 1, "nbl": 1}),
     "mesh": ("mesh", {"width": 4, "height": 3}),

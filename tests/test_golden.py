@@ -36,6 +36,8 @@ CASES: dict[str, tuple[str, dict[str, object]]] = {
     "enterprise-2x3": ("enterprise", {"modules": 2, "ports": 3, "backplane": "2GBps", "module_fabric": "1GBps"}),
     "fattree-4": ("fattree", {"radix": 4, "nbl": 2}),
     "fattree-4-l3-compiled": ("fattree", {"radix": 4, "levels": 3, "leaves": 4}),
+    "fattree-6-4down": ("fattree", {"radix": 6, "servers_per_leaf": 4, "leaves": 3}),
+    "fattree-6-l3-4down-compiled": ("fattree", {"radix": 6, "levels": 3, "leaves": 3, "servers_per_leaf": 4}),
     "hyperx-3x2-k2-nbl": ("hyperx", {"dims": "3x2", "hosts": 2, "links": 2, "nbl": 1}),
     "slimfly-q3-nbl": ("slimfly", {"q": 3, "hosts": 1, "nbl": 1}),
     "mesh-2x2-shm": ("mesh", {"width": 2, "height": 2, "cores": 2, "shm_bw": "20GBps", "shm_lat": "100ns"}),

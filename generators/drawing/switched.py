@@ -15,6 +15,7 @@ from generators.drawing.geometry import Path2D, Point, box, scurve, spread
 from generators.drawing.style import palette_color
 from generators.enterprise import BACKPLANE, module_of
 from generators.fattree import server_coordinates as fattree_coordinates
+from generators.fattree import shape as fattree_shape
 from generators.mlfm import server_coordinates
 from generators.model import Platform
 from generators.threequads import coordinates as threequads_coordinates
@@ -65,7 +66,9 @@ def _spine_row(draft: Draft, spines: list[str], xs: list[float], height: float, 
 def fattree_layout(platform: Platform) -> Draft:
     """Servers under their leaf, leaves in a row, each level of aggregation switches in a row above its subtrees,
     spines on top; spine cables coloured by spine."""
-    levels, half = platform.params["levels"], platform.params["radix"] // 2
+    params = platform.params
+    tree = fattree_shape(params["radix"], params["levels"], params["leaves"], params["servers_per_leaf"])
+    levels = tree.levels
     leaves = [r for r in platform.routers if r.startswith("leaf-")]
     spines = [r for r in platform.routers if r.startswith("spine-")]
     by_leaf: dict[int, list[tuple[int, str]]] = {}
@@ -90,17 +93,20 @@ def fattree_layout(platform: Platform) -> Draft:
     row = max(4.0, width / 4)
     for switch in (r for r in platform.routers if r.startswith("agg")):  # agg<i>-<subtree>-<position>
         level, g, p = (int(part) for part in switch.removeprefix("agg").split("-"))
-        span = half ** (level - 1) * pitch  # the subtree's leaves
-        x = spread(half ** (level - 1), g * span - 0.5, (g + 1) * span - 1.5)[p]
+        span = tree.span(level) * pitch  # the subtree's leaves
+        x = spread(tree.positions(level), g * span - 0.5, (g + 1) * span - 1.5)[p]
         draft.positions[switch], draft.labels[switch] = (x, 2.0 + (level - 1) * row), f"{g}.{p}"
     # The model lists spine-0, spine-1 ... in order, so the n-th colour is spine n's: the colour of port n.
     xs, height = spread(len(spines), -0.5, width + 0.5), 2.0 + (levels - 1) * row
     draft.route = _spine_row(draft, spines, xs, height, label=str)  # a spine's label: its name
     spine_box = box([draft.positions[s] for s in spines], 0.7, 1.3)
     draft.groups.append(Group(f"spines ({len(spines)})", spine_box, _SPINE_BOX))
-    shape = f"radix {platform.params['radix']}: {len(leaves)} leaves x {ports} servers, {len(spines)} spines"
+    up = tree.up_ports(1)
+    tapered = f" and {up} up (tapered {ports}:{up})" if up != tree.half else ""
+    shape = f"radix {params['radix']}: {len(leaves)} leaves x {ports} servers{tapered}, {len(spines)} spines"
     if levels == 2:
-        routing = "spine s carries the traffic to port s (structure picture: its cables in its colour)"
+        carried = f"servers d with d mod {up} = s" if tapered else "port s"
+        routing = f"spine s carries the traffic to {carried} (structure picture: its cables in its colour)"
     else:
         routing = "D-mod-K routing (structure picture: a spine's cables in its colour)"
     draft.notes.append(f"{'two' if levels == 2 else levels}-level fat tree, {shape}; {routing}")

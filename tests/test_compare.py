@@ -9,7 +9,7 @@ import pytest
 
 from study_runner.studies.compare import Difference, compare_studies, main
 
-HEADER = "run,platform,sim_wall_s,sim_peak_private_mib,bytes,time_s\n"
+HEADER = "run,platform,sim_wall_s,sim_peak_memory_mib,bytes,time_s\n"
 
 
 def write_study(root: Path, runs: str, simulated: float, passed: bool = True, header: str = HEADER) -> Path:

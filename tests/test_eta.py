@@ -139,7 +139,7 @@ INPUTS = {"platform_sha256": "p", "hosts": ["host-0"], "binary_sha256": "old", "
 class TestCacheHistory:
     def test_a_rebuild_keeps_the_history(self, tmp_path: Path) -> None:
         cache = Cache(tmp_path)
-        cache.put("k1", [{"t": 1}], INPUTS, {"wall_s": 12.5, "peak_private_mib": 3.0})
+        cache.put("k1", [{"t": 1}], INPUTS, {"wall_s": 12.5, "peak_memory_mib": 3.0})
         assert cache.history({**INPUTS, "binary_sha256": "new", "simgrid": "SimGrid 4.2"}) == 12.5
         assert cache.history({**INPUTS, "args": ["-n", "2"]}) is None  # another simulation
         assert cache.history({"run_key": "k1", "run": INPUTS}) is None  # not a simulation's inputs (a trace's)

@@ -20,13 +20,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from study_runner.batch.engine import Engine
+from study_runner.batch.engine import MEMORY_RESOURCE, Engine
 from study_runner.batch.eta import Estimate, Expected
 from study_runner.batch.progress import LineProgress, Progress
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
 from study_runner.simulation.smpi import (
     SETUP_HINT,
@@ -67,7 +68,7 @@ class RunResult:
     records: list[dict[str, Any]]
     cached: bool
     wall_s: float | None
-    peak_private_mib: float | None = None
+    peak_memory_mib: float | None = None
 
 
 @cache
@@ -151,7 +152,7 @@ def _served(runs: list[PreparedRun], cache: Cache) -> dict[str, RunResult]:
         if records is not None:
             cost = cache.measured(run.key)
             results[run.spec.id] = RunResult(
-                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_private_mib")
+                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_memory_mib")
             )
     return results
 
@@ -199,7 +200,7 @@ def execute_runs(
     for run in runs:
         if run.spec.id in results:
             result = results[run.spec.id]
-            progress.advance(run.label, True, result.wall_s, result.peak_private_mib)
+            progress.advance(run.label, True, result.wall_s, result.peak_memory_mib)
     if not same_key:
         progress.end()
         return results
@@ -208,14 +209,21 @@ def execute_runs(
 
     engine = engine or Engine(workers=workers or default_workers())
     allow_simulations()
-    with engine.client(len(same_key)) as client:
+    with engine.client(len(same_key)) as client, engine.watch(client, progress.note):
         estimate.slots = _slots(client, engine)
         # Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and
         # the workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks.
-        futures = {
-            client.submit(_simulate, group[0], pure=False, priority=group[0].spec.ranks): group
-            for group in same_key.values()
-        }
+        # Each asks for its memory estimate, at most a worker's memory (more would never run): the simulations
+        # running at once on a worker fit in its memory.
+        worker_mib = engine.memory_mib()
+        futures = {}
+        for group in same_key.values():
+            run = group[0]
+            resources = None
+            if worker_mib is not None:
+                need = estimate_mib(run.spec.ranks, cache.history(run.inputs, "peak_memory_mib"))
+                resources = {MEMORY_RESOURCE: min(need, worker_mib)}
+            futures[client.submit(_simulate, run, pure=False, priority=run.spec.ranks, resources=resources)] = group
         try:
             for future in as_completed(futures):
                 group = futures[future]
@@ -223,13 +231,13 @@ def execute_runs(
                 if isinstance(outcome, StudyError):
                     raise outcome
                 records, cost = outcome
-                measured = {"wall_s": cost.wall_s, "peak_private_mib": cost.peak_private_mib}
+                measured = {"wall_s": cost.wall_s, "peak_memory_mib": cost.peak_memory_mib}
                 cache.put(group[0].key, records, group[0].inputs, measured)
                 for run in group:
                     results[run.spec.id] = RunResult(
-                        run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_private_mib
+                        run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_memory_mib
                     )
-                    progress.advance(run.label, False, cost.wall_s, cost.peak_private_mib)
+                    progress.advance(run.label, False, cost.wall_s, cost.peak_memory_mib)
         except BaseException:
             for future in futures:
                 future.cancel()

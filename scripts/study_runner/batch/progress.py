@@ -33,11 +33,14 @@ class Progress(Protocol):
     def begin(self, total: int, cached: int, estimate: Estimate | None = None) -> None:
         """``total`` runs, ``cached`` of them already done (served from the cache); ``estimate`` of the others."""
 
-    def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
+    def advance(self, label: str, cached: bool, wall_s: float | None, peak_memory_mib: float | None) -> None:
         """One more run is done."""
 
     def end(self) -> None:
         """Every run is done (or the batch stopped)."""
+
+    def note(self, text: str) -> None:
+        """Something happened that the user should know of (a batch job's worker left or joined)."""
 
 
 class _Clock:
@@ -74,12 +77,12 @@ class LineProgress(_Clock):
         super().__init__()
         self.stream = stream or sys.stderr
 
-    def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
+    def advance(self, label: str, cached: bool, wall_s: float | None, peak_memory_mib: float | None) -> None:
         self.count(label, cached, wall_s)
         if cached:
             what = "from cache"
         else:
-            memory = "" if peak_private_mib is None else f", {peak_private_mib:.0f} MiB"
+            memory = "" if peak_memory_mib is None else f", {peak_memory_mib:.0f} MiB"
             what = f"simulated in {wall_s or 0.0:.1f} s{memory}"
         eta = self.eta()
         left = f", about {eta:.0f} s left" if eta is not None else ""
@@ -88,6 +91,10 @@ class LineProgress(_Clock):
 
     def end(self) -> None:
         pass
+
+    def note(self, text: str) -> None:
+        print(f"{text} ({self.elapsed():.1f} s elapsed)", file=self.stream)
+        self.stream.flush()
 
 
 class BarProgress(_Clock):
@@ -127,7 +134,7 @@ class BarProgress(_Clock):
         self.done = cached
         self._show()
 
-    def advance(self, label: str, cached: bool, wall_s: float | None, peak_private_mib: float | None) -> None:
+    def advance(self, label: str, cached: bool, wall_s: float | None, peak_memory_mib: float | None) -> None:
         if cached:  # counted at begin()
             return
         self.count(label, cached, wall_s)
@@ -135,3 +142,9 @@ class BarProgress(_Clock):
 
     def end(self) -> None:
         self._show(final=True)
+
+    def note(self, text: str) -> None:
+        """On its own line (a terminal's bar is redrawn below it)."""
+        self.stream.write(("\r\033[K" if self.tty else "") + text + "\n")
+        self.last_line = float("-inf")
+        self._show()

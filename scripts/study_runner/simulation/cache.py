@@ -27,6 +27,15 @@ BUILD_INPUTS = ("binary_sha256", "simgrid")
 """The inputs of a simulation that a rebuild changes; the others say which simulation it is."""
 
 
+HISTORY_FIELDS = ("wall_s", "peak_memory_mib")
+"""What the history keeps of a simulation's cost (the memory figure of runs measured since it counts shared memory:
+older entries recorded ``peak_private_mib``, which is not read)."""
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
 def default_cache_dir() -> Path:
     """``$TOPOLAB_CACHE`` or ``.topolab-cache/`` at the repository root."""
     env = os.environ.get("TOPOLAB_CACHE")
@@ -73,7 +82,7 @@ class Cache:
         return records if isinstance(records, list) else None
 
     def measured(self, key: str) -> dict[str, float]:
-        """What the simulation of ``key`` cost when it ran (``wall_s``, ``peak_private_mib``), if recorded."""
+        """What the simulation of ``key`` cost when it ran (``wall_s``, ``peak_memory_mib``), if recorded."""
         try:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -89,19 +98,21 @@ class Cache:
         """Store the records with the inputs that produced them (and what the simulation cost, in its history)."""
         entry = {"inputs": inputs, "records": records, "measured": measured or {}}
         atomic_write_text(self._path(key), json.dumps(entry))
-        self._record_history(inputs, measured or {})
+        self.record_history(inputs, measured or {})
 
     def _history_path(self, key: str) -> Path:
         return self.directory / "history" / key[:2] / f"{key}.json"
 
-    def _record_history(self, inputs: dict[str, Any], measured: dict[str, Any]) -> None:
+    def record_history(self, inputs: dict[str, Any], measured: dict[str, Any]) -> None:
+        """Remember what the simulation of ``inputs`` cost (``HISTORY_FIELDS`` of ``measured``; :meth:`put` does)."""
         key = history_key(inputs)
-        wall = measured.get("wall_s")
-        if key is not None and isinstance(wall, int | float) and not isinstance(wall, bool):
-            atomic_write_text(self._history_path(key), json.dumps({"wall_s": wall}))
+        costs = {name: measured[name] for name in HISTORY_FIELDS if _positive(measured.get(name))}
+        if key is not None and "wall_s" in costs:
+            atomic_write_text(self._history_path(key), json.dumps(costs))
 
-    def history(self, inputs: dict[str, Any]) -> float | None:
-        """The wall time (s) of the last run of the simulation of ``inputs``, under any build; None if unknown.
+    def history(self, inputs: dict[str, Any], field: str = "wall_s") -> float | None:
+        """What the last run of the simulation of ``inputs`` cost, under any build: its wall time (s), or another
+        of ``HISTORY_FIELDS`` (``peak_memory_mib``); None if unknown.
 
         A cache written before the history existed has its entries read into it once.
         """
@@ -111,17 +122,17 @@ class Cache:
         if not (self.directory / "history" / ".complete").exists():
             self._fill_history()
         try:
-            wall = json.loads(self._history_path(key).read_text(encoding="utf-8")).get("wall_s")
+            value = json.loads(self._history_path(key).read_text(encoding="utf-8")).get(field)
         except (OSError, ValueError, AttributeError):
             return None
-        return float(wall) if isinstance(wall, int | float) and not isinstance(wall, bool) and wall > 0 else None
+        return float(value) if _positive(value) else None
 
     def _fill_history(self) -> None:
         """Record the history of every entry (those of a cache older than the history; once)."""
         for path in self.directory.glob("??/*.json"):
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
-                self._record_history(entry["inputs"], entry["measured"])
+                self.record_history(entry["inputs"], entry["measured"])
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
         if self.directory.is_dir():

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study_runner.errors import StudyError
+from study_runner.simulation import memory
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
@@ -145,10 +146,10 @@ class SmpirunOutcome:
 
     stdout: str
     wall_s: float
-    peak_private_mib: float
-    """Peak of the summed ``RssAnon`` of smpirun's process tree, sampled every ``MEMORY_SAMPLE_S``: the
-    simulator's own memory. SMPI's shared-malloc buffers are file mappings folded onto one block; the
-    kernel's max RSS counts every rank's view of them, hence not used."""
+    peak_memory_mib: float
+    """Peak of what smpirun's process tree held, sampled every ``MEMORY_SAMPLE_S``: its anonymous memory and its
+    share of the shared memory it maps (SMPI's folded buffers), each page once (``simulation.memory``). The
+    kernel's max RSS counts a folded page once per rank that maps it, hence not used."""
     stderr: str = ""
     """What smpirun printed on stderr (SimGrid's messages, e.g. the timing summary of ``smpi/display-timing``)."""
 
@@ -191,26 +192,18 @@ def allow_simulations() -> None:
     _STOP.clear()
 
 
-def _private_kib(pid: int) -> int:
-    """``RssAnon`` (KiB) of a process and its descendants; 0 for processes that have gone."""
-    total, stack = 0, [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
-        total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("RssAnon:"))
-        stack += [int(child) for child in children]
-    return total
-
-
 def run_smpirun_measured(
-    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int] = (0,)
+    command: Sequence[str],
+    workdir: Path,
+    timeout: float,
+    label: str,
+    ok_status: Sequence[int] = (0,),
+    memory_limit_mib: float | None = None,
 ) -> SmpirunOutcome:
     """Run ``command`` in ``workdir``, sampling its memory; raise ``StudyError`` naming ``label`` on failure (an exit
-    status not in ``ok_status``: a third-party code may return 1 on success).
+    status not in ``ok_status``: a third-party code may return 1 on success), or when it holds more than
+    ``memory_limit_mib`` (default :func:`~study_runner.simulation.memory.memory_limit_mib`) or the machine runs out
+    of memory (``simulation.memory``: the run is stopped before the kernel's OOM killer would).
 
     ``workdir`` is the command's ``TMPDIR`` too: smpirun gives it to SMPI as ``smpi/tmpdir``, where SMPI copies the
     app once per rank (privatization), so that a simulation killed mid-copy leaves its copies in a directory that
@@ -218,16 +211,18 @@ def run_smpirun_measured(
     """
     _count_running(+1)  # the whole call, so that stop_simulations also waits for a command being started
     try:
-        return _run_measured(command, workdir, timeout, label, ok_status)
+        limit = memory_limit_mib if memory_limit_mib is not None else memory.memory_limit_mib()
+        return _run_measured(command, workdir, timeout, label, ok_status, limit)
+    except ValueError as err:  # TOPOLAB_MEMORY_LIMIT
+        raise StudyError(str(err)) from None
     finally:
         _count_running(-1)
 
 
 def _run_measured(
-    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int]
+    command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int], limit_mib: float
 ) -> SmpirunOutcome:
     start = time.monotonic()
-    peak = 0
     environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
     with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
         try:
@@ -242,10 +237,13 @@ def _run_measured(
             )
         except FileNotFoundError:
             raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
+        sampler = memory.MemorySampler(process.pid)
         try:
             pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
             while process.poll() is None:
-                peak = max(peak, _private_kib(process.pid))
+                problem = memory.overrun(sampler, limit_mib, label)
+                if problem:
+                    raise StudyError(problem)
                 if time.monotonic() - start > timeout:
                     raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
                 if _STOP.is_set():
@@ -269,7 +267,7 @@ def _run_measured(
         raise StudyError(
             f"{label}: smpirun failed with exit status {process.returncode}; last lines of stderr:\n    {tail}"
         )
-    return SmpirunOutcome(stdout, time.monotonic() - start, peak / 1024, stderr)
+    return SmpirunOutcome(stdout, time.monotonic() - start, sampler.peak_kib / 1024, stderr)
 
 
 def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:

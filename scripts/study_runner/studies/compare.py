@@ -4,7 +4,7 @@
 
 For every study present in both trees it compares the checks of ``summary.json`` (``simulated``, ``pass``)
 and every field of every record of ``runs.csv`` that both trees have, except what a simulation cost
-(``sim_wall_s``, ``sim_peak_private_mib``), run by run and record by record (numbers as numbers); a column
+(``sim_wall_s``, ``sim_peak_memory_mib``), run by run and record by record (numbers as numbers); a column
 only one tree has is one difference. It prints one line per value that differs
 (old, new, relative change) and a count per study; exit status 0 when nothing moved, 1 otherwise, 2 for bad
 input. Used to show that a change of SimGrid or of topolab's code moved no simulated number, or to list the
@@ -25,7 +25,7 @@ from generators.files import atomic_write_text
 
 __all__ = ["Difference", "compare_studies", "main"]
 
-COST_FIELDS = frozenset({"sim_wall_s", "sim_peak_private_mib"})
+COST_FIELDS = frozenset({"sim_wall_s", "sim_peak_memory_mib"})
 """What a run cost on this machine: not a simulated value."""
 
 

@@ -36,7 +36,7 @@ def _analysis(study: Study) -> ModuleType:
 
 
 def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], quick: bool) -> None:
-    fixed = ["run", "platform", "machine", "app", "ranks", "args", "sim_wall_s", "sim_peak_private_mib"]
+    fixed = ["run", "platform", "machine", "app", "ranks", "args", "sim_wall_s", "sim_peak_memory_mib"]
     keys: list[str] = []
     for spec in study.selected_runs(quick):
         for record in results[spec.id].records:
@@ -51,9 +51,9 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
                 row = {"run": spec.id, "platform": spec.platform, "machine": machine or "", "app": spec.app}
                 row["ranks"] = spec.ranks
                 row["args"] = " ".join(spec.arguments(quick))
-                wall, memory = result.wall_s, result.peak_private_mib
+                wall, memory = result.wall_s, result.peak_memory_mib
                 row["sim_wall_s"] = "" if wall is None else f"{wall:.2f}"
-                row["sim_peak_private_mib"] = "" if memory is None else f"{memory:.0f}"
+                row["sim_peak_memory_mib"] = "" if memory is None else f"{memory:.0f}"
                 row.update({k: repr(v) if isinstance(v, float) else v for k, v in record.items()})
                 writer.writerow(row)
 

@@ -137,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--prologue", action="append", default=[], help="a shell line the job runs first")
     batch.add_argument("--scheduler-host", help="address the scheduler listens on (default: the machine's)")
     batch.add_argument("--job-script", action="store_true", help="print the job script and exit (nothing runs)")
+    batch.add_argument(
+        "--job-logs", type=Path, default=None, help="where the jobs write their own output (default: RESULTS/.jobs)"
+    )
     parser.add_argument("--workers", type=int, default=None, help="local simulations at once (default: CPU cores)")
     parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")
     parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
@@ -157,6 +160,7 @@ def _engine(args: argparse.Namespace) -> Engine:
             directives=tuple(args.directive),
             prologue=tuple(args.prologue),
             scheduler_host=args.scheduler_host,
+            log_directory=str(args.job_logs or args.results / ".jobs"),
         )
         return Engine(batch=jobs)
     if args.job_script:

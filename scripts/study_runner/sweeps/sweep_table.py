@@ -2,7 +2,7 @@
 
 Columns: ``point`` (index in the sweep), every sweep variable (typed as in the file), the inputs
 (``family``, ``params`` as JSON, ``app``, ``ranks``, ``args``, ``placement``, ``options``), where the
-result came from (``cached``, ``sim_wall_s``, ``sim_peak_private_mib``, ``key``: the cache entry) and then
+result came from (``cached``, ``sim_wall_s``, ``sim_peak_memory_mib``, ``key``: the cache entry) and then
 every field of the record. A record field whose name is already a column is stored as ``out_<name>``.
 Written as Parquet (``points.parquet``), atomically.
 """
@@ -33,7 +33,7 @@ INPUT_COLUMNS = (
     "options",
     "cached",
     "sim_wall_s",
-    "sim_peak_private_mib",
+    "sim_peak_memory_mib",
     "key",
 )
 
@@ -49,7 +49,7 @@ def rows(sweep: Sweep, results: Sequence[RunResult], keys: Sequence[str]) -> lis
         base.update(
             cached=result.cached,
             sim_wall_s=result.wall_s,
-            sim_peak_private_mib=result.peak_private_mib,
+            sim_peak_memory_mib=result.peak_memory_mib,
             key=key,
         )
         for record in result.records:

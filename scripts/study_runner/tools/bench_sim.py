@@ -13,8 +13,9 @@ zone, the mesh's and the MLFM's XML) and, as a reference, on the SimGrid cluster
 limiter) and for the combine (only neighbours talk, so no route has a transit node and SimGrid's
 every-node limiter is the endpoint one), a flat ``<cluster>`` (one star, the cheapest platform SimGrid has)
 for the MLFM phase, whose routes nothing in SimGrid reproduces. The report gives both wall times, their
-ratio, both simulated times (equal when the reference carries the same model) and the peak private memory
-of the simulation (RssAnon of smpirun's processes; SMPI's folded buffers are shared memory and not in it).
+ratio, both simulated times (equal when the reference carries the same model) and the peak memory of the
+simulation (what smpirun's processes held, SMPI's folded shared buffers each page once: ``simulation.memory``;
+the before column of runs made before that figure existed is their RssAnon).
 
 The "before" column is read from ``docs/benchmarks/simulation-scale-before.json``: the same runs measured
 on this machine with topolab as it was before SimGrid 4.1 (commit ac4f983, SimGrid 3.32), and the command
@@ -188,11 +189,11 @@ CASES = (
 
 
 def _run(case: Case, platform: Path, hostfile: Path, work: Path) -> dict[str, Any]:
-    """Simulate ``case`` on ``platform``; its wall time, peak private memory and simulated time."""
+    """Simulate ``case`` on ``platform``; its wall time, peak memory and simulated time."""
     command = smpirun_command(BIN / case.app, case.args, platform, hostfile, case.ranks, case.options)
     outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"{case.name} on {platform.name}")
     (record,) = parse_records(outcome.stdout, case.name)
-    return {"wall_s": outcome.wall_s, "peak_private_mib": outcome.peak_private_mib,
+    return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib,
             "simulated_s": record[case.time_field], "command": command}  # fmt: skip
 
 
@@ -243,8 +244,9 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
         f"# Simulation speed at scale ({version}, this machine)",
         "",
         f"Before: {source}. After: this run. Reference: SimGrid's own cluster running the same app, options and "
-        "hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak RssAnon of smpirun's "
-        "processes). Simulated: the case's time, in seconds, after and on the reference.",
+        "hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak of what smpirun's "
+        "processes held, shared buffers once; before: RssAnon where measured before that). Simulated: the case's time, "
+        "in seconds, after and on the reference.",
         "",
         "| case | ranks | before (s) | before (MiB) | after (s) | after (MiB) | speed-up | reference (s) "
         "| after / reference | simulated after | simulated reference |",
@@ -257,9 +259,9 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
             f"`{r['case']}`",
             str(r["ranks"]),
             _seconds(old_wall) or old.get("note", ""),
-            _mib(old.get("peak_private_mib")),
+            _mib(old.get("peak_memory_mib", old.get("peak_private_mib"))),  # before files of earlier runs: private only
             _seconds(after["wall_s"]),
-            _mib(after["peak_private_mib"]),
+            _mib(after["peak_memory_mib"]),
             _speed_up(old_wall / after["wall_s"]) if old_wall else "",
             _seconds(ref.get("wall_s")),
             f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",

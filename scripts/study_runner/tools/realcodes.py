@@ -200,7 +200,7 @@ def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: floa
     detail = (
         "" if status == "pass" else "the code's own verification failed" + (f": {', '.join(failed)}" if failed else "")
     )
-    return Outcome(code.name, target, ranks, status, detail, outcome.wall_s, outcome.peak_private_mib, record)
+    return Outcome(code.name, target, ranks, status, detail, outcome.wall_s, outcome.peak_memory_mib, record)
 
 
 def outcome_rows(outcomes: Sequence[Outcome]) -> list[str]:

@@ -33,7 +33,6 @@ servers is the rule's route. Each spine appears as two kinds of graph-only route
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,7 +62,7 @@ from generators.params import (
     optional_bandwidth,
     positive_int,
 )
-from generators.size import Size
+from generators.size import Size, count_text
 
 __all__ = ["SPINE_CHOICES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 
@@ -101,9 +100,13 @@ def allocation_hosts(platform: Platform, n: int, l: int, m: int) -> list[str]:  
     missing).
     """
     built, hosts = set(platform.host_names), []
-    # Lazily, stopping at the first server missing: an allocation too large for the platform fails within as many
-    # steps as the platform has hosts, however large n, l and m are.
-    for i, j, k in itertools.product(range(n), range(l), range(m)):
+    if n * l * m > len(built):  # counted first: a listing of n l m servers could exhaust memory before it failed
+        raise TopologyError(
+            f"MLFM allocation n={n}, l={l}, m={m} does not fit {platform.name}: it needs {count_text(n * l * m)} "
+            f"servers, the platform has {len(built)}"
+        )
+    # Stopping at the first server missing (itertools.product would list each range whole before its first tuple).
+    for i, j, k in ((i, j, k) for i in range(n) for j in range(l) for k in range(m)):
         if server_name(i, j, k) not in built:
             raise TopologyError(
                 f"MLFM allocation n={n}, l={l}, m={m} does not fit {platform.name}: it has no {server_name(i, j, k)} "

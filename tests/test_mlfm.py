@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,7 @@ from generators.mlfm import allocation_hosts
 from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
 from study_runner.studies.study import load_study
+from tests.conftest import REPO
 from tests.test_generators_cli import run_cli
 
 TESTBED = {"d": 3, "servers_per_leaf": (3, 3, 2)}  # the paper's 32-server testbed (Sect. 3)
@@ -233,7 +236,8 @@ def test_bad_parameters(family: str, params: dict[str, Any], message: str) -> No
 @pytest.mark.parametrize(
     ("placement", "message"),
     [
-        ("allocation:3,4,3", r"does not fit mlfm-3: it has no server-2-0-2"),
+        ("allocation:3,3,3", r"does not fit mlfm-3: it has no server-2-0-2"),
+        ("allocation:3,4,3", r"does not fit mlfm-3: it needs 36 servers, the platform has 32"),
         ("allocation:2,x,3", r"placement allocation needs n,l,m \(three integers\)"),
         ("block:2", r"mlfm has no placement 'block' \(named placements: allocation\)"),
     ],
@@ -241,6 +245,20 @@ def test_bad_parameters(family: str, params: dict[str, Any], message: str) -> No
 def test_bad_placement(placement: str, message: str) -> None:
     with pytest.raises(TopologyError, match=message):
         place_ranks(mlfm(**TESTBED), 24, placement)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("allocation", ["1000000000,1,1", "56879462421982879744," + "1" + "0" * 40 + ",3284954700"])
+def test_a_huge_allocation_is_refused_from_its_count(tmp_path: Path, allocation: str) -> None:
+    """The case of the long hostile-input run: itertools.product listed range(n) whole before its first server, so
+    n = 1e9 took the machine's memory (here bounded: 2 GiB of address space, a MemoryError) and n = 5.7e19
+    overflowed. Counted first, it is one error at once."""
+    command = ["prlimit", f"--as={2 << 30}", "--", sys.executable, "-m", "generators", "mlfm", "--d", "3",
+               "--placement", f"allocation:{allocation}", "-o", str(tmp_path / "m.xml"), "--hostfile",
+               str(tmp_path / "m.hosts")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "does not fit mlfm-3: it needs" in done.stderr and "servers, the platform has 36" in done.stderr
+    assert not (tmp_path / "m.xml").exists() and not (tmp_path / "m.hosts").exists()
 
 
 def test_cli_writes_allocation_hostfile(tmp_path: Path) -> None:

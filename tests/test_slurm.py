@@ -99,6 +99,21 @@ class TestSlurmSweeps:
             assert a["oneway_s_max"] == pytest.approx(expected_oneway(a, a["size"]), rel=1e-9)
         assert list((tmp_path / "slurm" / "results" / ".jobs").glob("*.out"))  # the job's own output
 
+    def test_a_study_on_slurm_gives_the_local_results(self, tmp_path: Path, slurm: dict[str, str]) -> None:
+        """scripts/repro takes the sweep's engine options: the quick sanity study's simulated values on Slurm are the
+        local run's, value for value."""
+        outputs = {}
+        for where, extra in (("slurm", ["--slurm", "--cores", "2", "--scheduler-host", "127.0.0.1"]), ("local", [])):
+            done = subprocess.run(
+                [sys.executable, "-m", "study_runner", "sanity-alpha-beta", "--quick", *extra,
+                 "--results", str(tmp_path / where), "--cache", str(tmp_path / where / "cache")],
+                cwd=REPO, env=slurm, capture_output=True, text=True, timeout=SWEEP_TIMEOUT_S,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            summary = json.loads((tmp_path / where / "sanity-alpha-beta" / "summary.json").read_text())
+            outputs[where] = [(check["id"], check["simulated"], check["pass"]) for check in summary["checks"]]
+        assert outputs["slurm"] == outputs["local"] and all(ok for _, _, ok in outputs["slurm"])
+
     @pytest.mark.parametrize("fault", ["scancel", "kill worker"])
     def test_a_lost_job_loses_no_point(self, tmp_path: Path, slurm: dict[str, str], fault: str) -> None:
         """The job is cancelled, or its worker killed, while it simulates: a new job takes over, every point is

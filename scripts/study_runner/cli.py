@@ -1,6 +1,7 @@
 """``python -m study_runner [STUDY ...] [--quick | --full]``: run studies, write ``results/``, check them.
 
-For each study: build its platforms, run its simulations (cached, in parallel on Dask), compute its
+For each study: build its platforms, run its simulations (cached, in parallel on Dask: locally, or on a Dask
+scheduler or Slurm / PBS jobs with the options ``scripts/sweep`` takes, ``batch.engine_cli``), compute its
 checks and figures, then move ``runs.csv``, ``summary.json`` and the figures into
 ``results/<study>/`` in one rename; then draw a picture of every topology family into ``results/families/``
 (skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0 when every check
@@ -16,6 +17,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from study_runner.batch.engine import job_script
+from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
@@ -41,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--results", type=Path, default=REPO / "results", help="results directory")
     parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
-    parser.add_argument("--workers", type=int, default=None, help="simulations at once (default: CPU cores)")
+    add_engine_arguments(parser)
     return parser
 
 
@@ -55,6 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = Cache(args.cache or default_cache_dir())
     started = time.monotonic()
     try:
+        engine = engine_from_args(args, args.results)
+        if args.job_script:
+            assert engine.batch is not None
+            print(job_script(engine.batch), end="")
+            return 0
         studies = [load_study(name) for name in (args.studies or study_names())]
         if args.full:
             studies = [study.full_benchmark() for study in studies]
@@ -63,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for study in studies:
                 mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
                 print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
-                verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, args.workers)
+                verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, engine)
             draw_families(args.results)
             report = write_report(args.results)
     except (StudyError, Terminated) as failure:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+from study_runner.batch.engine import Engine
 from study_runner.batch.execute import RunResult, execute_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
@@ -58,14 +59,15 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
                 writer.writerow(row)
 
 
-def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, workers: int | None) -> bool:
-    """Run one study and write ``results_dir/<study>/``; return whether every check passed."""
+def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> bool:
+    """Run one study and write ``results_dir/<study>/``; return whether every check passed. ``engine``: where the
+    simulations run (``batch.engine``)."""
     analysis = _analysis(study)
     # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
     # reruns one of the runs (ctx.traced_link_bytes).
     with work_directory(study.name) as scratch:
         platforms, runs = prepare_runs(study, quick, bin_dir, scratch)
-        results = execute_runs(runs, cache, workers)
+        results = execute_runs(runs, cache, engine=engine)
         ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
         checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
         if not checks:

@@ -23,8 +23,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from study_runner.batch.engine import BatchJobs, Engine, job_script
-from study_runner.batch.execute import default_workers, execute_runs
+from study_runner.batch.engine import Engine, job_script
+from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
+from study_runner.batch.execute import execute_runs
 from study_runner.batch.progress import BarProgress, format_duration
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
@@ -122,52 +123,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see scripts/sweeps/)")
     parser.add_argument("--list", action="store_true", help="print the points and exit (nothing runs)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS", help="run on an existing Dask scheduler (tcp://host:port)")
-    where.add_argument("--slurm", action="store_true", help="start Dask workers as Slurm jobs (dask-jobqueue)")
-    where.add_argument("--pbs", action="store_true", help="start Dask workers as PBS jobs (dask-jobqueue)")
-    batch = parser.add_argument_group("batch jobs (--slurm / --pbs)")
-    batch.add_argument("--jobs", type=int, default=1, help="jobs to start (default: 1)")
-    batch.add_argument("--cores", type=int, default=1, help="cores per job, one simulation each (default: 1)")
-    batch.add_argument("--memory", default="4GiB", help="memory per job (default: 4GiB)")
-    batch.add_argument("--walltime", default="01:00:00", help="wall time per job, [H]H:MM:SS (default: 01:00:00)")
-    batch.add_argument("--queue", help="queue (Slurm partition)")
-    batch.add_argument("--account", help="account / project to charge")
-    batch.add_argument("--directive", action="append", default=[], help="an extra #SBATCH / #PBS directive")
-    batch.add_argument("--prologue", action="append", default=[], help="a shell line the job runs first")
-    batch.add_argument("--scheduler-host", help="address the scheduler listens on (default: the machine's)")
-    batch.add_argument("--job-script", action="store_true", help="print the job script and exit (nothing runs)")
-    batch.add_argument(
-        "--job-logs", type=Path, default=None, help="where the jobs write their own output (default: RESULTS/.jobs)"
-    )
-    parser.add_argument("--workers", type=int, default=None, help="local simulations at once (default: CPU cores)")
+    add_engine_arguments(parser)
     parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")
     parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
     return parser
-
-
-def _engine(args: argparse.Namespace) -> Engine:
-    if args.slurm or args.pbs:
-        jobs = BatchJobs(
-            system="slurm" if args.slurm else "pbs",
-            jobs=args.jobs,
-            cores=args.cores,
-            memory=args.memory,
-            walltime=args.walltime,
-            queue=args.queue,
-            account=args.account,
-            directives=tuple(args.directive),
-            prologue=tuple(args.prologue),
-            scheduler_host=args.scheduler_host,
-            log_directory=str(args.job_logs or args.results / ".jobs"),
-        )
-        return Engine(batch=jobs)
-    if args.job_script:
-        raise StudyError("--job-script needs --slurm or --pbs")
-    if args.workers is not None and args.workers < 1:
-        raise StudyError(f"--workers must be >= 1, got {args.workers}")
-    return Engine(workers=args.workers or default_workers(), scheduler=args.scheduler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -175,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        engine = _engine(args)
+        engine = engine_from_args(args, args.results)
         sweep = load_sweep(args.file)
         if args.list:
             for point in sweep.points:

@@ -4,6 +4,8 @@ its reserve."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
 from study_runner.simulation.smpi import run_smpirun_measured
+from tests.conftest import REPO
 
 MIB = 1 << 20
 
@@ -76,8 +79,20 @@ def test_the_machine_keeps_its_reserve(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("value", ["0", "-5", "lots", "nan"])
 def test_a_bad_limit_is_named(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("TOPOLAB_MEMORY_LIMIT", value)
-    with pytest.raises(ValueError, match=f"TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got '{value}'"):
+    with pytest.raises(StudyError, match=f"TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got '{value}'"):
         memory.memory_limit_mib()
+
+
+def test_a_bad_limit_stops_a_study_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "study_runner", "sanity-alpha-beta", "--quick", "--results", str(tmp_path / "r"),
+         "--cache", str(tmp_path / "c")],
+        cwd=REPO, env={**os.environ, "TOPOLAB_MEMORY_LIMIT": "lots"}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "scripts/repro: error: TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got 'lots'"
+    )
 
 
 def test_the_default_limit_is_most_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:

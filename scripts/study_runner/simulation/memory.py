@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from study_runner.errors import StudyError
+
 __all__ = ["MemorySampler", "estimate_mib", "machine_memory_mib", "memory_limit_mib", "overrun"]
 
 ROLLUP_DUTY = 50
@@ -72,7 +74,7 @@ def memory_limit_mib() -> float:
     except ValueError:
         limit = -1.0
     if not limit > 0:
-        raise ValueError(f"TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got {value!r}")
+        raise StudyError(f"TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got {value!r}")
     return limit
 
 

@@ -213,8 +213,6 @@ def run_smpirun_measured(
     try:
         limit = memory_limit_mib if memory_limit_mib is not None else memory.memory_limit_mib()
         return _run_measured(command, workdir, timeout, label, ok_status, limit)
-    except ValueError as err:  # TOPOLAB_MEMORY_LIMIT
-        raise StudyError(str(err)) from None
     finally:
         _count_running(-1)
 

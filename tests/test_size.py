@@ -165,13 +165,16 @@ Frontier-shaped dragonfly: ``pytest -s`` prints them), so the 2 GB model limit b
 
 
 def measured_build_bytes(family: str, params: dict[str, object]) -> int:
-    """The peak resident memory a fresh interpreter gains while it builds the platform (imports excluded)."""
+    """The peak resident memory a fresh interpreter gains while it builds the platform (imports excluded), bytes."""
+    # VmHWM, the peak of this process image (getrusage's ru_maxrss would keep the forking parent's across exec).
     code = (
-        "import resource, sys\n"
+        "import resource\n"
         "from generators import build_platform\n"
-        "before = int(open('/proc/self/statm').read().split()[1]) * resource.getpagesize()\n"
+        "def kib(field):\n"
+        "    return next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(field + ':'))\n"
+        "before = kib('VmRSS')\n"
         f"platform = build_platform({family!r}, {params!r})\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)\n"
+        "print((kib('VmHWM') - before) * 1024)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr

@@ -203,7 +203,9 @@ class TestBatchJobs:
             assert f"#SBATCH {directive}" in lines
         assert any(line.startswith("#SBATCH --mem=") for line in lines)
         assert "module load simgrid" in lines
+        assert "export TOPOLAB_MEMORY_LIMIT=16384" in lines  # a simulation holds at most the job's memory
         worker = next(line for line in lines if "dask_worker" in line)
+        assert "--resources MEMORY=16384" in worker  # what the simulations running at once share
         assert worker.startswith(f"{sys.executable} -m distributed.cli.dask_worker tcp://127.0.0.1:")
         assert "--nthreads 8" in worker  # one thread per core: each thread waits on one smpirun
         assert "--nworkers 1" in worker or "--nprocs" not in worker

@@ -99,7 +99,9 @@ class BatchJobs:
             "walltime": self.walltime,
             "job_name": "topolab-sweep",
             "job_extra_directives": list(self.directives),
-            "job_script_prologue": list(self.prologue),
+            # A simulation in a job holds at most the job's memory: over it, one clear error rather than the batch
+            # system's kill (and its job resubmitted again and again).
+            "job_script_prologue": [f"export TOPOLAB_MEMORY_LIMIT={self.memory_mib():.0f}", *self.prologue],
             "scheduler_options": scheduler,
         }
         if self.log_directory:

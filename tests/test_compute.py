@@ -175,8 +175,12 @@ x = "speed"
 
     rows = pq.read_table(tmp_path / "results" / "compute" / "points.parquet").to_pylist()
     for row in rows:
-        # Each rank computes its 2 steps, then meets the others: SMPI's charge for an average rank is the steps' time.
-        assert row["computation_s"] == pytest.approx(2 * row["step_s_avg"], rel=0.1)
+        # Each rank computes its 2 steps, then meets the others in a barrier: a step lasts as long as its slowest
+        # rank's burst, so an average rank's computation is at most the steps' time (and the few microseconds of
+        # code outside them). Bursts are timed on this machine, one by one: a burst that a busy machine slows
+        # stretches its step but only its own rank's share of the average, so the two agree only to within noise.
+        assert row["computation_s"] <= 2 * row["step_s_avg"] * 1.01
+        assert row["computation_s"] >= 0.6 * 2 * row["step_s_avg"]
         assert row["simulated_s"] >= 2 * row["step_s_avg"]
     picture = tmp_path / "results" / "compute" / "split-speed.png"
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

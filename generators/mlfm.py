@@ -24,11 +24,15 @@ Partial builds: ``layers`` < d and ``servers_per_leaf`` per layer (the paper's t
 layers with 3, 3 and 2 servers per leaf, 32 servers). Every leaf and spine of the full machine's
 columns is present.
 
-Representation: a SimGrid Dijkstra zone over a graph that is linear in the machine (about 3 edges
-per server and 3 per leaf-spine cable), built so that the only fewest-links path between two
-servers is the rule's route. Each spine appears as two kinds of graph-only routers: ``spine-a-b.from-a``
-(entered from column a, leaves towards column b: cross-column traffic) and ``spine-a-b.turn-a``
-(reached only by the same-column traffic that this spine carries, and leading back into column a).
+Representation (``zone``): by default (``auto``) a SimGrid Dijkstra zone over a graph that is linear in
+the machine (about 3 edges per server and 3 per leaf-spine cable), built so that the only fewest-links
+path between two servers is the rule's route. Each spine appears as two kinds of graph-only routers:
+``spine-a-b.from-a`` (entered from column a, leaves towards column b: cross-column traffic) and
+``spine-a-b.turn-a`` (reached only by the same-column traffic that this spine carries, and leading back
+into column a). SimGrid runs a Dijkstra over the whole graph for every new source (about 7000 nodes at
+d = 18) and walks the graph's edge lists for every route. With ``zone="compiled"``, a compiled zone
+(``simgrid_cpp/mlfm_zone.cpp``, sharing ``zone_common.hpp`` with the other compiled zones) builds the
+same hosts and links, name for name, and computes each route by the rule itself, in constant time.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import Any
 
 from generators.errors import TopologyError, shown
 from generators.model import (
+    CompiledZone,
     Host,
     Link,
     Platform,
@@ -62,11 +67,13 @@ from generators.params import (
     optional_bandwidth,
     positive_int,
 )
-from generators.size import Size, count_text
+from generators.size import Size, count_text, switched_size
 
-__all__ = ["SPINE_CHOICES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
+__all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 
 SPINE_CHOICES = ("source", "destination")
+ZONES = ("auto", "compiled")
+"""The representations (module docstring): ``auto``, the XML Dijkstra zone, or ``compiled``."""
 
 
 def server_name(i: int, j: int, k: int) -> str:
@@ -127,10 +134,12 @@ def _allocation_placement(platform: Platform, argument: str) -> list[str]:
 
 def estimate(params: Mapping[str, Any]) -> Size:
     """What :func:`mlfm` builds, counted per column without listing the layers (``d`` may be huge): the servers
-    with their cables (and limiters), the spine cables, and the routing graph (module docstring).
+    with their cables (and limiters), the spine cables, and the routing graph (module docstring) or, compiled, the
+    switches (leaves and spines) of a compiled zone.
 
-    >>> estimate({"d": 18, "layers": None, "servers_per_leaf": None, "spine_choice": "source", "nbl": None}).hosts
-    6156
+    >>> params = {"d": 18, "layers": None, "servers_per_leaf": None, "spine_choice": "source", "nbl": None}
+    >>> estimate({**params, "zone": "auto"}).hosts, estimate({**params, "zone": "compiled"}).links
+    (6156, 24624)
     """
     d = params["d"]
     layers, given = _layer_counts(d, params["layers"], params["servers_per_leaf"])
@@ -138,6 +147,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
     servers = columns * (given[0] * layers if len(given) == 1 else sum(given))
     pairs = columns * (columns - 1)  # ordered pairs of columns
     # With source choice, ports k < max(per leaf) pick turn columns j+1 .. j+k+1: all distinct, never j itself.
+    if params["zone"] == "compiled":
+        return switched_size(servers, layers * columns + pairs // 2, pairs * layers, limited)
     turns = columns * max(given) if params["spine_choice"] == "source" else pairs
     return Size(
         hosts=servers,
@@ -172,6 +183,14 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
         *NODE_PARAMS,
+        Param(
+            "zone",
+            choice(*ZONES),
+            "SimGrid representation: auto (XML: a Dijkstra zone over the routing graph) or compiled (a shared "
+            "object that computes each route by the rule: the platform file must end in .so)",
+            "auto",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
     placements={"allocation": _allocation_placement},
@@ -186,6 +205,7 @@ def mlfm(
     spine_choice: str,
     nbl: float | None,
     host_speed: float,
+    zone: str,
 ) -> Platform:
     """Return the MLFM model of radix 2d.
 
@@ -198,12 +218,18 @@ def mlfm(
     ['server-0-0-1_to_leaf-0-0', 'leaf-0-0_to_spine-0-3', 'spine-0-3_to_leaf-2-3', 'leaf-2-3_to_server-2-3-0']
     >>> p.route("server-0-0-1", "server-1-0-2")[1]  # same column, source port 1: spine {0, 2}
     'leaf-0-0_to_spine-0-2'
+    >>> mlfm(3, zone="compiled").compiled.library
+    'topolab_mlfm_zone'
     """
     per_leaf = _servers_per_leaf(d, layers, servers_per_leaf)
     columns = d + 1
     limited = nbl is not None
+    spine_bw = link_bw if spine_bw is None else spine_bw
     links = _server_cables(per_leaf, columns, link_bw, link_lat, nbl)
-    add_links(links, *_spine_cables(len(per_leaf), columns, link_bw if spine_bw is None else spine_bw, link_lat))
+    add_links(links, *_spine_cables(len(per_leaf), columns, spine_bw, link_lat))
+    compiled = None
+    if zone == "compiled":
+        compiled = _compiled_zone(d, per_leaf, spine_bw, spine_choice, link_bw, link_lat, nbl, host_speed)
     return Platform(
         name=f"mlfm-{d}",
         hosts=[Host(server_name(*s), host_speed) for s in _servers(per_leaf, columns)],
@@ -211,7 +237,8 @@ def mlfm(
         + [spine_name(*spine) for spine in _spines(columns)],
         links=links,
         route_rule=_route_rule(columns, spine_choice, limited),
-        graph=_routing_graph(per_leaf, columns, spine_choice, limited),
+        graph=None if compiled is not None else _routing_graph(per_leaf, columns, spine_choice, limited),
+        compiled=compiled,
     )
 
 
@@ -391,3 +418,23 @@ def _turn_edges(
             else:
                 edges.append((leaf_name(i, a), _side(a, c, "turn"), (f"{leaf_name(i, a)}_to_{spine_name(a, c)}",)))
     return edges
+
+
+def _compiled_zone(
+    d: int,
+    per_leaf: tuple[int, ...],
+    spine_bw: float,
+    spine_choice: str,
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+) -> CompiledZone:
+    """The compiled zone ``topolab_mlfm_zone`` (module docstring) and the parameters it reads (the writer puts the
+    platform's name first): the layers built and their servers per leaf, one value when every layer has the same."""
+    counts = per_leaf[:1] if len(set(per_leaf)) == 1 else per_leaf
+    values = {"d": d, "layers": len(per_leaf), "servers_per_leaf": " ".join(map(str, counts)),
+              "spine_bw": repr(float(spine_bw)), "spine_choice": spine_choice, "link_bw": repr(float(link_bw)),
+              "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
+              "host_speed": repr(float(host_speed))}  # fmt: skip
+    return CompiledZone("topolab_mlfm_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

@@ -109,6 +109,31 @@ def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
     return [arg for src, dst in pairs for arg in ("--route", src, dst)]
 
 
+def assert_loader_routes_equal_model(load: Callable[..., dict[str, Any]], model: Any, path: Path) -> dict[str, Any]:
+    """Write ``model`` to ``path`` (XML or a compiled zone, as its suffix says) and check what SimGrid's loader makes
+    of it: the model's hosts, name for name, with their cores; as many links (:func:`simgrid_link_count`); every
+    ordered pair of distinct hosts routed over the model's links, in order, at the model's latency; each host's route
+    to itself its intra-node link, or without one the loopback of the representation (SimGrid's ``__loopback__``,
+    the compiled zones' ``loopback``). ``load`` is the ``load_platform`` fixture; returns the loader's report."""
+    from generators import write_platform
+
+    write_platform(model, path)
+    loops = [(host, host) for host in model.host_names]
+    loaded = load(path, *route_args(loops), "--all-routes", "--list-hosts", "--list-cores")
+    assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
+    assert loaded["host_names"] == sorted(model.host_names)
+    assert loaded["host_cores"] == {host.name: host.cores for host in model.hosts}
+    assert len(loaded["routes"]) == len(model.hosts) ** 2
+    for route in loaded["routes"]:
+        src, dst = route["src"], route["dst"]
+        if src == dst and not model.shm:
+            assert (route["links"], route["latency"]) == (["loopback" if model.compiled else "__loopback__"], 0)
+            continue
+        assert route["links"] == model.route(src, dst), (src, dst)
+        assert route["latency"] == pytest.approx(model.route_latency(src, dst), rel=1e-12), (src, dst)
+    return loaded
+
+
 def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess[str]:
     """``binary`` (an app built with the system's ``mpicc``) run by MPICH's ``mpiexec`` on ``ranks`` processes."""
     command = ["mpiexec", "-n", str(ranks), str(binary), *args]

@@ -1,5 +1,6 @@
-"""Multi-layer full mesh: counts, routes through SimGrid, the routing graph's exactness, and the partial
-all-to-all schedule (its condition proved both ways). The two-level fat tree: tests/test_fattree.py."""
+"""Multi-layer full mesh: counts, routes through SimGrid (the XML Dijkstra zone and the compiled zone), the routing
+graph's exactness, and the partial all-to-all schedule (its condition proved both ways). The two-level fat tree:
+tests/test_fattree.py."""
 
 from __future__ import annotations
 
@@ -14,12 +15,20 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, graph_routes, mlfm, place_ranks, write_platform
+from generators import (
+    TopologyError,
+    build_platform,
+    graph_routes,
+    mlfm,
+    place_ranks,
+    platform_suffix,
+    write_platform,
+)
 from generators.mlfm import allocation_hosts
 from generators.model import Platform, RoutingGraph
 from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
 from study_runner.studies.study import load_study
-from tests.conftest import REPO
+from tests.conftest import REPO, assert_loader_routes_equal_model, route_args, shift_times, simgrid_link_count
 from tests.test_generators_cli import run_cli
 
 TESTBED = {"d": 3, "servers_per_leaf": (3, 3, 2)}  # the paper's 32-server testbed (Sect. 3)
@@ -99,25 +108,95 @@ class TestRoutes:
             assert graph_routes(p.graph, src, dst) == {tuple(p.route(src, dst))}
 
 
+@pytest.mark.parametrize("zone", ["auto", "compiled"])
 @pytest.mark.parametrize(
     "params",
     [{"d": 2}, {"d": 3}, {"d": 4}, TESTBED, {"d": 3, "spine_choice": "destination", "nbl": "nominal"},
-     {"d": 3, "layers": 2, "servers_per_leaf": 2}],
-    ids=["d2", "d3", "d4", "testbed", "d3-destination-nbl", "d3-two-ports"],
+     {"d": 3, "layers": 2, "servers_per_leaf": 2}, {"d": 4, "spine_choice": "destination"},
+     {"d": 3, "layers": 2, "servers_per_leaf": "1,3", "spine_bw": "3GBps", "link_lat": "1us", "nbl": 2},
+     {"d": 2, "cores": 4, "shm_bw": "10GBps", "shm_lat": "500ns"}, {"d": 1}],
+    ids=["d2", "d3", "d4", "testbed", "d3-destination-nbl", "d3-two-ports", "d4-destination",
+         "d3-partial-spine-bw-nbl", "d2-shm", "d1"],
 )  # fmt: skip
 def test_loader_routes_equal_model(
-    tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
+    tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any], zone: str
 ) -> None:
-    model = build_platform("mlfm", params)
-    write_platform(model, tmp_path / "mlfm.xml")
-    loaded = load_platform(tmp_path / "mlfm.xml", "--all-routes", "--list-hosts")
-    assert loaded["hosts"] == len(model.hosts)
-    assert sorted(loaded["host_names"]) == sorted(model.host_names)
-    assert loaded["links"] == len(model.links) + 1  # SimGrid's own __loopback__
-    assert len(loaded["routes"]) == len(model.hosts) * (len(model.hosts) - 1)
-    for route in loaded["routes"]:
-        assert route["links"] == model.route(route["src"], route["dst"])
-        assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
+    """The XML Dijkstra zone and the compiled zone (simgrid_cpp/mlfm_zone.cpp) hold the model's hosts and links,
+    name for name (every link is on some route), and route every pair over the rule's links, in order."""
+    model = build_platform("mlfm", {**params, "zone": zone})
+    assert (model.compiled is not None, model.graph is None) == (zone == "compiled",) * 2
+    loaded = assert_loader_routes_equal_model(load_platform, model, tmp_path / f"mlfm{platform_suffix(model)}")
+    used = {link for route in loaded["routes"] for link in route["links"]}
+    assert used - {"loopback", "__loopback__"} == set(model.links)
+
+
+class TestCompiledZone:
+    """zone=compiled: simgrid_cpp/mlfm_zone.cpp (routes against the model: test_loader_routes_equal_model)."""
+
+    def test_xml_is_the_default_and_unrecorded(self) -> None:
+        """The XML platforms written before the parameter existed are written the same: zone=auto is not recorded."""
+        p = mlfm(3)
+        assert p.compiled is None and p.graph is not None and p.unrecorded == ("zone",)
+        assert mlfm(3, zone="compiled").unrecorded == ()
+
+    def test_parameter_file(self) -> None:
+        """Layers and servers per leaf as built (one value when every layer has the same), the spine bandwidth."""
+        full, testbed = mlfm(3, zone="compiled", link_bw="2GBps"), mlfm(**TESTBED, zone="compiled")  # type: ignore[arg-type]
+        assert full.compiled is not None and testbed.compiled is not None
+        assert "layers 3\nservers_per_leaf 3\nspine_bw 2000000000.0\n" in full.compiled.parameters
+        assert "servers_per_leaf 3 3 2\n" in testbed.compiled.parameters
+
+    def test_d18_loads(self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]) -> None:
+        """The 6156 servers of 36-port switches: sampled routes equal the model's (same-column ones included)."""
+        model = mlfm(18, zone="compiled", spine_choice="destination")
+        write_platform(model, tmp_path / "m.so")
+        names = model.host_names
+        pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), 37)]
+        pairs += [(names[i], names[i + 19 * 18]) for i in range(0, len(names) - 19 * 18, 331)]  # next layer
+        loaded = load_platform(tmp_path / "m.so", *route_args([(a, b) for a, b in pairs if a != b]))
+        assert (loaded["hosts"], loaded["links"]) == (6156, simgrid_link_count(model))
+        assert len(loaded["routes"]) > 150
+        for route in loaded["routes"]:
+            assert route["links"] == model.route(route["src"], route["dst"])
+
+    @pytest.mark.parametrize(
+        "params", [{**TESTBED, "spine_bw": "3GBps", "nbl": 1}, {"d": 3, "spine_choice": "destination"}]
+    )
+    def test_simulated_times_equal_xml(self, tmp_path: Path, bin_dir: Path, params: dict[str, Any]) -> None:
+        """Every shift permutation (1 MiB) takes the same simulated time in both representations, to the bit: the
+        same links on every route, in the same order, created in the same order (the testbed's 32 ranks with spines
+        slower than the server cables and NBL; 36 ranks, destination choice)."""
+        xml, compiled = mlfm(**params), mlfm(**params, zone="compiled")
+        write_platform(xml, tmp_path / "m.xml")
+        write_platform(compiled, tmp_path / "m.so")
+        theirs = shift_times(tmp_path, bin_dir, tmp_path / "m.xml", xml.host_names)
+        mine = shift_times(tmp_path, bin_dir, tmp_path / "m.so", compiled.host_names)
+        assert len(mine) == len(xml.hosts) - 1 and mine == theirs
+
+    @pytest.mark.parametrize(
+        ("line", "message"),
+        [
+            ("colour red\n", "unknown parameter 'colour'"),
+            ("spine_choice random\n", "parameter 'spine_choice' must be one of its choices, got 'random'"),
+            ("d 0\n", "parameter 'd' must be one integer >= 1"),
+            ("d 65536\n", "parameter 'd' must be at most 65535"),
+            ("layers 4\n", "parameter 'layers' must be at most d = 3"),
+            ("servers_per_leaf 3 3\n", "'servers_per_leaf' needs one value or one per layer (3)"),
+            ("servers_per_leaf 3 4 2\n", "every 'servers_per_leaf' value must be from 1 to d = 3"),
+            ("servers_per_leaf 3 x 2\n", "parameter 'servers_per_leaf' must be a list of integers"),
+            ("spine_bw 0\n", "parameter 'spine_bw' must be a positive number"),
+        ],
+    )
+    def test_bad_parameter_file(self, tmp_path: Path, bin_dir: Path, line: str, message: str) -> None:
+        write_platform(mlfm(**TESTBED, zone="compiled"), tmp_path / "m.so")  # type: ignore[arg-type]
+        with (tmp_path / "m.params").open("a") as params:
+            params.write(line)
+        done = subprocess.run(
+            [str(bin_dir / "platform_check"), str(tmp_path / "m.so")], capture_output=True, text=True, timeout=60
+        )
+        errors = [line for line in done.stderr.splitlines() if "error" in line]
+        assert done.returncode == 2 and done.stdout == "" and len(errors) == 1
+        assert errors[0].startswith("topolab mlfm zone: error: ") and message in errors[0]
 
 
 def test_graph_nodes_nobody_enters_are_refused() -> None:

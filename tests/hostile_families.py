@@ -47,7 +47,7 @@ def mlfm_layers(values: Mapping[str, Any]) -> tuple[int, ...] | None:
 def _mlfm_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
     per_leaf = mlfm_layers(values)
     ok = per_leaf is not None and limiter_ok(values)
-    return ok, (values["d"] + 1) * sum(per_leaf or ()), False
+    return ok, (values["d"] + 1) * sum(per_leaf or ()), values["zone"] == "compiled"
 
 
 def _tofu_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:
@@ -177,6 +177,7 @@ FAMILY_CASES: dict[str, Callable[[int], st.SearchStrategy[Case]]] = {
             "servers_per_leaf": optional(tuple_of(count(1, 4), (1, 4), sep=",")),
             "spine_bw": optional(quantity(BANDWIDTH)),
             "spine_choice": words("source", "destination"),
+            "zone": words("auto", "compiled"),
             **common_params(),
         },
         _mlfm_rule,

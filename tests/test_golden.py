@@ -43,6 +43,17 @@ CASES: dict[str, tuple[str, dict[str, object]]] = {
     "mesh-2x2-shm": ("mesh", {"width": 2, "height": 2, "cores": 2, "shm_bw": "20GBps", "shm_lat": "100ns"}),
     "mesh-3x2-nbl": ("mesh", {"width": 3, "height": 2, "nbl": "nominal"}),
     "mlfm-2": ("mlfm", {"d": 2}),
+    "mlfm-3-testbed-compiled": (
+        "mlfm",
+        {
+            "d": 3,
+            "servers_per_leaf": "3,3,2",
+            "spine_bw": "2GBps",
+            "spine_choice": "destination",
+            "nbl": 1,
+            "zone": "compiled",
+        },
+    ),
     "threequads-2": ("threequads", {"q": 2, "switch_fabric": "1GBps"}),
     "tofu-1x1x1-auto": ("tofu", {"xyz": "1x1x1", "zone": "auto"}),
     "tofu-1x1x2-compiled": ("tofu", {"xyz": "1x1x2"}),

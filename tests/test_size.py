@@ -45,6 +45,7 @@ SMALL = [  # a few small instances of every family, each representation and opti
     ("slimfly", {"q": 3}),
     ("slimfly", {"q": 4, "hosts": 2, "nbl": 1}),
     ("slimfly", {"q": 5, "hosts": 1}),
+    ("mlfm", {"d": 3, "layers": 2, "servers_per_leaf": "1,3", "nbl": 1, "zone": "compiled"}),  # last: SMALL[i] below
 ]
 
 

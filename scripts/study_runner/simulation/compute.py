@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import socket
 import statistics
 import subprocess
@@ -43,6 +44,7 @@ from study_runner.simulation.cache import default_cache_dir
 __all__ = [
     "COMPUTE_MODES",
     "OFF_NOTICE",
+    "SIMULATED_TIME_OPTIONS",
     "Calibration",
     "calibrate",
     "calibration",
@@ -193,19 +195,39 @@ def compute_options(mode: str, reference_flops: float | None = None) -> tuple[st
     )
 
 
+SIMULATED_TIME_OPTIONS: tuple[str, ...] = (
+    "--cfg=smpi/display-timing:yes",
+    "--log=smpi_utils.thres:info",
+    # The summary prints the simulated time with 6 significant digits; this prefix prints SimGrid's clock, the same
+    # value, with 15 decimals (the layout's %r; %e is a space).
+    "--log=smpi_utils.fmt:[%.15r]%e%m%n",
+)
+"""smpirun options that print SMPI's timing summary with the simulated time in full (read by :func:`compute_timing`):
+what a replay reports, and what an online run reports too (``simulated_s``) when its options include them."""
+
+
+_CLOCK = re.compile(r"^\[([0-9.]+)\]\s*$")
+
+
 def compute_timing(stderr: str) -> dict[str, float]:
     """SMPI's timing summary (``smpi/display-timing``): the simulated time and the seconds of real computation that
-    were benchmarked, summed over every rank; empty when the run printed none.
+    were benchmarked, summed over every rank; empty when the run printed none. The simulated time is read from the
+    line's ``[clock]`` prefix when :data:`SIMULATED_TIME_OPTIONS` printed it (15 decimals), else from the message
+    (6 significant digits).
 
     >>> text = "[3.5] [smpi_utils/INFO] Simulated time: 3.5 seconds. \\n\\nThe simulation took 9 seconds (after "
     >>> text += "parsing and platform setup)\\n2.25 seconds were actual computation of the application"
     >>> compute_timing(text)
     {'simulated_s': 3.5, 'benchmarked_s': 2.25}
+    >>> compute_timing("[0.002516458000000] Simulated time: 0.00251646 seconds. ")
+    {'simulated_s': 0.002516458}
     """
     timing: dict[str, float] = {}
     for line in stderr.splitlines():
         if "Simulated time:" in line:
-            timing["simulated_s"] = float(line.split("Simulated time:", 1)[1].split()[0])
+            prefix, message = line.split("Simulated time:", 1)
+            clock = _CLOCK.match(prefix)  # SIMULATED_TIME_OPTIONS' prefix, else SimGrid's own ([clock] [category])
+            timing["simulated_s"] = float(clock[1] if clock else message.split()[0])
         elif line.endswith("seconds were actual computation of the application"):
             timing["benchmarked_s"] = float(line.split()[0])
     return timing

@@ -2,10 +2,12 @@
 Dask.
 
 Independent simulations run in parallel on Dask (``study_runner.batch.engine``: by default a LocalCluster of
-threads, each one only waits for its smpirun process). Results already in the cache are served without
-starting the cluster. Progress, with the number done and an estimate of the time left (``study_runner.batch.eta``:
-each simulation's history in the cache, or its size), goes to stderr. Each simulation runs in a work directory
-of its own (``study_runner.simulation.workdirs``), which goes with it however the batch ends.
+threads, each one only waits for its smpirun process). A replay (``RunSpec.replay``) waits for the recording of its
+trace (``study_runner.simulation.replay``) when the trace store lacks it: one recording for all the replays of a
+trace. Results already in the cache are served without starting the cluster. Progress, with the number done and an
+estimate of the time left (``study_runner.batch.eta``: each simulation's history in the cache, or its size), goes to
+stderr. Each simulation runs in a work directory of its own (``study_runner.simulation.workdirs``), which goes with
+it however the batch ends.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
+from study_runner.simulation.replay import TRACE_NAME, TraceStore, replayed_records
 from study_runner.simulation.smpi import (
     SETUP_HINT,
     SmpirunOutcome,
@@ -56,6 +59,10 @@ class PreparedRun:
     compute_scale: float | None = None
     """For ``compute = "benchmark"``: simulated seconds of computation per rank per benchmarked second (this
     machine's speed / (the platform's core speed x ranks)); None when computation is off."""
+    recording: PreparedRun | None = None
+    """For a replay: the run that records the trace it replays (its ``key`` is the trace's)."""
+    traces: TraceStore | None = None
+    """For a recording: the store its trace goes to, under its ``key``."""
 
 
 @dataclass(frozen=True)
@@ -111,13 +118,21 @@ run in this process (the local engine's threads; remote workers' tasks write the
 estimate of the time left."""
 
 
-def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
-    """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback."""
+def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
+    """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback. ``after`` is
+    what the simulation waited for (Dask passes the result of the recording a replay needs): its failure is this
+    one's."""
+    if isinstance(after, StudyError):
+        return after
     _STARTED[run.label] = time.monotonic()
     try:
         with work_directory("run") as scratch:
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
-        if run.spec.output == "json":
+            if run.traces is not None:
+                run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.inputs)
+        if run.spec.replay:
+            records = replayed_records(outcome.stderr, run.label)
+        elif run.spec.output == "json":
             records = parse_records(outcome.stdout, run.label)
         else:
             records = parse_output(run.spec.output, outcome.stdout, run.label)
@@ -129,10 +144,13 @@ def _simulate(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] |
 def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: SmpirunOutcome) -> list[dict[str, Any]]:
     """With computation benchmarked, each record also gets SMPI's simulated end time (``simulated_s``) and the
     simulated computation of an average rank (``computation_s``): the run's split between computing and the rest
-    (communicating and waiting)."""
-    if run.compute_scale is None:
-        return records
+    (communicating and waiting). Without, a run whose options print SMPI's timing summary
+    (``simulation.compute.SIMULATED_TIME_OPTIONS``) gets ``simulated_s``."""
     timing = compute_timing(outcome.stderr)
+    if run.compute_scale is None:
+        if "simulated_s" not in timing:
+            return records
+        return [{**record, "simulated_s": timing["simulated_s"]} for record in records]
     if "benchmarked_s" not in timing:
         raise StudyError(f"{run.label}: smpirun printed no timing summary (smpi/display-timing)")
     extra = {"simulated_s": timing["simulated_s"], "computation_s": timing["benchmarked_s"] * run.compute_scale}
@@ -208,22 +226,11 @@ def execute_runs(
     from dask.distributed import as_completed
 
     engine = engine or Engine(workers=workers or default_workers())
+    recordings = _recordings(list(same_key.values()))
     allow_simulations()
-    with engine.client(len(same_key)) as client, engine.watch(client, progress.note):
+    with engine.client(len(same_key) + len(recordings)) as client, engine.watch(client, progress.note):
         estimate.slots = _slots(client, engine)
-        # Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and
-        # the workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks.
-        # Each asks for its memory estimate, at most a worker's memory (more would never run): the simulations
-        # running at once on a worker fit in its memory.
-        worker_mib = engine.memory_mib()
-        futures = {}
-        for group in same_key.values():
-            run = group[0]
-            resources = None
-            if worker_mib is not None:
-                need = estimate_mib(run.spec.ranks, cache.history(run.inputs, "peak_memory_mib"))
-                resources = {MEMORY_RESOURCE: min(need, worker_mib)}
-            futures[client.submit(_simulate, run, pure=False, priority=run.spec.ranks, resources=resources)] = group
+        futures = _submit(client, engine, cache, list(same_key.values()), recordings)
         try:
             for future in as_completed(futures):
                 group = futures[future]
@@ -232,6 +239,10 @@ def execute_runs(
                     raise outcome
                 records, cost = outcome
                 measured = {"wall_s": cost.wall_s, "peak_memory_mib": cost.peak_memory_mib}
+                if group[0].traces is not None:  # a recording: its trace is stored, its replays may start
+                    cache.record_history(group[0].inputs, measured)
+                    progress.note(f"{group[0].label}: trace recorded in {cost.wall_s:.1f} s")
+                    continue
                 cache.put(group[0].key, records, group[0].inputs, measured)
                 for run in group:
                     results[run.spec.id] = RunResult(
@@ -248,3 +259,49 @@ def execute_runs(
         finally:
             progress.end()
     return {run.spec.id: results[run.spec.id] for run in runs}
+
+
+def _recordings(groups: list[list[PreparedRun]]) -> dict[str, PreparedRun]:
+    """The trace recordings that the replays among ``groups`` need and the trace store lacks, by trace key."""
+    needed: dict[str, PreparedRun] = {}
+    for group in groups:
+        recording = group[0].recording
+        if recording is not None and recording.traces is not None and not recording.traces.has(recording.key):
+            needed.setdefault(recording.key, recording)
+    return needed
+
+
+RECORDING_PRIORITY = 1 << 30
+"""Dask priority of a recording: above any simulation's (their rank count), since replays wait for it."""
+
+
+def _submit(
+    client: Any, engine: Engine, cache: Cache, groups: list[list[PreparedRun]], recordings: dict[str, PreparedRun]
+) -> dict[Any, list[PreparedRun]]:
+    """Submit the recordings, then one simulation per group (a replay after the recording of its trace, if any);
+    return the futures with the runs each one serves.
+
+    Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and the
+    workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks. Each asks for its
+    memory estimate, at most a worker's memory (more would never run): the simulations running at once on a worker
+    fit in its memory.
+    """
+    worker_mib = engine.memory_mib()
+
+    def resources(run: PreparedRun) -> dict[str, float] | None:
+        if worker_mib is None:
+            return None
+        need = estimate_mib(run.spec.ranks, cache.history(run.inputs, "peak_memory_mib"))
+        return {MEMORY_RESOURCE: min(need, worker_mib)}
+
+    futures: dict[Any, list[PreparedRun]] = {}
+    recorded: dict[str, Any] = {}
+    for key, run in recordings.items():
+        recorded[key] = client.submit(_simulate, run, pure=False, priority=RECORDING_PRIORITY, resources=resources(run))
+        futures[recorded[key]] = [run]
+    for group in groups:
+        run = group[0]
+        after = recorded.get(run.recording.key) if run.recording is not None else None
+        future = client.submit(_simulate, run, after, pure=False, priority=run.spec.ranks, resources=resources(run))
+        futures[future] = group
+    return futures

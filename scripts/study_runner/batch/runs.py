@@ -32,6 +32,7 @@ class RunSpec:
     ranks_per_node: int = 1  # consecutive ranks on each host of the placement
     output: str = "json"  # what the app prints: JSON lines, or a third-party format (simulation.outputs)
     full_only: bool = False  # runs under --full only
+    replay: bool = False  # replays the app's recorded TI trace instead of running it (simulation.replay)
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""

@@ -1,12 +1,15 @@
 """A study's runs made ready: its platforms built and written, each run's hostfile, command and cache key.
 
 Everything that can be wrong with a study (a bad platform, a placement that does not fit, a missing binary) is
-found here, before anything is simulated; ``study_runner.batch.execute`` then runs what this prepares.
+found here, before anything is simulated; ``study_runner.batch.execute`` then runs what this prepares. A run that
+replays (``RunSpec.replay``) gets the recording of its trace beside it (``study_runner.simulation.replay``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 from generators import (
     TopologyError,
@@ -23,6 +26,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest, run_key
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration, compute_options
+from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command
 from study_runner.simulation.smpi import STANDARD_OPTIONS, smpirun_command
 from study_runner.studies.study import Study
 
@@ -30,9 +34,10 @@ __all__ = ["prepare_runs"]
 
 
 def prepare_runs(
-    study: Study, quick: bool, bin_dir: Path, workdir: Path
+    study: Study, quick: bool, bin_dir: Path, workdir: Path, traces: TraceStore | None = None
 ) -> tuple[dict[str, Platform], list[PreparedRun]]:
-    """Build every platform of the study, write its XML and hostfiles under ``workdir``, key each run.
+    """Build every platform of the study, write its XML and hostfiles under ``workdir``, key each run. Replays read
+    and record their traces in ``traces``.
 
     Raises ``StudyError`` for a bad platform, a placement that does not fit, or a missing app binary,
     before anything is simulated.
@@ -54,6 +59,7 @@ def prepare_runs(
     }
     binary_digests: dict[str, str] = {}
     prepared = []
+    recordings: dict[str, PreparedRun] = {}
     runs = study.selected_runs(quick)
     reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
     for spec in runs:
@@ -87,7 +93,56 @@ def prepare_runs(
         if spec.output != "json":
             inputs["output"] = spec.output
         scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
-        prepared.append(
-            PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
-        )
+        run = PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
+        if spec.replay:
+            if traces is None:
+                raise StudyError(f"{label}: a replay needs a trace store")
+            run = _replay(run, options, platforms[spec.platform], traces, recordings, workdir)
+        prepared.append(run)
     return platforms, prepared
+
+
+def _replay(
+    online: PreparedRun,
+    options: tuple[str, ...],
+    platform: Platform,
+    traces: TraceStore,
+    recordings: dict[str, PreparedRun],
+    workdir: Path,
+) -> PreparedRun:
+    """The replay of the run ``online`` (whose SMPI options after the standard ones are ``options``), with the
+    recording of its trace: one per trace key in ``recordings``, on the platform of the first run that needs it.
+
+    The trace's key is the run's inputs without the platform and the hosts, with the speed of each rank's host
+    instead (an app's modelled computation is traced as flops at that speed: ``simulation.replay``).
+    """
+    if online.spec.compute != "off":
+        raise StudyError(f'{online.label}: a replay needs compute = "off" (a benchmarked run is not repeatable)')
+    speed = {host.name: host.speed for host in platform.hosts}
+    speeds = [speed[name] for name in online.inputs["hosts"]]
+    kept = ("binary_sha256", "app", "args", "ranks", "options", "simgrid")
+    trace_inputs: dict[str, Any] = {name: online.inputs[name] for name in kept}
+    trace_inputs["host_speeds"] = speeds[:1] if len(set(speeds)) == 1 else speeds
+    trace_inputs["trace"] = "SMPI time-independent"
+    trace_key = run_key(**trace_inputs)
+    index = workdir / f"{trace_key}.replay"
+    if trace_key not in recordings:
+        command = smpirun_command(
+            online.binary, online.inputs["args"], online.platform_file, online.hostfile, online.spec.ranks,
+            (*options, *record_options()),
+        )  # fmt: skip
+        recordings[trace_key] = dataclasses.replace(
+            online,
+            spec=dataclasses.replace(online.spec, id=f"{online.spec.id}.record", replay=False),
+            label=f"{online.label} (recording its trace)",
+            command=tuple(command),
+            key=trace_key,
+            inputs=trace_inputs,
+            traces=traces,
+        )
+        traces.write_index(trace_key, online.spec.ranks, index)
+    command = replay_command(online.platform_file, online.hostfile, online.spec.ranks, options, index)
+    inputs = {**online.inputs, "options": [*online.inputs["options"], *REPLAY_OPTIONS], "replay": "ti"}
+    return dataclasses.replace(
+        online, command=tuple(command), key=run_key(**inputs), inputs=inputs, recording=recordings[trace_key]
+    )

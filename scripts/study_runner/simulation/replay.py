@@ -1,0 +1,163 @@
+"""Record once, replay many: an app's time-independent (TI) trace, recorded by one smpirun and replayed on other
+platforms by SMPI's replayer instead of running the app again.
+
+A TI trace lists what each rank did, in order, without times: ``0 sendRecv 65536 1 65536 15``, ``0 allreduce 1 0``,
+``0 compute 5e+06``. Recording (:func:`record_options`) is an ordinary run with SimGrid's TI tracing on; SimGrid
+writes one file per rank and an index that lists them. Replaying (:func:`replay_command`) runs SimGrid's
+``smpireplaymain`` under ``smpirun -replay INDEX`` on any platform: point-to-point actions become the same SMPI
+messages, collective actions run SMPI's collective algorithms (the same ``smpi/<collective>`` and selector options
+must be given, and are: a replay takes the run's options), and ``compute`` actions (the apps' modelled computation,
+``tl_model_compute``) execute their flops on the rank's host. The replay reports SMPI's simulated time only; the
+app's own JSON fields do not exist in a replay.
+
+What a trace depends on: the app binary, its arguments, the rank count, the SMPI options, SimGrid, and the speed of
+each rank's host (an app's modelled computation is traced as flops, ``seconds x host speed`` on the recording
+platform). It does not depend on the network: the apps' sequence of MPI calls never depends on time. The trace is
+therefore recorded once per (app, arguments, ranks, options, host speeds) on the first platform that needs it and
+kept in the cache's trace store (:class:`TraceStore`), written atomically.
+
+Measured differences from running the app (tests/test_replay.py, docs/sweeps.md "Record once, replay many"): none
+for communication, collectives and SMPI's per-message overheads (``smpi/os``, ``smpi/or``, ``smpi/ois``): equal to
+the last of 15 printed decimals. A ``compute`` amount is printed with 6 significant digits (SimGrid 4.1's
+``CpuTIData::print``), so each modelled computation of the replay may differ by up to half a unit of its 6th digit
+(5e-6 of itself at most); measured: 3.9e-7 of the simulated time of a combine. MPI_Wtime's injected cost
+(``smpi/wtime``; topolab's standard options make it 0) is not in a trace.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from study_runner.errors import StudyError
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS, compute_timing
+from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+from study_runner.simulation.workdirs import work_directory
+
+__all__ = [
+    "REPLAY_METRIC",
+    "REPLAY_OPTIONS",
+    "TRACE_NAME",
+    "TraceStore",
+    "record_options",
+    "replay_command",
+    "replay_program",
+    "replayed_records",
+]
+
+TRACE_NAME = "ti-trace"
+"""The index file a recording writes in its work directory (its rank files go to ``ti-trace_files/``)."""
+
+REPLAY_METRIC = "simulated_s"
+"""The one field of a replayed run's record: SMPI's simulated time, seconds."""
+
+REPLAY_OPTIONS: tuple[str, ...] = (
+    # The trace's compute actions are the app's modelled computation: executed only with computation simulated
+    # (nothing else is benchmarked in a replay: the replayer runs no application code).
+    "--cfg=smpi/simulate-computation:yes",
+    # smpireplaymain has no globals of its own: no per-rank copy of it (privatization) is needed.
+    "--cfg=smpi/privatization:no",
+    *SIMULATED_TIME_OPTIONS,
+)
+"""What a replay adds to the recorded run's options."""
+
+
+def record_options(trace: str | Path = TRACE_NAME) -> tuple[str, ...]:
+    """smpirun options that write the run's TI trace to ``trace`` (its index) and ``<trace>_files/`` (one file per
+    rank), relative to smpirun's working directory unless absolute; modelled computation is traced too.
+
+    >>> record_options()[-1]
+    '--cfg=tracing/filename:ti-trace'
+    """
+    return (
+        "--cfg=tracing:yes",
+        "--cfg=tracing/smpi:yes",
+        "--cfg=tracing/smpi/format:TI",
+        "--cfg=tracing/smpi/computing:yes",
+        f"--cfg=tracing/filename:{trace}",
+    )
+
+
+def replay_program() -> Path:
+    """SimGrid's replayer, ``lib/simgrid/smpireplaymain`` of the SimGrid whose smpirun is on ``PATH``."""
+    smpirun = shutil.which("smpirun")
+    if smpirun is None:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}")
+    program = Path(smpirun).resolve().parents[1] / "lib" / "simgrid" / "smpireplaymain"
+    if not program.is_file():
+        raise StudyError(f"this SimGrid has no trace replayer ({program} is missing): {SETUP_HINT}")
+    return program
+
+
+def replay_command(platform: Path, hostfile: Path, ranks: int, options: Sequence[str], index: Path) -> list[str]:
+    """The smpirun command that replays the trace listed in ``index`` on ``platform``: topolab's standard options,
+    the recorded run's ``options``, then :data:`REPLAY_OPTIONS`."""
+    extra = (*options, *REPLAY_OPTIONS, "-replay", str(Path(index).absolute()))
+    return smpirun_command(replay_program(), (), platform, hostfile, ranks, extra)
+
+
+def replayed_records(stderr: str, label: str) -> list[dict[str, Any]]:
+    """The record of a replay: SMPI's simulated time (``smpi/display-timing``), from what smpirun printed."""
+    timing = compute_timing(stderr)
+    if REPLAY_METRIC not in timing:
+        raise StudyError(f"{label}: the replay printed no simulated time (smpi/display-timing)")
+    return [{REPLAY_METRIC: timing[REPLAY_METRIC]}]
+
+
+class TraceStore:
+    """TI traces by key, one directory each (``<root>/<key[:2]>/<key>/rank-<i>.txt`` and ``inputs.json``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+
+    @classmethod
+    def of_cache(cls, cache_dir: Path) -> TraceStore:
+        """The trace store of the result cache in ``cache_dir`` (its ``traces/``)."""
+        return cls(Path(cache_dir) / "traces")
+
+    def path(self, key: str) -> Path:
+        """The directory of the trace ``key`` (which may not exist yet)."""
+        return self.root / key[:2] / key
+
+    def has(self, key: str) -> bool:
+        """Whether the trace ``key`` is stored (a directory appears whole: :meth:`store` renames it into place)."""
+        return self.path(key).is_dir()
+
+    def write_index(self, key: str, ranks: int, index: Path) -> None:
+        """Write ``index``, the file ``smpirun -replay`` reads: the absolute path of each rank's file, rank 0 first."""
+        files = (str(self.path(key) / f"rank-{rank}.txt") for rank in range(ranks))
+        index.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
+
+    def store(self, key: str, recorded: Path, ranks: int, inputs: dict[str, Any]) -> None:
+        """Keep the trace a recording wrote (``recorded``: its index, listing one file per rank), under ``key``.
+
+        The files are copied into a work directory of the store, then renamed into place: a killed recording leaves
+        no partial trace (the next run removes the work directory). A trace stored meanwhile by another recording
+        of the same key is kept.
+        """
+        try:
+            listed = [line.strip() for line in recorded.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except OSError as err:
+            raise StudyError(f"the recording wrote no trace index {recorded}: {err.strerror or err}") from None
+        if len(listed) != ranks:
+            raise StudyError(f"the trace index {recorded} lists {len(listed)} files for {ranks} ranks")
+        final = self.path(key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with work_directory("trace", parent=final.parent) as staging:
+            for rank, name in enumerate(listed):
+                source = Path(name) if Path(name).is_absolute() else recorded.parent / name
+                try:
+                    shutil.copyfile(source, staging / f"rank-{rank}.txt")
+                except OSError as err:
+                    raise StudyError(f"cannot read the trace of rank {rank}, {source}: {err.strerror}") from None
+            (staging / "inputs.json").write_text(json.dumps(inputs, sort_keys=True) + "\n", encoding="utf-8")
+            staging.chmod(0o755)
+            if not final.exists():
+                try:
+                    staging.rename(final)
+                except OSError:
+                    if not final.is_dir():
+                        raise

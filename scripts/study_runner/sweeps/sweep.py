@@ -33,6 +33,10 @@ A sweep declares variables and how every point uses them::
                                               #   at the platform's core speed (study_runner.simulation.compute)
     ranks_per_node = 1                        # optional: consecutive ranks on each host of the placement
     output = "json"                           # optional: a third-party report instead ("nas": simulation.outputs)
+    replay = false                            # optional: true runs the app once per trace (same app, arguments,
+                                              #   ranks, options) and replays its time-independent trace on every
+                                              #   point's platform (simulation.replay): each point's one record is
+                                              #   SMPI's simulated time, simulated_s; needs compute = "off"
 
     [output]
     metric = "time_s_max"                     # the field of the app's JSON records the plots show
@@ -61,7 +65,8 @@ value, so a regime map over algorithms can let each algorithm use its best block
 
 Every mistake in the file — malformed TOML, an unknown key, an empty grid, zipped lists of different
 lengths, a template naming an unknown variable, an unknown family or parameter at any point, a plot
-naming an unknown variable — is one ``StudyError`` before anything runs.
+naming an unknown variable, a replay with benchmarked computation or a metric other than ``simulated_s`` — is one
+``StudyError`` before anything runs.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.params import check_params
 from study_runner.errors import StudyError
+from study_runner.simulation.replay import REPLAY_METRIC
 from study_runner.studies.study import read_toml, run_execution
 from study_runner.studies.templates import assignments, axes, evaluate, render
 
@@ -83,7 +89,19 @@ __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "re
 PLOT_KINDS = ("lines", "regime", "split")
 
 _TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
-_RUN_KEYS = {"app", "ranks", "args", "placement", "options", "timeout", "size", "compute", "ranks_per_node", "output"}
+_RUN_KEYS = {
+    "app",
+    "ranks",
+    "args",
+    "placement",
+    "options",
+    "timeout",
+    "size",
+    "compute",
+    "ranks_per_node",
+    "output",
+    "replay",
+}
 _OUTPUT_KEYS = {"metric", "better", "plots"}
 _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
@@ -137,6 +155,8 @@ class Point:
     size: float | None = None
     execution: dict[str, Any] = field(default_factory=dict)
     """The run's ``compute``, ``ranks_per_node`` and ``output`` (``studies.study``'s checks and defaults)."""
+    replay: bool = False
+    """Whether the point replays the app's recorded trace instead of running it (``simulation.replay``)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +255,7 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
             raise StudyError(f"size must be a number > 0, got {size!r}")
         given = {key: render(run[key], variables) for key in ("compute", "ranks_per_node", "output") if key in run}
         execution = run_execution(given, "run")
+        replay = _replay(render(run.get("replay", False), variables), execution)
     except StudyError as err:
         raise StudyError(f"{label}: {err}") from None
     return Point(
@@ -250,7 +271,20 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         timeout=float(run.get("timeout", 600)),
         size=None if size is None else float(size),
         execution=execution,
+        replay=replay,
     )
+
+
+def _replay(value: Any, execution: dict[str, Any]) -> bool:
+    """A point's ``replay``, checked: true or false, and true only with computation off."""
+    if not isinstance(value, bool):
+        raise StudyError(f"replay must be true or false, got {value!r}")
+    if value and execution["compute"] != "off":
+        raise StudyError(
+            f'replay = true needs compute = "off" (a trace replays the app\'s MPI calls and modelled computation; '
+            f"benchmarked computation is measured anew in every run), got {execution['compute']!r}"
+        )
+    return value
 
 
 def load_sweep(path: str | Path) -> Sweep:
@@ -302,6 +336,11 @@ def load_sweep(path: str | Path) -> Sweep:
     points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
     if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
         raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
+    if metric not in (None, REPLAY_METRIC) and any(point.replay for point in points):
+        raise StudyError(
+            f"{where}: a replayed point reports SMPI's simulated time only (the app does not run: its JSON fields do "
+            f"not exist): output.metric must be {REPLAY_METRIC!r}, got {metric!r}"
+        )
     return Sweep(
         name=name,
         title=str(data.get("title", name)),

@@ -31,6 +31,7 @@ from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
+from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import Terminated, replace_dir, stopped, unwinding_signals, work_directory
 from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.study import PlatformSpec, Study
@@ -67,6 +68,7 @@ def as_study(sweep: Sweep) -> Study:
                 placement=point.placement,
                 timeout=point.timeout,
                 size=point.size,
+                replay=point.replay,
                 **point.execution,
             )
         )
@@ -81,7 +83,7 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
     # The files the simulations read live beside the results (not in /tmp): remote workers see them there. Those
     # of an earlier run that was killed go as this one starts (study_runner.simulation.workdirs).
     with work_directory(sweep.name, parent=results_dir) as scratch:
-        _, runs = prepare_runs(study, False, bin_dir, scratch)
+        _, runs = prepare_runs(study, False, bin_dir, scratch, TraceStore.of_cache(cache.directory))
         print(
             f"{sweep.name}: {len(runs)} points, {len(study.platforms)} platforms, on {engine.describe()}",
             file=sys.stderr,

@@ -17,6 +17,7 @@ import pytest
 
 from study_runner.batch.engine import Engine
 from study_runner.errors import StudyError
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import TraceStore, record_options, replayed_records
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.tools.bench_replay import compare
@@ -92,6 +93,8 @@ class TestSweepFiles:
     def test_replay_may_be_a_template(self, tmp_path: Path) -> None:
         sweep = load_sweep(write(tmp_path, self.TEXT.replace("replay = true", "replay = \"{bw != '1GBps'}\"")))
         assert [point.replay for point in sweep.points] == [False, True, True]
+        # The point that runs the app reports SMPI's simulated time too, the metric of the sweep.
+        assert [set(SIMULATED_TIME_OPTIONS) <= set(point.options) for point in sweep.points] == [True, False, False]
         assert not load_sweep(write(tmp_path, self.TEXT.replace("replay = true\n", ""))).points[0].replay
 
     def test_cli_rejects_a_bad_replay_before_anything_runs(self, tmp_path: Path) -> None:
@@ -217,3 +220,16 @@ def test_a_failed_recording_is_one_error_and_no_trace(tmp_path: Path, bin_dir: P
     assert len(errors) == 1 and "(recording its trace): smpirun failed" in errors[0], done.stderr
     assert not list((tmp_path / "cache").rglob("rank-*.txt"))
     assert not (tmp_path / "results" / "replay-alltoall").exists()
+
+
+def test_a_sweep_may_replay_some_points(tmp_path: Path, bin_dir: Path) -> None:
+    import pyarrow.parquet as pq
+
+    text = sweep_text("alltoall", 16, ["-s", "4K", "-i", "1"]).replace("replay = true", "replay = \"{bw != '1GBps'}\"")
+    text += '[[output.plots]]\nkind = "lines"\nx = "bw"\n'
+    done = run_module("study_runner.sweeps.sweep_cli", str(write(tmp_path, text)), "--workers", "1", tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = pq.read_table(tmp_path / "results" / "replay-alltoall" / "points.parquet").to_pylist()
+    assert [row["point"] for row in rows] == [0, 1, 2]
+    assert all(isinstance(row["simulated_s"], float) and row["simulated_s"] > 0 for row in rows)
+    assert isinstance(rows[0]["time_s_max"], float) and rows[1]["time_s_max"] is None  # the app ran at point 0 only

@@ -36,7 +36,8 @@ A sweep declares variables and how every point uses them::
     replay = false                            # optional: true runs the app once per trace (same app, arguments,
                                               #   ranks, options) and replays its time-independent trace on every
                                               #   point's platform (simulation.replay): each point's one record is
-                                              #   SMPI's simulated time, simulated_s; needs compute = "off"
+                                              #   SMPI's simulated time, simulated_s; needs compute = "off". In a
+                                              #   sweep that replays, the points that do not report simulated_s too
 
     [output]
     metric = "time_s_max"                     # the field of the app's JSON records the plots show
@@ -72,7 +73,7 @@ naming an unknown variable, a replay with benchmarked computation or a metric ot
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,7 @@ from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.params import check_params
 from study_runner.errors import StudyError
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
 from study_runner.studies.study import read_toml, run_execution
 from study_runner.studies.templates import assignments, axes, evaluate, render
@@ -336,11 +338,14 @@ def load_sweep(path: str | Path) -> Sweep:
     points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
     if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
         raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
-    if metric not in (None, REPLAY_METRIC) and any(point.replay for point in points):
-        raise StudyError(
-            f"{where}: a replayed point reports SMPI's simulated time only (the app does not run: its JSON fields do "
-            f"not exist): output.metric must be {REPLAY_METRIC!r}, got {metric!r}"
-        )
+    if any(point.replay for point in points):
+        if metric not in (None, REPLAY_METRIC):
+            raise StudyError(
+                f"{where}: a replayed point reports SMPI's simulated time only (the app does not run: its JSON fields "
+                f"do not exist): output.metric must be {REPLAY_METRIC!r}, got {metric!r}"
+            )
+        # The points that run the app report the same simulated time beside the app's records.
+        points = [p if p.replay else replace(p, options=(*p.options, *SIMULATED_TIME_OPTIONS)) for p in points]
     return Sweep(
         name=name,
         title=str(data.get("title", name)),

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,15 @@ class Case:
     """XML of the reference cluster for ``ranks`` hosts ``host-0`` ... (the hostfile is the same)."""
     reference_kind: str
     time_field: str
+    min_map_count: int = 0
+    """The memory maps the run needs (Linux's ``vm.max_map_count``, 65530 by default): the case is skipped, saying so,
+    where the machine allows fewer."""
+    before: dict[str, Any] | None = None
+    """What the case ran as before issue 31's changes (``params`` and ``options`` replacing the case's, and ``why``):
+    measured in the same run, beside the case, as its "before"; None where nothing changed."""
+
+
+_BEFORE_BARRIER = "--cfg=smpi/barrier:ompi_recursivedoubling"
 
 
 def _cluster_xml(hosts: int, **attributes: str) -> str:
@@ -102,8 +111,9 @@ def _study_run(study: str, grid: str, run_id: str | None = None) -> RunSpec:
     return runs[0]
 
 
-def _pairing(midplanes: tuple[int, ...]) -> Case:
-    """The bgq-pairing study's run (its arguments and options) on any partition, the whole machine too."""
+def _pairing(midplanes: tuple[int, ...], machine: str = "") -> Case:
+    """The bgq-pairing study's run (its arguments and options) on any partition of a machine (its name prefixes the
+    case's, Mira's has none), the whole machine too."""
     study_run = _study_run("bgq-pairing", "pairing")
     dims = bgq.node_dims(midplanes)
     ranks = 1
@@ -111,8 +121,8 @@ def _pairing(midplanes: tuple[int, ...]) -> Case:
         ranks *= d
     shape = "x".join(map(str, dims))
     return Case(
-        name=f"pairing-{ranks}",
-        what=f"bisection pairing, {shape} torus ({ranks} ranks), 128 MiB chunks",
+        name=f"pairing-{machine.lower()}{'-' if machine else ''}{ranks}",
+        what=f"bisection pairing, {machine}{' ' if machine else ''}{shape} torus ({ranks} ranks), 128 MiB chunks",
         family="torus",
         params={"dims": shape, "link_bw": "2GBps", "link_lat": "0s", "zone": "compiled"},
         app="bisection_pairing",
@@ -123,6 +133,10 @@ def _pairing(midplanes: tuple[int, ...]) -> Case:
         reference=torus_cluster(dims, "2GBps"),
         reference_kind="SimGrid TORUS cluster",
         time_field="time_per_pair_s_max",
+        before={
+            "options": tuple(_BEFORE_BARRIER if "smpi/barrier:" in o else o for o in study_run.options),
+            "why": "recursive-doubling barrier: ranks leave it nanoseconds apart, every pair ends at its own date",
+        },
     )
 
 
@@ -147,44 +161,81 @@ def _combine() -> Case:
     )
 
 
-def _mlfm_phase() -> Case:
+def _mlfm_alltoall(block: str, phases: int | None) -> Case:
+    """The mlfm all-to-all on d = 18 (6156 servers, the compiled zone): ``phases`` phases of ``block`` bytes, or all
+    6156 (the folded buffers hold one block per phase: 6156 blocks of 1 MiB are 6 GiB of address space per buffer and
+    rank, never touched; 256 MiB blocks would need more address space than a process has)."""
     d = 18
+    servers = d * (d + 1) * d
+    name, what = ("mlfm-18-phase", "one phase") if phases == 2 else ("mlfm-18-alltoall", f"all {servers} phases")
     return Case(
-        name="mlfm-18-phase",
-        what=f"one phase of the mlfm all-to-all, MLFM d = {d} ({d * (d + 1) * d} servers), 256 MiB blocks",
+        name=name,
+        what=f"{what} of the mlfm all-to-all, MLFM d = {d} ({servers} servers), {block}iB blocks",
         family="mlfm",
-        params={"d": d},
+        params={"d": d, "zone": "compiled"},
         app="alltoall",
         args=(
-            "-a",
-            "mlfm",
-            "--shape",
-            f"{d},{d + 1},{d}",
-            "-s",
-            "256M",
-            "--phases",
-            "2",
-            "--local-copy",
-            "skip",
-            "-w",
-            "0",
-            "-i",
-            "1",
+            *("-a", "mlfm", "--shape", f"{d},{d + 1},{d}", "-s", block),
+            *(("--phases", str(phases)) if phases else ()),
+            *("--local-copy", "skip", "-w", "0", "-i", "1"),
         ),
-        options=folded_buffer_options(1 << 20),
-        ranks=d * (d + 1) * d,
+        # The study's folding, and no per-rank copy of the app (it has no mutable globals) nor stack guard pages: one
+        # copy of the binary per rank costs more than the phase (a file per rank created and deleted in smpi/tmpdir).
+        options=(*folded_buffer_options(1 << 20), "--cfg=smpi/privatization:0", "--cfg=contexts/guard-size:0"),
+        ranks=servers,
         placement=f"allocation:{d},{d + 1},{d}",
-        reference=flat_cluster("4GBps"),
+        reference=flat_cluster("4GBps") if phases == 2 else None,
         reference_kind="SimGrid flat cluster (a star: not the same network)",
         time_field="time_s_max",
+        before=None
+        if phases != 2
+        else {
+            "params": {"d": d},
+            "options": folded_buffer_options(1 << 20),
+            "why": "the XML Dijkstra zone (a graph search per new source) and a copy of the app per rank",
+        },
+    )
+
+
+def _fugaku() -> Case:
+    """All of Fugaku (platforms/fugaku: Tofu-D, 24 x 23 x 24 units of 2 x 3 x 2 nodes, 158976 ranks), every node
+    exchanging 128 MiB with a node far away: the bisection pairing app as the bgq-pairing study runs it, over a
+    24 x 552 x 12 view of the ranks. Fugaku's Y ring (23) and B ring (3) are odd, so no node has an antipode on the
+    physical 6-D torus and the app (which pairs every coordinate with its antipode) refuses those dimensions; in host
+    order (X fastest) the view pairs (x, y, z, a, b, c) with (x + 12, y, z + 12, a, b, 1 - c): 12 X hops, 12 Z hops
+    and one C hop, the farthest node in the dimensions that have one. The cables have no latency (25 hops of 100 ns
+    are 1e-5 of the exchange; with it, ranks leave the barrier at dates of their own and every flow ends alone) and
+    no NBL cap (one send and one receive per node use 2 of the 6 links' worth it allows: it never binds)."""
+    study_run = _study_run("bgq-pairing", "pairing")
+    ranks = 24 * 23 * 24 * 12
+    return Case(
+        name="fugaku-pairing",
+        what=f"all of Fugaku, {ranks} ranks: pairing over 24 x 552 x 12 (X+12, Z+12, C+1), 128 MiB",
+        family="tofu",
+        params={"xyz": "24x23x24", "link_bw": "6.8GBps", "link_lat": "0s", "nbl": "none"},
+        app="bisection_pairing",
+        args=("-d", "24,552,12", *study_run.args[2:]),
+        # Stacks with guard pages: SimGrid then maps each stack (3 maps per rank with the folded buffer); without,
+        # it callocs them from the heap once glibc's 65536 mappings are used, and the zeroing makes them resident
+        # (98304 ranks: 8.2 GB against 3.6 GB; all of Fugaku went past 20 GB).
+        options=tuple(o for o in study_run.options if o != "--cfg=contexts/guard-size:0"),
+        ranks=ranks,
+        placement=None,
+        reference=None,
+        reference_kind="",
+        time_field="time_per_pair_s_max",
+        min_map_count=3 * ranks + 65536,
     )
 
 
 CASES = (
     *(_pairing(midplanes) for midplanes in ((1, 1, 1, 1), *(bgq.MIRA_CURRENT[m] for m in (4, 8, 16, 24)))),
     _pairing(bgq.MIRA),
+    _pairing((6, 2, 2, 1), "JUQUEEN"),
     _combine(),
-    _mlfm_phase(),
+    _mlfm_alltoall("256M", phases=2),
+    _mlfm_alltoall("1M", phases=None),
+    _fugaku(),
 )
 
 
@@ -206,6 +257,8 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
     write_hostfile(place_ranks(model, case.ranks, case.placement), hostfile)
     row: dict[str, Any] = {"case": case.name, "what": case.what, "ranks": case.ranks,
                            "topolab": _run(case, platform, hostfile, work)}  # fmt: skip
+    if case.before is not None:
+        row["before"] = _measure_before(case, work) | {"why": case.before["why"]}
     if reference and case.reference is not None:
         cluster = work / f"{case.name}.cluster.xml"
         cluster.write_text(case.reference(case.ranks))
@@ -215,6 +268,18 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
         write_hostfile([f"host-{order[h]}" for h in hostfile.read_text().split()], cluster_hosts)
         row["reference"] = _run(case, cluster, cluster_hosts, work) | {"kind": case.reference_kind}
     return row
+
+
+def _measure_before(case: Case, work: Path) -> dict[str, Any]:
+    """The case as it ran before (its ``before`` parameters and options), on the same hosts in the same order."""
+    variant = replace(case, name=f"{case.name}-before", params=case.before.get("params", case.params),
+                      options=case.before.get("options", case.options))  # fmt: skip
+    model = build_platform(variant.family, variant.params)
+    platform = work / f"{variant.name}{platform_suffix(model)}"
+    write_platform(model, platform)
+    hostfile = work / f"{variant.name}.hosts"
+    write_hostfile(place_ranks(model, variant.ranks, variant.placement), hostfile)
+    return _run(variant, platform, hostfile, work)
 
 
 def _before() -> tuple[str, dict[str, dict[str, Any]]]:
@@ -237,45 +302,54 @@ def _mib(value: float | None) -> str:
     return "" if value is None else f"{value:.0f}"
 
 
+def _cells(r: dict[str, Any], old: dict[str, Any]) -> list[str]:
+    """One case's row: the earlier topolab's figure, this run's before and after, the reference, simulated times."""
+    after, ref, now_before = r["topolab"], r.get("reference", {}), r.get("before", {})
+    old_wall = old.get("wall_s")
+    return [
+        f"`{r['case']}`",
+        str(r["ranks"]),
+        _seconds(old_wall) or old.get("note", ""),
+        _mib(old.get("peak_memory_mib", old.get("peak_private_mib"))),  # before files of earlier runs: private only
+        _seconds(now_before.get("wall_s")),
+        _seconds(after["wall_s"]),
+        _mib(after["peak_memory_mib"]),
+        _speed_up(old_wall / after["wall_s"]) if old_wall else "",
+        _speed_up(now_before["wall_s"] / after["wall_s"]) if now_before else "",
+        _seconds(ref.get("wall_s")),
+        f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",
+        f"{now_before['simulated_s']:.9g}" if now_before else "",
+        f"{after['simulated_s']:.9g}",
+        f"{ref['simulated_s']:.9g}" if ref else "",
+    ]
+
+
 def markdown(rows: list[dict[str, Any]], version: str) -> str:
     """The results as Markdown: one table, then what each case is."""
     source, before = _before()
     lines = [
         f"# Simulation speed at scale ({version}, this machine)",
         "",
-        f"Before: {source}. After: this run. Reference: SimGrid's own cluster running the same app, options and "
-        "hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak of what smpirun's "
-        "processes held, shared buffers once; before: RssAnon where measured before that). Simulated: the case's time, "
-        "in seconds, after and on the reference.",
+        f"Before (issue 15): {source}. Before (issue 31): the case as it ran before issue 31's changes, measured in "
+        "this run (what it was, per case, below). After: this run. Reference: SimGrid's own cluster running the same "
+        "app, options and hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak of what "
+        "smpirun's processes held, shared buffers once; before: RssAnon where measured before that). Simulated: the "
+        "case's time, in seconds.",
         "",
-        "| case | ranks | before (s) | before (MiB) | after (s) | after (MiB) | speed-up | reference (s) "
-        "| after / reference | simulated after | simulated reference |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| case | ranks | before 15 (s) | before 15 (MiB) | before 31 (s) | after (s) | after (MiB) | speed-up 15 "
+        "| speed-up 31 | reference (s) | after / reference | simulated before 31 | simulated after "
+        "| simulated reference |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in rows:
-        after, ref, old = r["topolab"], r.get("reference", {}), before.get(r["case"], {})
-        old_wall = old.get("wall_s")
-        cells = [
-            f"`{r['case']}`",
-            str(r["ranks"]),
-            _seconds(old_wall) or old.get("note", ""),
-            _mib(old.get("peak_memory_mib", old.get("peak_private_mib"))),  # before files of earlier runs: private only
-            _seconds(after["wall_s"]),
-            _mib(after["peak_memory_mib"]),
-            _speed_up(old_wall / after["wall_s"]) if old_wall else "",
-            _seconds(ref.get("wall_s")),
-            f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",
-            f"{after['simulated_s']:.9g}",
-            f"{ref['simulated_s']:.9g}" if ref else "",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["| " + " | ".join(_cells(r, before.get(r["case"], {}))) + " |" for r in rows]
     lines += ["", "Cases:", ""]
     for r in rows:
         reference = f"; reference: {r['reference']['kind']}" if "reference" in r else ""
-        lines.append(f"- `{r['case']}`: {r['what']}{reference}")
+        earlier = f"; before 31: {r['before']['why']}" if "before" in r else ""
+        lines.append(f"- `{r['case']}`: {r['what']}{reference}{earlier}")
     unmeasured = [(r["case"], before[r["case"]]) for r in rows if "why" in before.get(r["case"], {})]
     if unmeasured:
-        lines += ["", "Before, where there is no figure:", ""]
+        lines += ["", "Before (issue 15), where there is no figure:", ""]
         lines += [f"- `{name}` ({old['note']}): {old['why']}" for name, old in unmeasured]
     return "\n".join(lines) + "\n"
 
@@ -294,18 +368,31 @@ def main(argv: list[str] | None = None) -> int:
     with unwinding_signals(), work_directory("bench-sim") as tmp:
         for number, case in enumerate(selected, 1):
             print(f"[{number}/{len(selected)}] {case.name}: {case.what} ...", file=sys.stderr, flush=True)
+            if case.min_map_count > _max_map_count():
+                print(f"    skipped: needs vm.max_map_count >= {case.min_map_count}, this machine allows "
+                      f"{_max_map_count()} (as root: sysctl -w vm.max_map_count={case.min_map_count})",
+                      file=sys.stderr, flush=True)  # fmt: skip
+                continue
             try:
                 row = measure(case, tmp, not args.no_reference)
             except StudyError as err:
                 print(f"error: {err}", file=sys.stderr)
                 return 1
-            print(f"    topolab {row['topolab']['wall_s']:.1f} s" + (
-                f", reference {row['reference']['wall_s']:.1f} s" if "reference" in row else ""),
-                file=sys.stderr, flush=True)  # fmt: skip
+            timings = [f"topolab {row['topolab']['wall_s']:.1f} s"]
+            timings += [f"{key} {row[key]['wall_s']:.1f} s" for key in ("before", "reference") if key in row]
+            print("    " + ", ".join(timings), file=sys.stderr, flush=True)
             rows[case.name] = row
             table = _write(rows, version)
     print(table, end="")
     return 0
+
+
+def _max_map_count() -> int:
+    """Linux's limit on a process's memory maps (65530 where it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        return 65530
 
 
 def _earlier_rows(version: str) -> dict[str, dict[str, Any]]:

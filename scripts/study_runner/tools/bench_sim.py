@@ -1,14 +1,16 @@
 """Benchmark: wall time and memory of topolab's largest simulations, beside SimGrid's own clusters.
 
-    scripts/bench-sim                      # every case (about 15 min on 2 cores; the 16 x 32 combine is most of it)
+    scripts/bench-sim                      # every case (about an hour on 2 cores: the whole MLFM all-to-all is 26 min)
     scripts/bench-sim pairing-12288 ...    # some cases (--list names them); the others keep their last figures
     scripts/bench-sim --no-reference       # topolab's platforms only
 
 Cases: the furthest-node pairing exactly as the bgq-pairing study runs it (128 MiB chunks, one warm-up and
-one timed round, the study's SMPI options) on Mira's partitions of 512 to 49152 nodes; one nbl-combine run
-on the 16 x 32 DELTA mesh (the study's slowest of that mesh); one phase of the MLFM all-to-all on d = 18
-(6156 servers, 256 MiB blocks, ``alltoall --phases 2``). Each runs on topolab's platform (the compiled torus
-zone, the mesh's and the MLFM's XML) and, as a reference, on the SimGrid cluster that carries the same run:
+one timed round, the study's SMPI options) on Mira's partitions of 512 to 49152 nodes and on JUQUEEN's
+24 x 8 x 8 x 4 x 2; one nbl-combine run on the 16 x 32 DELTA mesh (the study's slowest of that mesh); the MLFM
+all-to-all on d = 18 (6156 servers, compiled zone): one phase (256 MiB blocks, ``alltoall --phases 2``) and all
+6156 (1 MiB blocks); the pairing on all of Fugaku (158976 ranks; skipped where Linux allows too few memory maps).
+Each runs on topolab's platform (the compiled torus, tofu and MLFM zones, the mesh's XML) and, as a reference, on
+the SimGrid cluster that carries the same run:
 ``<cluster topology="TORUS">`` for the pairing (the same routes: dimension order, SimGrid's own tie rule, no
 limiter) and for the combine (only neighbours talk, so no route has a transit node and SimGrid's
 every-node limiter is the endpoint one), a flat ``<cluster>`` (one star, the cheapest platform SimGrid has)
@@ -17,10 +19,11 @@ ratio, both simulated times (equal when the reference carries the same model) an
 simulation (what smpirun's processes held, SMPI's folded shared buffers each page once: ``simulation.memory``;
 the before column of runs made before that figure existed is their RssAnon).
 
-The "before" column is read from ``docs/benchmarks/simulation-scale-before.json``: the same runs measured
-on this machine with topolab as it was before SimGrid 4.1 (commit ac4f983, SimGrid 3.32), and the command
-of each. Results: ``results/benchmarks/simulation-scale.{json,md}``. Times are this machine's: a benchmark,
-not a test.
+Two "before" columns. "before 15" is read from ``docs/benchmarks/simulation-scale-before.json``: the same runs
+measured on this machine with topolab as it was before SimGrid 4.1 (commit ac4f983, SimGrid 3.32), and the command
+of each. "before 31" is measured in the same run, beside the case: the case with the parameters and options it had
+before issue 31 (``Case.before``; docs/simulation-speed.md says what each change was). Results:
+``results/benchmarks/simulation-scale.{json,md}``. Times are this machine's: a benchmark, not a test.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from lxml import etree
 
 from generators import build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
 from generators.files import atomic_write_text
+from generators.model import Platform
 from paper_models import bgq
 from study_runner.batch.execute import parse_records, simgrid_version
 from study_runner.batch.runs import RunSpec
@@ -251,17 +252,26 @@ def _run(case: Case, platform: Path, hostfile: Path, work: Path) -> dict[str, An
             "simulated_s": record[case.time_field], "command": command}  # fmt: skip
 
 
-def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
-    """Run one case on topolab's platform and (``reference``) on SimGrid's cluster."""
+def _platform_files(case: Case, work: Path) -> tuple[Platform, Path, Path]:
+    """The case's platform model, and its platform file and hostfile written in ``work``."""
     model = build_platform(case.family, case.params)
     platform = work / f"{case.name}{platform_suffix(model)}"
     write_platform(model, platform)
     hostfile = work / f"{case.name}.hosts"
     write_hostfile(place_ranks(model, case.ranks, case.placement), hostfile)
+    return model, platform, hostfile
+
+
+def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
+    """Run one case on topolab's platform, as it was before (its ``before``), and (``reference``) on SimGrid's
+    cluster."""
+    model, platform, hostfile = _platform_files(case, work)
     row: dict[str, Any] = {"case": case.name, "what": case.what, "ranks": case.ranks,
                            "topolab": _run(case, platform, hostfile, work)}  # fmt: skip
     if case.before is not None:
-        row["before"] = _measure_before(case, work) | {"why": case.before["why"]}
+        variant = replace(case, name=f"{case.name}-before", params=case.before.get("params", case.params),
+                          options=case.before.get("options", case.options))  # fmt: skip
+        row["before"] = _run(variant, *_platform_files(variant, work)[1:], work) | {"why": case.before["why"]}
     if reference and case.reference is not None:
         cluster = work / f"{case.name}.cluster.xml"
         cluster.write_text(case.reference(case.ranks))
@@ -271,18 +281,6 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
         write_hostfile([f"host-{order[h]}" for h in hostfile.read_text().split()], cluster_hosts)
         row["reference"] = _run(case, cluster, cluster_hosts, work) | {"kind": case.reference_kind}
     return row
-
-
-def _measure_before(case: Case, work: Path) -> dict[str, Any]:
-    """The case as it ran before (its ``before`` parameters and options), on the same hosts in the same order."""
-    variant = replace(case, name=f"{case.name}-before", params=case.before.get("params", case.params),
-                      options=case.before.get("options", case.options))  # fmt: skip
-    model = build_platform(variant.family, variant.params)
-    platform = work / f"{variant.name}{platform_suffix(model)}"
-    write_platform(model, platform)
-    hostfile = work / f"{variant.name}.hosts"
-    write_hostfile(place_ranks(model, variant.ranks, variant.placement), hostfile)
-    return _run(variant, platform, hostfile, work)
 
 
 def _before() -> tuple[str, dict[str, dict[str, Any]]]:

@@ -10,6 +10,7 @@ about half the time; the time the app sees is the computation SMPI charged), nev
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from study_runner.simulation.compute import (
     calibration_path,
     compute_options,
 )
+from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
 
@@ -186,6 +188,25 @@ x = "speed"
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     slow, fast = sorted(rows, key=lambda row: row["speed"])  # "1Gf" < "4Gf"
     assert 3.0 < slow["computation_s"] / fast["computation_s"] < 5.0
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is installed by scripts/setup")
+@pytest.mark.parametrize(("compute", "timed"), [("no", False), ("yes", True)])
+def test_bursts_are_timed_only_when_computation_is_simulated(
+    tmp_path: Path, bin_dir: Path, compute: str, timed: bool
+) -> None:
+    # scripts/simgrid-patches/0007: reading a thread's CPU clock is a system call, and SMPI made two per MPI call to
+    # time bursts it then threw away under smpi/simulate-computation:no (21% of nbl-combine's 16 x 32 Snake at
+    # N = 1e5, docs/simulation-speed.md). The "yes" case proves that the count sees the timer when it is used.
+    pair = REPO / "platforms" / "delta"
+    command = smpirun_command(bin_dir / "pingpong", ["-s", "8", "-i", "50", "-w", "0"], pair / "pair-2x1.xml",
+                              pair / "pair-2x1.hosts", 2, [f"--cfg=smpi/simulate-computation:{compute}"])  # fmt: skip
+    trace = tmp_path / "strace.txt"
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clock_gettime", "-e", "signal=none", "-o", str(trace),
+                           *command], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    thread_clock_reads = trace.read_text().count("CLOCK_THREAD_CPUTIME_ID")
+    assert (thread_clock_reads >= 2 * 100) if timed else (thread_clock_reads == 0)
 
 
 def test_a_split_plot_needs_computation_benchmarked(tmp_path: Path) -> None:

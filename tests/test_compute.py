@@ -195,9 +195,10 @@ x = "speed"
 def test_bursts_are_timed_only_when_computation_is_simulated(
     tmp_path: Path, bin_dir: Path, compute: str, timed: bool
 ) -> None:
-    # scripts/simgrid-patches/0007: reading a thread's CPU clock is a system call, and SMPI made two per MPI call to
-    # time bursts it then threw away under smpi/simulate-computation:no (21% of nbl-combine's 16 x 32 Snake at
-    # N = 1e5, docs/simulation-speed.md). The "yes" case proves that the count sees the timer when it is used.
+    # SimGrid patch 0007 (untimed-bursts-without-computation): reading a thread's CPU clock is a system call, and
+    # SMPI made two per MPI call to time bursts it then threw away under smpi/simulate-computation:no (15% of
+    # nbl-combine's 16 x 32 Snake at N = 1e5, docs/simulation-speed.md). The "yes" case proves that the count sees
+    # the timer when it is used.
     pair = REPO / "platforms" / "delta"
     command = smpirun_command(bin_dir / "pingpong", ["-s", "8", "-i", "50", "-w", "0"], pair / "pair-2x1.xml",
                               pair / "pair-2x1.hosts", 2, [f"--cfg=smpi/simulate-computation:{compute}"])  # fmt: skip

@@ -57,6 +57,15 @@ TIMEOUT_S = 3600
 
 
 @dataclass(frozen=True)
+class Before:
+    """A case as it ran before issue 31: why it differed, and the parameters or options it had (None: the case's)."""
+
+    why: str
+    params: dict[str, Any] | None = None
+    options: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Case:
     """One simulation: a topolab platform, the app run on it, and the SimGrid cluster that carries the same run."""
 
@@ -76,9 +85,9 @@ class Case:
     min_map_count: int = 0
     """The memory maps the run needs (Linux's ``vm.max_map_count``, 65530 by default): the case is skipped, saying so,
     where the machine allows fewer."""
-    before: dict[str, Any] | None = None
-    """What the case ran as before issue 31's changes (``params`` and ``options`` replacing the case's, and ``why``):
-    measured in the same run, beside the case, as its "before"; None where nothing changed."""
+    before: Before | None = None
+    """What the case ran as before issue 31's changes: measured in the same run, beside the case, as its "before";
+    None where nothing changed."""
 
 
 _BEFORE_BARRIER = "--cfg=smpi/barrier:ompi_recursivedoubling"
@@ -137,10 +146,10 @@ def _pairing(midplanes: tuple[int, ...], machine: str = "") -> Case:
         reference=torus_cluster(dims, "2GBps"),
         reference_kind="SimGrid TORUS cluster",
         time_field="time_per_pair_s_max",
-        before={
-            "options": tuple(_BEFORE_BARRIER if "smpi/barrier:" in o else o for o in study_run.options),
-            "why": "recursive-doubling barrier: ranks leave it nanoseconds apart, every pair ends at its own date",
-        },
+        before=Before(
+            why="recursive-doubling barrier: ranks leave it nanoseconds apart, every pair ends at its own date",
+            options=tuple(_BEFORE_BARRIER if "smpi/barrier:" in o else o for o in study_run.options),
+        ),
     )
 
 
@@ -193,11 +202,11 @@ def _mlfm_alltoall(block: str, phases: int | None) -> Case:
         time_field="time_s_max",
         before=None
         if phases != 2
-        else {
-            "params": {"d": d},
-            "options": folded_buffer_options(1 << 20),
-            "why": "the XML Dijkstra zone (a graph search per new source) and a copy of the app per rank",
-        },
+        else Before(
+            why="the XML Dijkstra zone (a graph search per new source) and a copy of the app per rank",
+            params={"d": d},
+            options=folded_buffer_options(1 << 20),
+        ),
     )
 
 
@@ -269,9 +278,10 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
     row: dict[str, Any] = {"case": case.name, "what": case.what, "ranks": case.ranks,
                            "topolab": _run(case, platform, hostfile, work)}  # fmt: skip
     if case.before is not None:
-        variant = replace(case, name=f"{case.name}-before", params=case.before.get("params", case.params),
-                          options=case.before.get("options", case.options))  # fmt: skip
-        row["before"] = _run(variant, *_platform_files(variant, work)[1:], work) | {"why": case.before["why"]}
+        before = case.before
+        variant = replace(case, name=f"{case.name}-before", params=before.params or case.params,
+                          options=before.options or case.options)  # fmt: skip
+        row["before"] = _run(variant, *_platform_files(variant, work)[1:], work) | {"why": before.why}
     if reference and case.reference is not None:
         cluster = work / f"{case.name}.cluster.xml"
         cluster.write_text(case.reference(case.ranks))

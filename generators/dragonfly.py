@@ -19,9 +19,12 @@ the groups in increasing order skipping itself (t = k, or k - 1 above the group)
 groups that follow it round the ring (t = (k - g - 1) mod groups). The ``simgrid`` arrangement is SimGrid 4.1's
 own ``DRAGONFLY`` cluster's, t = k: router k of group g holds the cable to group k, so a machine cannot have more
 groups than routers per group, nor more than one cable per pair of groups (docs/dragonfly.md); it exists so that
-tests can compare this family with SimGrid's zone on the machines both describe.
+tests can compare this family with SimGrid's zone on the machines both describe. With ``port_order=consecutive``
+port j sits on router ``j // global_ports`` instead (router r holds ports r h .. r h + h - 1, the numbering of Kim
+et al.'s and Hastings et al.'s figures): the cables to consecutive offsets then share a router, so that a Valiant
+path through a group from group i to group i + 1 mostly needs no local hop there (docs/adaptive-routing.md).
 
-Routing, both oblivious (a fixed route per pair of hosts, as SimGrid's static routes need):
+Routing (``routing``; docs/adaptive-routing.md), oblivious or adaptive:
 
 * ``minimal`` (Kim et al., Sect. 4.1): inside a group, straight to the destination router; to another group, a
   local hop to the router holding the chosen global cable (none if the source holds it), the global cable, and a
@@ -33,6 +36,16 @@ Routing, both oblivious (a fixed route per pair of hosts, as SimGrid's static ro
   the destination's; needs 3 groups) and the copies of the two global cables are functions of the pair of hosts,
   ``mix(pair)``: SplitMix64's finaliser of ``src * host_count + dst``, so that an adversarial pattern spreads over
   every group as a random choice would. Inside a group, minimal. At most 5 router-to-router cables.
+* ``ugal-l``, ``ugal-g`` (Kim et al., Sect. 4.2: UGAL, with the source router's view or the global one): when a
+  message starts, the compiled zone weighs the minimal paths (every copy, the pair's own first) against two
+  Valiant paths drawn for the decision by the load of their busiest visible cable (``simgrid_cpp/paths.hpp``); on an
+  idle network every message takes its minimal route, which is the model's route.
+
+``spread`` says how finely a message is routed: ``message`` (the default: one path per message, as above) or
+``packet``: its packets spread over the rule's paths, modelled as one flow whose route gives every cable the share of
+the message that crosses it (``generators.paths``): minimal routing spreads over the copies of the global cable,
+Valiant over every intermediate group and every pair of copies, evenly; UGAL places the message in parts, each on
+the path that is cheapest once the parts before it are placed.
 
 Representation: always a compiled zone (``simgrid_cpp/dragonfly_zone.cpp``), which computes each route on
 demand by the same rule: explicit routes are hosts^2 and no routing graph has exactly these routes (a graph's
@@ -48,9 +61,22 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.mixing import mix
-from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.model import (
+    CompiledZone,
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    SpreadRoute,
+    SpreadRule,
+    add_links,
+    duplex_link,
+    host_cable,
+    with_nbl,
+)
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
+from generators.paths import ROUTING_MODES, SPREADS, framed, spread_evenly
 from generators.size import Size, switched_size
 
 __all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
@@ -65,6 +91,8 @@ class Dragonfly:
     hosts: int
     links_per_pair: int
     arrangement: str
+    port_order: str = "round-robin"
+    global_ports: int = 1
 
     @property
     def host_count(self) -> int:
@@ -84,8 +112,11 @@ class Dragonfly:
         return k if k < g else k - 1
 
     def gateway(self, g: int, k: int, copy: int) -> int:
-        """The router of group g that holds copy ``copy`` of the global cable to group k."""
-        return (self.offset(g, k) * self.links_per_pair + copy) % self.routers
+        """The router of group g that holds copy ``copy`` of the global cable to group k: the router of its port
+        ``j = offset * links_per_pair + copy``, ``j mod routers`` (round-robin) or ``j // global_ports``
+        (consecutive)."""
+        port = self.offset(g, k) * self.links_per_pair + copy
+        return port // self.global_ports if self.port_order == "consecutive" else port % self.routers
 
     def global_cables(self) -> list[tuple[tuple[int, int], tuple[int, int]]]:
         """Every global cable as its two (group, router) ends, lower group first."""
@@ -103,6 +134,17 @@ class Dragonfly:
             return [src] if r == s else [src, dst]
         out, landing = (g, self.gateway(g, k, copy)), (k, self.gateway(k, g, copy))
         return [src, *([out] if out != src else []), landing, *([dst] if landing != dst else [])]
+
+    def minimal_copies(self, src: tuple[int, int], dst: tuple[int, int], first: int) -> list[list[tuple[int, int]]]:
+        """The routers of the minimal paths over every copy of the global cable, copy ``first`` first (one path
+        inside a group)."""
+        count = 1 if src[0] == dst[0] else self.links_per_pair
+        return [self.router_hops(src, dst, (first + c) % self.links_per_pair) for c in range(count)]
+
+    def valiant_hops(self, src: tuple[int, int], dst: tuple[int, int], middle: int, c1: int, c2: int) -> list:
+        """The routers of the path minimally to group ``middle`` over copy c1, then minimally on over copy c2."""
+        landing = (middle, self.gateway(middle, src[0], c1))
+        return self.router_hops(src, landing, c1) + self.router_hops(landing, dst, c2)[1:]
 
     def intermediate(self, g: int, k: int, hashed: int) -> int:
         """Valiant's intermediate group for groups g != k: the ``hashed mod (groups - 2)``-th other group."""
@@ -130,7 +172,13 @@ def _shape(params: Mapping[str, Any]) -> Dragonfly:
     """The checked shape: every group's global cables fit its ports, no two copies of a cable join the same two
     routers, and Valiant has an intermediate group."""
     shape = Dragonfly(
-        params["groups"], params["routers"], params["hosts"], params["links_per_pair"], params["arrangement"]
+        params["groups"],
+        params["routers"],
+        params["hosts"],
+        params["links_per_pair"],
+        params["arrangement"],
+        params.get("port_order", "round-robin"),
+        params["global_ports"],
     )
     ports, needed = shape.routers * params["global_ports"], shape.links_per_pair * (shape.groups - 1)
     if needed > ports:
@@ -138,14 +186,22 @@ def _shape(params: Mapping[str, Any]) -> Dragonfly:
             f"a group has routers x global_ports = {shape.routers} x {params['global_ports']} = {ports} global "
             f"ports, fewer than the links_per_pair x (groups - 1) = {needed} its global cables need"
         )
+    if shape.port_order == "consecutive" and (shape.links_per_pair != 1 or shape.arrangement == "simgrid"):
+        raise TopologyError(
+            "port_order=consecutive puts a group's consecutive global ports on one router, so the copies of a cable "
+            "would join the same two routers: it needs links_per_pair = 1 and the absolute or relative "
+            f"arrangement, got links_per_pair={shape.links_per_pair}, arrangement={shape.arrangement}"
+        )
     if shape.arrangement == "simgrid" and (shape.routers < shape.groups or shape.links_per_pair != 1):
         raise TopologyError(
             "the simgrid arrangement puts the cable from group g to group k on router k of group g, as SimGrid's "
             f"DRAGONFLY does: it needs routers >= groups and links_per_pair = 1, got routers={shape.routers}, "
             f"groups={shape.groups}, links_per_pair={shape.links_per_pair}"
         )
-    if params["routing"] == "valiant" and shape.groups < 3:
-        raise TopologyError(f"valiant routing needs at least 3 groups (an intermediate one), got {shape.groups}")
+    if params["routing"] != "minimal" and shape.groups < 3:
+        raise TopologyError(
+            f"{params['routing']} routing needs at least 3 groups (an intermediate one), got {shape.groups}"
+        )
     # The copies of the cable to one group sit on consecutive routers: more copies than routers would join two
     # routers twice.
     if shape.links_per_pair > shape.routers:
@@ -186,7 +242,27 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "which router holds each global cable: absolute, relative or simgrid (router k: the cable to group k)",
             "absolute",
         ),
-        Param("routing", choice("minimal", "valiant"), "minimal, or through an intermediate group", "minimal"),
+        Param(
+            "port_order",
+            choice("round-robin", "consecutive"),
+            "how a group's global ports j sit on its routers: round-robin (router j mod a: the cables spread evenly) "
+            "or consecutive (router j // h, as in Kim et al.'s and Hastings et al.'s figures)",
+            "round-robin",
+            recorded_when_default=False,
+        ),
+        Param(
+            "routing",
+            choice(*ROUTING_MODES),
+            "minimal, valiant (through an intermediate group), ugal-l or ugal-g (adaptive: docs/adaptive-routing.md)",
+            "minimal",
+        ),
+        Param(
+            "spread",
+            choice(*SPREADS),
+            "message (one path per message) or packet (a message's packets spread over the rule's paths)",
+            "message",
+            recorded_when_default=False,
+        ),
         Param("link_bw", bandwidth, "bandwidth of every cable, per direction (Slingshot: 200 Gb/s)", "25GBps"),
         Param("link_lat", latency, "latency of a host or local cable", "100ns"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),
@@ -202,14 +278,17 @@ def dragonfly(
     global_ports: int,
     links_per_pair: int,
     arrangement: str,
+    port_order: str,
     routing: str,
+    spread: str,
     link_bw: float,
     link_lat: float,
     global_lat: float,
     nbl: float | None,
     host_speed: float,
 ) -> Platform:
-    """Return the dragonfly ``dragonfly-<groups>x<routers>x<hosts>`` (``-v`` appended for Valiant routing).
+    """Return the dragonfly ``dragonfly-<groups>x<routers>x<hosts>`` (``-v`` appended for Valiant routing, ``-ugal-l``
+    or ``-ugal-g`` for UGAL, then ``-packet`` when messages are spread by packet).
 
     Examples
     --------
@@ -220,17 +299,25 @@ def dragonfly(
     ['host-0-0-0_to_router-0-0', 'router-0-0_to_router-3-0', 'router-3-0_to_router-3-1', 'router-3-1_to_host-3-1-1']
     """
     params = {"groups": groups, "routers": routers, "hosts": hosts, "global_ports": global_ports,
-              "links_per_pair": links_per_pair, "arrangement": arrangement, "routing": routing}  # fmt: skip
+              "links_per_pair": links_per_pair, "arrangement": arrangement, "port_order": port_order,
+              "routing": routing}  # fmt: skip
     shape = _shape(params)
     names = [host_name(g, r, k) for g in range(groups) for r in range(routers) for k in range(hosts)]
-    valiant = routing == "valiant"
+    suffix = {"minimal": "", "valiant": "-v"}.get(routing, f"-{routing}") + ("-packet" if spread == "packet" else "")
+    spread_rule = None
+    if spread == "packet" and routing in ("minimal", "valiant"):
+        spread_rule = _spread_rule(shape, routing == "valiant", nbl is not None, link_lat, global_lat)
+    zone_params = {key: value for key, value in params.items() if key != "port_order" or value != "round-robin"}
+    zone_params |= {"spread": spread} if spread != "message" else {}
     return Platform(
-        name=f"dragonfly-{groups}x{routers}x{hosts}" + ("-v" if valiant else ""),
+        name=f"dragonfly-{groups}x{routers}x{hosts}{suffix}",
         hosts=[Host(name, host_speed) for name in names],
         routers=[_router(g, r) for g in range(groups) for r in range(routers)],
         links=_cables(shape, names, link_bw, link_lat, global_lat, nbl),
-        route_rule=_route_rule(shape, valiant, nbl is not None),
-        compiled=_compiled_zone(params, link_bw, link_lat, global_lat, nbl, host_speed),
+        route_rule=_route_rule(shape, routing == "valiant", nbl is not None, spread_rule),
+        compiled=_compiled_zone(zone_params, link_bw, link_lat, global_lat, nbl, host_speed),
+        spread_rule=spread_rule,
+        adaptive=routing.startswith("ugal"),
     )
 
 
@@ -256,22 +343,54 @@ def _cables(
     return links
 
 
-def _route_rule(shape: Dragonfly, valiant: bool, limited: bool) -> RouteRule:
-    """Minimal or Valiant routing between the hosts' routers (module docstring), framed by the host cables."""
+def _hops(path: list[tuple[int, int]]) -> list[str]:
+    """The cables between consecutive routers of a path."""
+    return [f"{_router(*a)}_to_{_router(*b)}" for a, b in itertools.pairwise(path)]
+
+
+def _route_rule(shape: Dragonfly, valiant: bool, limited: bool, spread: SpreadRule | None) -> RouteRule:
+    """Minimal or Valiant routing between the hosts' routers (module docstring), framed by the host cables; with a
+    spread rule, its cables. UGAL's route is the minimal one (an idle network's)."""
     copies = shape.links_per_pair
 
     def route(src: str, dst: str) -> list[str]:
+        if spread is not None:
+            return [name for name, _ in spread(src, dst).shares]
         (g, r, p), (k, s, q) = host_coordinates(src), host_coordinates(dst)
         hashed = mix(shape.index(g, r, p) * shape.host_count + shape.index(k, s, q))
         if valiant and g != k:
             middle = shape.intermediate(g, k, hashed)
-            landing = (middle, shape.gateway(middle, g, (hashed >> 20) % copies))
-            path = shape.router_hops((g, r), landing, (hashed >> 20) % copies)
-            path += shape.router_hops(landing, (k, s), (hashed >> 40) % copies)[1:]
+            path = shape.valiant_hops((g, r), (k, s), middle, (hashed >> 20) % copies, (hashed >> 40) % copies)
         else:
             path = shape.router_hops((g, r), (k, s), hashed % copies)
-        hops = [f"{_router(*a)}_to_{_router(*b)}" for a, b in itertools.pairwise(path)]
-        return with_nbl(src, dst, [f"{src}_to_{_router(g, r)}", *hops, f"{_router(k, s)}_to_{dst}"], limited)
+        return with_nbl(src, dst, [f"{src}_to_{_router(g, r)}", *_hops(path), f"{_router(k, s)}_to_{dst}"], limited)
+
+    return route
+
+
+def _spread_rule(shape: Dragonfly, valiant: bool, limited: bool, link_lat: float, global_lat: float) -> SpreadRule:
+    """Packets spread evenly over the minimal paths of every copy, or (Valiant) over every intermediate group and
+    pair of copies: each cable with its share, in the compiled zone's order; the mean latency of the paths."""
+    copies = shape.links_per_pair
+
+    def latency(path: list[tuple[int, int]]) -> float:
+        total = 0.0  # summed in route order, as the compiled zone does
+        for a, b in itertools.pairwise(path):
+            total += global_lat if a[0] != b[0] else link_lat
+        return total
+
+    def route(src: str, dst: str) -> SpreadRoute:
+        (g, r, p), (k, s, q) = host_coordinates(src), host_coordinates(dst)
+        first = mix(shape.index(g, r, p) * shape.host_count + shape.index(k, s, q)) % copies
+        if valiant and g != k:
+            others = [m for m in range(shape.groups) if m not in (g, k)]
+            paths = [shape.valiant_hops((g, r), (k, s), m, c1, c2) for m in others for c1 in range(copies)
+                     for c2 in range(copies)]  # fmt: skip
+        else:
+            paths = shape.minimal_copies((g, r), (k, s), first)
+        between = spread_evenly(_hops(path) for path in paths)
+        shares = framed(src, dst, f"{src}_to_{_router(g, r)}", f"{_router(k, s)}_to_{dst}", between, limited)
+        return SpreadRoute(shares, sum(map(latency, paths)) / len(paths) + 2 * link_lat)
 
     return route
 

@@ -29,9 +29,16 @@ at link rate. Tapered s:u with u dividing s, the busiest cable of every shift th
 leaf carries s/u flows, and of no shift more (tested): such an all-to-all runs at u/s of link rate; a ratio with a
 remainder does worse (5:3 on 8-port switches: 3 flows).
 
+``routing=adaptive`` (docs/adaptive-routing.md) is InfiniBand's adaptive routing as a switch does it: on the way up
+every switch takes its least loaded up cable when a message starts (D-mod-K's port first on a tie, so that an idle
+network's route is D-mod-K's, the model's route), then the one path down. ``spread=packet`` spreads a message's
+packets: evenly over every up path with D-mod-K (oblivious packet spraying), in parts placed one after the other
+with adaptive routing.
+
 Representation: at two levels a SimGrid Dijkstra zone whose graph has a direct edge from each spine to the servers
-of its port index only (through their leaf's cable), so that the fewest-links path is the rule's; deeper trees a
-compiled zone (``simgrid_cpp/fattree_zone.cpp``) computing each route on demand by the same rule.
+of its port index only (through their leaf's cable), so that the fewest-links path is the rule's; deeper trees, and
+every tree that routes adaptively or spreads packets, a compiled zone (``simgrid_cpp/fattree_zone.cpp``) computing
+each route on demand by the same rule.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ from generators.model import (
     Platform,
     RouteRule,
     RoutingGraph,
+    SpreadRoute,
+    SpreadRule,
     add_links,
     duplex_link,
     host_cable,
@@ -56,7 +65,8 @@ from generators.model import (
     with_nbl,
 )
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
+from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
+from generators.paths import SPREADS, framed, spread_evenly
 from generators.size import Size, switched_size
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
@@ -115,12 +125,26 @@ class FatTree:
         above = level + 1
         return (above, 0 if above == self.levels else g // self.half, up * self.positions(level) + p)
 
+    def top(self, a: int, b: int) -> int:
+        """The lowest level whose subtree holds both leaves a and b (the top level when none below does)."""
+        return next((i for i in range(1, self.levels) if a // self.span(i) == b // self.span(i)), self.levels)
+
     def route_switches(self, a: int, b: int, d: int) -> list[Switch]:
         """The switches from leaf a to leaf b on the way to server d (D-mod-K up, the one path down)."""
-        top = next((i for i in range(1, self.levels) if a // self.span(i) == b // self.span(i)), self.levels)
+        ports = [(d // self.positions(level)) % self.up_ports(level) for level in range(1, self.top(a, b))]
+        return self.path_switches(a, b, ports)
+
+    def up_paths(self, a: int, b: int) -> list[list[Switch]]:
+        """Every path from leaf a to leaf b, the up port of level 1 varying slowest (the compiled zone's order)."""
+        choices = [range(self.up_ports(level)) for level in range(1, self.top(a, b))]
+        return [self.path_switches(a, b, list(ports)) for ports in itertools.product(*choices)]
+
+    def path_switches(self, a: int, b: int, ports: list[int]) -> list[Switch]:
+        """The switches from leaf a up on ``ports`` (one per level below the top of a and b), then down to leaf b."""
+        top = self.top(a, b)
         path = [(1, a, 0)]
         for level in range(1, top):
-            path.append(self.parent(path[-1], (d // self.positions(level)) % self.up_ports(level)))
+            path.append(self.parent(path[-1], ports[level - 1]))
         p = path[-1][2]
         for level in range(top - 1, 0, -1):
             path.append((level, b // self.span(level), p % self.positions(level)))
@@ -170,7 +194,7 @@ def shape(radix: int, levels: int, leaves: int | None, servers_per_leaf: int | N
 def estimate(params: Mapping[str, Any]) -> Size:
     """What :func:`fattree` builds: servers_per_leaf servers per leaf with their cables (and limiters), the up
     cables of every switch below the top; at two levels a routing graph of 3 edges per server and one per
-    leaf-spine cable, deeper a compiled zone.
+    leaf-spine cable, deeper (or adaptive, or spreading packets) a compiled zone.
 
     >>> estimate({"radix": 36, "levels": 2, "leaves": None, "servers_per_leaf": None, "nbl": None}).hosts
     648
@@ -187,7 +211,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     below_top = [tree.switch_count(level) for level in range(1, tree.levels)]
     up_cables = sum(count * tree.up_ports(level) for level, count in enumerate(below_top, start=1))
     size = switched_size(servers, sum(below_top) + tree.positions(tree.levels), up_cables, limited)
-    if tree.levels > 2:
+    if tree.levels > 2 or params.get("routing", "d-mod-k") != "d-mod-k" or params.get("spread", "message") != "message":
         return size
     return replace(size, compiled=False, edges=3 * servers + up_cables,
                    edge_links=(4 + 3 * limited) * servers + up_cables)  # fmt: skip
@@ -212,6 +236,20 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "none",
             recorded_when_default=False,
         ),
+        Param(
+            "routing",
+            choice("d-mod-k", "adaptive"),
+            "d-mod-k, or adaptive (each switch's least loaded up cable: docs/adaptive-routing.md)",
+            "d-mod-k",
+            recorded_when_default=False,
+        ),
+        Param(
+            "spread",
+            choice(*SPREADS),
+            "message (one path per message) or packet (a message's packets spread over the up paths)",
+            "message",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
 )
@@ -224,9 +262,11 @@ def fattree(
     host_speed: float,
     levels: int,
     servers_per_leaf: int | None,
+    routing: str,
+    spread: str,
 ) -> Platform:
     """Return the fat tree of radix-``radix`` switches, ``fattree-<radix>`` (``-l<levels>`` beyond two,
-    ``-<servers_per_leaf>down`` when tapered).
+    ``-<servers_per_leaf>down`` when tapered, ``-adaptive`` and ``-packet`` for those routing choices).
 
     Examples
     --------
@@ -245,17 +285,21 @@ def fattree(
     servers = [(a, k) for a in range(tree.leaves) for k in range(tree.servers_per_leaf)]
     limited = nbl is not None
     compiled = None
-    if levels > 2:
-        compiled = _compiled_zone(tree, link_bw, link_lat, nbl, host_speed)
+    if levels > 2 or routing != "d-mod-k" or spread != "message":
+        compiled = _compiled_zone(tree, link_bw, link_lat, nbl, host_speed, routing, spread)
     tapered = f"-{tree.servers_per_leaf}down" if tree.servers_per_leaf != tree.half else ""
+    suffix = ("-adaptive" if routing == "adaptive" else "") + ("-packet" if spread == "packet" else "")
+    spread_rule = _spread_rule(tree, limited, link_lat) if spread == "packet" and routing == "d-mod-k" else None
     return Platform(
-        name=f"fattree-{radix}" + (f"-l{levels}" if levels > 2 else "") + tapered,
+        name=f"fattree-{radix}" + (f"-l{levels}" if levels > 2 else "") + tapered + suffix,
         hosts=[Host(server_name(a, k), host_speed) for a, k in servers],
         routers=[tree.name(s) for level in range(1, levels + 1) for s in tree.switches(level)],
         links=_cables(tree, servers, link_bw, link_lat, nbl),
-        route_rule=_route_rule(tree, limited),
-        graph=_routing_graph(tree, limited) if levels == 2 else None,
+        route_rule=_route_rule(tree, limited, spread_rule),
+        graph=_routing_graph(tree, limited) if compiled is None else None,
         compiled=compiled,
+        spread_rule=spread_rule,
+        adaptive=routing == "adaptive",
     )
 
 
@@ -273,14 +317,29 @@ def _cables(
     return links
 
 
-def _route_rule(tree: FatTree, limited: bool) -> RouteRule:
-    """Through the leaf, or D-mod-K up and the one path down (module docstring)."""
+def _route_rule(tree: FatTree, limited: bool, spread: SpreadRule | None) -> RouteRule:
+    """Through the leaf, or D-mod-K up and the one path down (module docstring); a spread route's links."""
 
     def route(src: str, dst: str) -> list[str]:
+        if spread is not None:
+            return [name for name, _ in spread(src, dst).shares]
         (a, _), (b, k) = server_coordinates(src), server_coordinates(dst)
         names = [tree.name(s) for s in tree.route_switches(a, b, b * tree.servers_per_leaf + k)]
         hops = [f"{src}_to_{names[0]}", *(f"{x}_to_{y}" for x, y in itertools.pairwise(names)), f"{names[-1]}_to_{dst}"]
         return with_nbl(src, dst, hops, limited)
+
+    return route
+
+
+def _spread_rule(tree: FatTree, limited: bool, link_lat: float) -> SpreadRule:
+    """Packets spread evenly over every up path between the servers' leaves, each cable with its share."""
+
+    def route(src: str, dst: str) -> SpreadRoute:
+        (a, _), (b, _) = server_coordinates(src), server_coordinates(dst)
+        paths = [[tree.name(s) for s in path] for path in tree.up_paths(a, b)]
+        between = spread_evenly([f"{x}_to_{y}" for x, y in itertools.pairwise(names)] for names in paths)
+        shares = framed(src, dst, f"{src}_to_{paths[0][0]}", f"{paths[0][-1]}_to_{dst}", between, limited)
+        return SpreadRoute(shares, 2 * (tree.top(a, b) - 1) * link_lat + 2 * link_lat)
 
     return route
 
@@ -302,10 +361,15 @@ def _routing_graph(tree: FatTree, limited: bool) -> RoutingGraph:
     return RoutingGraph((), tuple(edges))
 
 
-def _compiled_zone(tree: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float) -> CompiledZone:
+def _compiled_zone(
+    tree: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float, routing: str, spread: str
+) -> CompiledZone:
     """The compiled zone ``topolab_fattree_zone`` and the parameters it reads (the writer puts the name first);
-    ``servers_per_leaf`` only when tapered, so the files of untapered trees read as before it existed."""
+    ``servers_per_leaf``, ``routing`` and ``spread`` only when not the default, so the files of untapered D-mod-K trees
+    read as before they existed."""
     tapered = {"servers_per_leaf": tree.servers_per_leaf} if tree.servers_per_leaf != tree.half else {}
+    tapered |= {"routing": routing} if routing != "d-mod-k" else {}
+    tapered |= {"spread": spread} if spread != "message" else {}
     values = {"radix": tree.radix, "levels": tree.levels, "leaves": tree.leaves, **tapered,
               "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
               "nbl": "none" if nbl is None else repr(float(nbl)), "host_speed": repr(float(speed))}  # fmt: skip

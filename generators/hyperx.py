@@ -22,6 +22,14 @@ switch go up and down only. With K > 1, a pair of hosts takes lane ``mix(src * H
 ``generators.mixing.mix``) on every hop of its route, so that the pairs spread over the parallel cables as random
 choices would.
 
+``routing=dal`` is Ahn et al.'s dimensionally-adaptive, load-balanced routing (Sect. 4; docs/adaptive-routing.md):
+at every switch a message takes the least loaded of its options, a straight hop in any dimension still to align or
+one deroute per dimension to another switch of that line; an idle network's route is the dimension-ordered one,
+the model's route. ``routing=valiant`` is oblivious: dimension-ordered to an intermediate switch, the
+``((hash >> 32) mod (switches - 2))``-th other than the two ends, then dimension-ordered on, on the pair's lane.
+``spread=packet`` spreads a message's packets over the K lanes (dimension-ordered routing), over every intermediate
+switch (Valiant), or places it in parts, one after the other (DAL).
+
 Representation: always a compiled zone (``simgrid_cpp/hyperx_zone.cpp``, sharing ``zone_common.hpp`` with the
 other compiled zones), which builds the same hosts and links, name for name, and computes each route on demand
 by the same rule, in memory linear in the machine. Explicit routes are hosts^2 (38 million for the 6174-host
@@ -40,9 +48,22 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.mixing import mix
-from generators.model import CompiledZone, Host, Link, Platform, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.model import (
+    CompiledZone,
+    Host,
+    Link,
+    Platform,
+    RouteRule,
+    SpreadRoute,
+    SpreadRule,
+    add_links,
+    duplex_link,
+    host_cable,
+    with_nbl,
+)
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, family, int_tuple, latency, nbl_cap, positive_int
+from generators.params import Param, bandwidth, choice, family, int_tuple, latency, nbl_cap, positive_int
+from generators.paths import SPREADS, framed, hop_latency, spread_evenly
 from generators.router_graph import host_coordinates, host_name
 from generators.size import Size, switched_size
 from generators.torus import MAX_DIMS, coordinates, index
@@ -155,6 +176,20 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("link_lat", latency, "latency of every cable", "100ns"),
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
         *NODE_PARAMS,
+        Param(
+            "routing",
+            choice("dimension-order", "dal", "valiant"),
+            "dimension-order, dal (adaptive, Ahn et al.: docs/adaptive-routing.md) or valiant",
+            "dimension-order",
+            recorded_when_default=False,
+        ),
+        Param(
+            "spread",
+            choice(*SPREADS),
+            "message (one path per message) or packet (a message's packets spread over the lanes, or placed in parts)",
+            "message",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
 )
@@ -166,8 +201,11 @@ def hyperx(
     link_lat: float,
     nbl: float | None,
     host_speed: float,
+    routing: str,
+    spread: str,
 ) -> Platform:
-    """Return the HyperX ``hyperx-<S1>x<S2>x...`` (``-k<K>`` appended when K > 1).
+    """Return the HyperX ``hyperx-<S1>x<S2>x...`` (``-k<K>`` appended when K > 1, ``-dal`` and ``-packet`` for those
+    routing choices).
 
     Examples
     --------
@@ -180,13 +218,21 @@ def hyperx(
     ['host-3-0_to_switch-3', 'switch-3_to_switch-1#1', 'switch-1_to_host-1-0']
     """
     shape = _shape({"dims": dims, "links": links, "hosts": hosts})
+    if routing == "valiant" and shape.switch_count < 3:
+        raise TopologyError(f"valiant routing needs at least 3 switches, got {shape.switch_count}")
+    suffix = ("" if routing == "dimension-order" else f"-{routing}") + ("-packet" if spread == "packet" else "")
+    spread_rule = None
+    if spread == "packet" and routing != "dal":
+        spread_rule = _spread_rule(shape, nbl is not None, link_lat, routing == "valiant")
     return Platform(
-        name="hyperx-" + "x".join(map(str, dims)) + (f"-k{links}" if links > 1 else ""),
+        name="hyperx-" + "x".join(map(str, dims)) + (f"-k{links}" if links > 1 else "") + suffix,
         hosts=[Host(host_name(i, k), host_speed) for i in range(shape.switch_count) for k in range(hosts)],
         routers=[switch_name(i) for i in range(shape.switch_count)],
         links=_cables(shape, link_bw, link_lat, nbl),
-        route_rule=_route_rule(shape, nbl is not None),
-        compiled=_compiled_zone(shape, link_bw, link_lat, nbl, host_speed),
+        route_rule=_route_rule(shape, nbl is not None, spread_rule, routing == "valiant"),
+        compiled=_compiled_zone(shape, link_bw, link_lat, nbl, host_speed, routing, spread),
+        spread_rule=spread_rule,
+        adaptive=routing == "dal",
     )
 
 
@@ -208,21 +254,67 @@ def _hop(a: int, b: int, lane: int | None) -> str:
     return f"{switch_name(a)}_to_{switch_name(b)}" + ("" if lane is None else f"#{lane}")
 
 
-def _route_rule(shape: HyperX, limited: bool) -> RouteRule:
-    """Dimension-ordered routing between the hosts' switches (module docstring), framed by the host cables."""
+def _route_rule(shape: HyperX, limited: bool, spread: SpreadRule | None, valiant: bool) -> RouteRule:
+    """Dimension-ordered (or Valiant) routing between the hosts' switches (module docstring), framed by the host
+    cables; a spread route's links."""
 
     def route(src: str, dst: str) -> list[str]:
+        if spread is not None:
+            return [name for name, _ in spread(src, dst).shares]
         (a, p), (b, q) = host_coordinates(src), host_coordinates(dst)
         lane = shape.lane(a * shape.hosts + p, b * shape.hosts + q)
-        hops = [_hop(x, y, lane) for x, y in itertools.pairwise(shape.switch_path(a, b))]
+        switches = shape.switch_path(a, b)
+        if valiant and a != b:
+            middle = _intermediate(
+                shape, a, b, mix((a * shape.hosts + p) * shape.host_count + b * shape.hosts + q) >> 32
+            )
+            switches = shape.switch_path(a, middle) + shape.switch_path(middle, b)[1:]
+        hops = [_hop(x, y, lane) for x, y in itertools.pairwise(switches)]
         return with_nbl(src, dst, [f"{src}_to_{switch_name(a)}", *hops, f"{switch_name(b)}_to_{dst}"], limited)
 
     return route
 
 
-def _compiled_zone(shape: HyperX, link_bw: float, link_lat: float, nbl: float | None, speed: float) -> CompiledZone:
-    """The compiled zone ``topolab_hyperx_zone`` and the parameters it reads (the writer puts the name first)."""
-    values = {"dims": " ".join(map(str, shape.dims)), "links": shape.links, "hosts": shape.hosts,
+def _intermediate(shape: HyperX, a: int, b: int, hashed: int) -> int:
+    """Valiant's intermediate switch for switches a != b: the ``hashed mod (switches - 2)``-th other one."""
+    m = hashed % (shape.switch_count - 2)
+    for skipped in sorted((a, b)):
+        m += m >= skipped
+    return m
+
+
+def _spread_rule(shape: HyperX, limited: bool, link_lat: float, valiant: bool) -> SpreadRule:
+    """Packets spread evenly over the K lanes of the dimension-ordered path, the pair's lane first, or (Valiant)
+    over every intermediate switch, on the pair's lane."""
+
+    def route(src: str, dst: str) -> SpreadRoute:
+        (a, p), (b, q) = host_coordinates(src), host_coordinates(dst)
+        first = shape.lane(a * shape.hosts + p, b * shape.hosts + q)
+        if valiant and a != b:
+            lane = first
+            paths = [shape.switch_path(a, m) + shape.switch_path(m, b)[1:] for m in range(shape.switch_count)
+                     if m not in (a, b)]  # fmt: skip
+            hops = [[_hop(x, y, lane) for x, y in itertools.pairwise(path)] for path in paths]
+        else:
+            lanes = [None] if first is None else [(first + lane) % shape.links for lane in range(shape.links)]
+            path = shape.switch_path(a, b)
+            hops = [[_hop(x, y, lane) for x, y in itertools.pairwise(path)] for lane in lanes]
+        between = spread_evenly(hops)
+        shares = framed(src, dst, f"{src}_to_{switch_name(a)}", f"{switch_name(b)}_to_{dst}", between, limited)
+        mean = sum(hop_latency(len(h), link_lat) for h in hops) / len(hops)
+        return SpreadRoute(shares, mean + 2 * link_lat)
+
+    return route
+
+
+def _compiled_zone(
+    shape: HyperX, link_bw: float, link_lat: float, nbl: float | None, speed: float, routing: str, spread: str
+) -> CompiledZone:
+    """The compiled zone ``topolab_hyperx_zone`` and the parameters it reads (the writer puts the name first);
+    ``routing`` and ``spread`` only when not the default, so that older files read the same."""
+    chosen = {"routing": routing} if routing != "dimension-order" else {}
+    chosen |= {"spread": spread} if spread != "message" else {}
+    values = {"dims": " ".join(map(str, shape.dims)), "links": shape.links, "hosts": shape.hosts, **chosen,
               "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
               "nbl": "none" if nbl is None else repr(float(nbl)), "host_speed": repr(float(speed))}  # fmt: skip
     return CompiledZone("topolab_hyperx_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

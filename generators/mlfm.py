@@ -20,6 +20,11 @@ Routing (the paper's):
   destination-based forwarding gives with one LID per port; also congestion-free for the paper's
   schedule, see docs/mlfm.md).
 
+``routing=adaptive`` (docs/adaptive-routing.md): same-column traffic takes, when a message starts, the spine {j, c}
+whose cable up from the source's leaf is least loaded (the rule's spine first on a tie, so that an idle network's
+route is the rule's); cross-column traffic has one spine. ``spread=packet`` spreads same-column traffic evenly over
+the d spines (static) or places it in parts (adaptive). Both need the compiled zone.
+
 Partial builds: ``layers`` < d and ``servers_per_leaf`` per layer (the paper's testbed: d = 3, three
 layers with 3, 3 and 2 servers per leaf, 32 servers). Every leaf and spine of the full machine's
 columns is present.
@@ -48,6 +53,8 @@ from generators.model import (
     Platform,
     RouteRule,
     RoutingGraph,
+    SpreadRoute,
+    SpreadRule,
     add_links,
     duplex_link,
     host_cable,
@@ -67,6 +74,7 @@ from generators.params import (
     optional_bandwidth,
     positive_int,
 )
+from generators.paths import SPREADS, framed, spread_evenly
 from generators.size import Size, count_text, switched_size
 
 __all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
@@ -147,7 +155,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
     servers = columns * (given[0] * layers if len(given) == 1 else sum(given))
     pairs = columns * (columns - 1)  # ordered pairs of columns
     # With source choice, ports k < max(per leaf) pick turn columns j+1 .. j+k+1: all distinct, never j itself.
-    if params["zone"] == "compiled":
+    compiled = _needs_compiled(params.get("routing", "static"), params.get("spread", "message"))
+    if params["zone"] == "compiled" or compiled:
         return switched_size(servers, layers * columns + pairs // 2, pairs * layers, limited)
     turns = columns * max(given) if params["spine_choice"] == "source" else pairs
     return Size(
@@ -191,6 +200,20 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "auto",
             recorded_when_default=False,
         ),
+        Param(
+            "routing",
+            choice("static", "adaptive"),
+            "static (the spine_choice rule) or adaptive (same-column traffic's least loaded spine; compiled zone)",
+            "static",
+            recorded_when_default=False,
+        ),
+        Param(
+            "spread",
+            choice(*SPREADS),
+            "message (one spine per message) or packet (same-column packets spread over every spine; compiled zone)",
+            "message",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
     placements={"allocation": _allocation_placement},
@@ -206,6 +229,8 @@ def mlfm(
     nbl: float | None,
     host_speed: float,
     zone: str,
+    routing: str,
+    spread: str,
 ) -> Platform:
     """Return the MLFM model of radix 2d.
 
@@ -228,16 +253,24 @@ def mlfm(
     links = _server_cables(per_leaf, columns, link_bw, link_lat, nbl)
     add_links(links, *_spine_cables(len(per_leaf), columns, spine_bw, link_lat))
     compiled = None
-    if zone == "compiled":
-        compiled = _compiled_zone(d, per_leaf, spine_bw, spine_choice, link_bw, link_lat, nbl, host_speed)
+    if zone == "compiled" or _needs_compiled(routing, spread):
+        chosen = {"routing": routing} if routing != "static" else {}
+        chosen |= {"spread": spread} if spread != "message" else {}
+        compiled = _compiled_zone(d, per_leaf, spine_bw, spine_choice, link_bw, link_lat, nbl, host_speed, chosen)
+    spread_rule = None
+    if spread == "packet" and routing == "static":
+        spread_rule = _spread_rule(columns, spine_choice, limited, link_lat)
+    suffix = ("-adaptive" if routing == "adaptive" else "") + ("-packet" if spread == "packet" else "")
     return Platform(
-        name=f"mlfm-{d}",
+        name=f"mlfm-{d}{suffix}",
         hosts=[Host(server_name(*s), host_speed) for s in _servers(per_leaf, columns)],
         routers=[leaf_name(i, j) for i in range(len(per_leaf)) for j in range(columns)]
         + [spine_name(*spine) for spine in _spines(columns)],
         links=links,
-        route_rule=_route_rule(columns, spine_choice, limited),
+        route_rule=_route_rule(columns, spine_choice, limited, spread_rule),
         graph=None if compiled is not None else _routing_graph(per_leaf, columns, spine_choice, limited),
+        spread_rule=spread_rule,
+        adaptive=routing == "adaptive",
         compiled=compiled,
     )
 
@@ -303,10 +336,18 @@ def _spine_cables(layers: int, columns: int, spine_bw: float, link_lat: float) -
     ]
 
 
-def _route_rule(columns: int, spine_choice: str, limited: bool) -> RouteRule:
-    """The paper's routing (module docstring): through the leaf, or up to the spine the rule picks and down."""
+def _needs_compiled(routing: str, spread: str) -> bool:
+    """Adaptive routing and spread messages exist in the compiled zone only."""
+    return routing != "static" or spread != "message"
+
+
+def _route_rule(columns: int, spine_choice: str, limited: bool, spread: SpreadRule | None) -> RouteRule:
+    """The paper's routing (module docstring): through the leaf, or up to the spine the rule picks and down; a
+    spread route's links."""
 
     def route(src: str, dst: str) -> list[str]:
+        if spread is not None:
+            return [name for name, _ in spread(src, dst).shares]
         (i, j, k), (i2, j2, k2) = server_coordinates(src), server_coordinates(dst)
         hops = [f"{src}_to_{leaf_name(i, j)}"]
         if (i, j) != (i2, j2):
@@ -317,6 +358,31 @@ def _route_rule(columns: int, spine_choice: str, limited: bool) -> RouteRule:
             hops += [f"{leaf_name(i, j)}_to_{spine}", f"{spine}_to_{leaf_name(i2, j2)}"]
         hops.append(f"{leaf_name(i2, j2)}_to_{dst}")
         return with_nbl(src, dst, hops, limited)
+
+    return route
+
+
+def _spread_rule(columns: int, spine_choice: str, limited: bool, link_lat: float) -> SpreadRule:
+    """Same-column traffic spread evenly over the d spines {j, c}, the rule's first (a message between two columns,
+    or on one leaf, whole)."""
+
+    def route(src: str, dst: str) -> SpreadRoute:
+        (i, j, k), (i2, j2, k2) = server_coordinates(src), server_coordinates(dst)
+        up, down = f"{src}_to_{leaf_name(i, j)}", f"{leaf_name(i2, j2)}_to_{dst}"
+        if (i, j) == (i2, j2):
+            between: list[tuple[str, float]] = []
+        elif j != j2:
+            spine = spine_name(j, j2)
+            between = [(f"{leaf_name(i, j)}_to_{spine}", 1.0), (f"{spine}_to_{leaf_name(i2, j2)}", 1.0)]
+        else:
+            rule = _turn_column(j, k if spine_choice == "source" else k2, columns)
+            others = [(rule + n) % columns for n in range(columns) if (rule + n) % columns != j]
+            paths = [(f"{leaf_name(i, j)}_to_{spine_name(j, c)}", f"{spine_name(j, c)}_to_{leaf_name(i2, j2)}")
+                     for c in others]  # fmt: skip
+            between = spread_evenly(paths)
+        return SpreadRoute(
+            framed(src, dst, up, down, between, limited), (2 * link_lat if between else 0.0) + 2 * link_lat
+        )
 
     return route
 
@@ -429,6 +495,7 @@ def _compiled_zone(
     link_lat: float,
     nbl: float | None,
     host_speed: float,
+    chosen: Mapping[str, str],
 ) -> CompiledZone:
     """The compiled zone ``topolab_mlfm_zone`` (module docstring) and the parameters it reads (the writer puts the
     platform's name first): the layers built and their servers per leaf, one value when every layer has the same."""
@@ -436,5 +503,5 @@ def _compiled_zone(
     values = {"d": d, "layers": len(per_leaf), "servers_per_leaf": " ".join(map(str, counts)),
               "spine_bw": repr(float(spine_bw)), "spine_choice": spine_choice, "link_bw": repr(float(link_bw)),
               "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
-              "host_speed": repr(float(host_speed))}  # fmt: skip
+              "host_speed": repr(float(host_speed)), **chosen}  # fmt: skip
     return CompiledZone("topolab_mlfm_zone", "".join(f"{key} {value}\n" for key, value in values.items()))

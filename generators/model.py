@@ -18,7 +18,11 @@ Conventions
   a ``cable`` direction runs from one node to another; a ``limiter``, ``port``, ``fabric`` or ``shm`` link belongs
   to one node (both ends that node). Analyses and drawings ask the link (:meth:`Platform.cables`), never its name.
 * Routes are ordered lists of link names, computed by the platform's routing rule
-  (:meth:`Platform.route`); they are what SimGrid must report for the same pair.
+  (:meth:`Platform.route`); they are what SimGrid must report for the same pair. A platform that spreads a
+  message over several paths (per-packet spreading, modelled at flow level) gives each link of a route the share
+  of the message that crosses it (:meth:`Platform.route_shares`); SimGrid charges each link with that share
+  (topolab's SimGrid patch 0008). A platform with adaptive routing (:attr:`Platform.adaptive`) chooses a route
+  from the network's state when a message starts: the model's route is the one it takes on an idle network.
 * A host has ``cores`` cores of ``speed`` each. With an intra-node path (``generators.node``: ``shm_bw``), each
   host has one FATPIPE link ``<host>_shm`` and the route from a host to itself is exactly that link: the path a
   message between two ranks of one host takes. Without one the model has no such route (SimGrid's implicit
@@ -53,6 +57,7 @@ __all__ = [
     "Link",
     "Platform",
     "RoutingGraph",
+    "SpreadRoute",
     "duplex_link",
     "graph_routes",
     "host_cable",
@@ -165,6 +170,18 @@ def with_nbl(src: str, dst: str, hops: Sequence[str], limited: bool) -> list[str
 
 
 RouteRule = Callable[[str, str], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class SpreadRoute:
+    """A route that spreads a message over several paths: every link once, in route order, with the share of the
+    message that crosses it, and the route's latency (the mean of its paths', each weighted by its share)."""
+
+    shares: tuple[tuple[str, float], ...]
+    latency: float
+
+
+SpreadRule = Callable[[str, str], SpreadRoute]
 
 
 @dataclass(frozen=True)
@@ -289,6 +306,14 @@ class Platform:
         to itself (Dijkstra zone). False: the model has no route from a host to itself.
     unrecorded : tuple of str
         Parameters at their default that the platform's file does not record (``Param.recorded_when_default``).
+    spread_rule : callable or None
+        For a platform that spreads a message over several paths: ``spread_rule(src, dst)`` returns the
+        :class:`SpreadRoute`, the route's links in ``route`` order, each with the share of the message that crosses it
+        (0 < share <= 1), and its latency. None: every link of a route carries the whole message.
+    adaptive : bool
+        Whether SimGrid's route depends on the network's state when a message starts (adaptive routing). The
+        model's routes are then those of an idle network, which the loader reports; what a simulation did is in
+        its traced link usage, not in the routes.
     """
 
     name: str
@@ -305,6 +330,8 @@ class Platform:
     size: Size | None = None
     shm: bool = False
     unrecorded: tuple[str, ...] = ()
+    spread_rule: SpreadRule | None = None
+    adaptive: bool = False
     _host_index: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -378,8 +405,24 @@ class Platform:
             raise TopologyError(f"route {src} -> {dst} names unknown links {missing[:3]}")
         return route
 
+    def route_shares(self, src: str, dst: str) -> list[tuple[str, float]]:
+        """The route from ``src`` to ``dst`` as (link, share of the message that crosses it), in route order: every
+        share 1 unless the platform spreads messages over several paths (:attr:`spread_rule`)."""
+        route = self.route(src, dst)
+        if self.spread_rule is None or src == dst:
+            return [(name, 1.0) for name in route]
+        shares = list(self.spread_rule(src, dst).shares)
+        if [name for name, _ in shares] != route:
+            raise TopologyError(f"the spread route {src} -> {dst} does not list the links of the route")
+        bad = [(name, share) for name, share in shares if not 0 < share <= 1]
+        if bad:
+            raise TopologyError(f"the spread route {src} -> {dst} gives shares outside (0, 1]: {bad[:3]}")
+        return shares
+
     def route_latency(self, src: str, dst: str) -> float:
-        """Sum of the latencies along the route."""
+        """Sum of the latencies along the route (a spread route: the mean over its paths)."""
+        if self.spread_rule is not None and src != dst:
+            return self.spread_rule(src, dst).latency
         return sum(self.links[name].latency for name in self.route(src, dst))
 
     def route_bandwidth(self, src: str, dst: str) -> float:

@@ -13,6 +13,12 @@ What the low-diameter families (Slim Fly, ``generators.slimfly``) share once the
   src and dst the host numbers, H the number of hosts, ``mix`` SplitMix64's output function
   (``generators.mixing``); the same hash at every hop. The route is the source's host cable, the router hops and
   the destination's host cable, framed by the NBL limiters.
+* Other routing rules (``routing``; docs/adaptive-routing.md): ``valiant``, minimally to an intermediate router,
+  the ``((hash >> 32) mod (R - 2))``-th router other than the two ends, then minimally on, the pair's hash at every
+  hop; ``ugal-l`` and ``ugal-g``, adaptive: the compiled zone weighs the minimal path against two Valiant paths
+  drawn for each decision by the load of their busiest visible cable, and an idle network's route is the minimal
+  one (the model's). ``spread=packet`` spreads a message's packets evenly over every minimal path (minimal) or
+  every intermediate router (Valiant), or places it in parts (UGAL).
 * Representation: the compiled zone ``simgrid_cpp/router_graph_zone.cpp`` (library
   ``topolab_router_graph_zone``), which reads the graph from its parameter file (:func:`compiled_zone`: the keys
   of every zone, ``routers R``, ``hosts p`` and one line ``neighbours r n1 n2 ...`` per router), computes the
@@ -27,9 +33,29 @@ from dataclasses import dataclass, field
 
 from generators.errors import TopologyError
 from generators.mixing import mix
-from generators.model import CompiledZone, Link, RouteRule, add_links, duplex_link, host_cable, with_nbl
+from generators.model import (
+    CompiledZone,
+    Link,
+    RouteRule,
+    SpreadRoute,
+    SpreadRule,
+    add_links,
+    duplex_link,
+    host_cable,
+    with_nbl,
+)
+from generators.paths import framed, hop_latency, spread_evenly
 
-__all__ = ["RouterGraph", "cables", "compiled_zone", "host_coordinates", "host_name", "route_rule", "router_name"]
+__all__ = [
+    "RouterGraph",
+    "cables",
+    "compiled_zone",
+    "host_coordinates",
+    "host_name",
+    "route_rule",
+    "router_name",
+    "spread_rule",
+]
 
 LIBRARY = "topolab_router_graph_zone"
 
@@ -120,6 +146,23 @@ class RouterGraph:
             path.append(candidates[hashed % len(candidates)])
         return path
 
+    def minimal_paths(self, u: int, v: int) -> list[list[int]]:
+        """Every minimal path from router u to router v, next hops in increasing order (the compiled zone's)."""
+        if u == v:
+            return [[u]]
+        return [[u, *rest] for w in self.next_hops(u, v) for rest in self.minimal_paths(w, v)]
+
+    def intermediate(self, u: int, v: int, hashed: int) -> int:
+        """Valiant's intermediate router for routers u != v: the ``hashed mod (R - 2)``-th other one."""
+        m = hashed % (self.router_count - 2)
+        for skipped in sorted((u, v)):
+            m += m >= skipped
+        return m
+
+    def valiant_path(self, u: int, v: int, middle: int, hashed: int) -> list[int]:
+        """Minimally to router ``middle``, then minimally on to v, the pair's hash at every hop."""
+        return self.path(u, middle, hashed) + self.path(middle, v, hashed)[1:]
+
 
 def cables(graph: RouterGraph, link_bw: float, link_lat: float, nbl: float | None) -> dict[str, Link]:
     """Every host's cable (and limiter), host by host, then one cable per edge of the router graph."""
@@ -132,23 +175,63 @@ def cables(graph: RouterGraph, link_bw: float, link_lat: float, nbl: float | Non
     return links
 
 
-def route_rule(graph: RouterGraph, limited: bool) -> RouteRule:
-    """Minimal routing on the router graph (module docstring), framed by the host cables and limiters."""
+def _hops(path: list[int]) -> list[str]:
+    return [f"{router_name(a)}_to_{router_name(b)}" for a, b in itertools.pairwise(path)]
+
+
+def route_rule(
+    graph: RouterGraph, limited: bool, routing: str = "minimal", spread: SpreadRule | None = None
+) -> RouteRule:
+    """Minimal or Valiant routing on the router graph (module docstring), framed by the host cables and limiters;
+    UGAL's route is the minimal one (an idle network's); a spread route's links."""
     hosts, count = graph.hosts, graph.host_count
 
     def route(src: str, dst: str) -> list[str]:
+        if spread is not None:
+            return [name for name, _ in spread(src, dst).shares]
         (r, k), (s, m) = host_coordinates(src), host_coordinates(dst)
-        path = graph.path(r, s, mix((r * hosts + k) * count + s * hosts + m))
-        hops = [f"{router_name(a)}_to_{router_name(b)}" for a, b in itertools.pairwise(path)]
-        return with_nbl(src, dst, [f"{src}_to_{router_name(r)}", *hops, f"{router_name(s)}_to_{dst}"], limited)
+        hashed = mix((r * hosts + k) * count + s * hosts + m)
+        if routing == "valiant" and r != s:
+            path = graph.valiant_path(r, s, graph.intermediate(r, s, hashed >> 32), hashed)
+        else:
+            path = graph.path(r, s, hashed)
+        return with_nbl(src, dst, [f"{src}_to_{router_name(r)}", *_hops(path), f"{router_name(s)}_to_{dst}"], limited)
+
+    return route
+
+
+def spread_rule(graph: RouterGraph, limited: bool, valiant: bool, link_lat: float) -> SpreadRule:
+    """Packets spread evenly over every minimal path, or (Valiant) over every intermediate router, each cable with
+    its share, in the compiled zone's order; the mean latency of the paths."""
+    hosts, count = graph.hosts, graph.host_count
+
+    def route(src: str, dst: str) -> SpreadRoute:
+        (r, k), (s, m) = host_coordinates(src), host_coordinates(dst)
+        hashed = mix((r * hosts + k) * count + s * hosts + m)
+        if valiant and r != s:
+            others = [w for w in range(graph.router_count) if w not in (r, s)]
+            paths = [graph.valiant_path(r, s, w, hashed) for w in others]
+        else:
+            paths = graph.minimal_paths(r, s)
+        between = spread_evenly(_hops(path) for path in paths)
+        shares = framed(src, dst, f"{src}_to_{router_name(r)}", f"{router_name(s)}_to_{dst}", between, limited)
+        mean = sum(hop_latency(len(path) - 1, link_lat) for path in paths) / len(paths)
+        return SpreadRoute(shares, mean + 2 * link_lat)
 
     return route
 
 
 def compiled_zone(
-    graph: RouterGraph, link_bw: float, link_lat: float, nbl: float | None, host_speed: float
+    graph: RouterGraph,
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+    routing: str = "minimal",
+    spread: str = "message",
 ) -> CompiledZone:
-    """The compiled zone ``topolab_router_graph_zone`` and the parameters it reads (the writer puts the name first).
+    """The compiled zone ``topolab_router_graph_zone`` and the parameters it reads (the writer puts the name first);
+    ``routing`` and ``spread`` only when not the default, so that older files read the same.
 
     >>> print(compiled_zone(RouterGraph(((1,), (0,)), hosts=2), 1e9, 1e-7, None, 1e9).parameters, end="")
     routers 2
@@ -163,6 +246,8 @@ def compiled_zone(
     values = {"routers": graph.router_count, "hosts": graph.hosts, "link_bw": repr(float(link_bw)),
               "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
               "host_speed": repr(float(host_speed))}  # fmt: skip
+    values |= {"routing": routing} if routing != "minimal" else {}
+    values |= {"spread": spread} if spread != "message" else {}
     lines = [f"{key} {value}\n" for key, value in values.items()]
     lines += [" ".join(map(str, ("neighbours", r, *around))) + "\n" for r, around in enumerate(graph.neighbours)]
     return CompiledZone(LIBRARY, "".join(lines))

@@ -42,8 +42,17 @@ from generators.errors import TopologyError
 from generators.finite_field import FiniteField, prime_power
 from generators.model import Host, Platform
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, family, latency, nbl_cap, optional, positive_int
-from generators.router_graph import RouterGraph, cables, compiled_zone, host_name, route_rule, router_name
+from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
+from generators.paths import ROUTING_MODES, SPREADS
+from generators.router_graph import (
+    RouterGraph,
+    cables,
+    compiled_zone,
+    host_name,
+    route_rule,
+    router_name,
+    spread_rule,
+)
 from generators.size import Size, switched_size
 
 __all__ = ["MAX_Q", "delta", "estimate", "generator_sets", "mms_graph", "network_radix", "router_number", "slimfly"]
@@ -165,13 +174,35 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("link_lat", latency, "latency of every cable", "100ns"),
         Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
         *NODE_PARAMS,
+        Param(
+            "routing",
+            choice(*ROUTING_MODES),
+            "minimal, valiant (through a random router), ugal-l or ugal-g (adaptive: docs/adaptive-routing.md)",
+            "minimal",
+            recorded_when_default=False,
+        ),
+        Param(
+            "spread",
+            choice(*SPREADS),
+            "message (one path per message) or packet (a message's packets spread over the rule's paths)",
+            "message",
+            recorded_when_default=False,
+        ),
     ),
     estimate=estimate,
 )
 def slimfly(
-    q: int, hosts: int | None, link_bw: float, link_lat: float, nbl: float | None, host_speed: float
+    q: int,
+    hosts: int | None,
+    link_bw: float,
+    link_lat: float,
+    nbl: float | None,
+    host_speed: float,
+    routing: str,
+    spread: str,
 ) -> Platform:
-    """Return the Slim Fly ``slimfly-q<q>`` (``-p<hosts>`` appended when hosts is not the default).
+    """Return the Slim Fly ``slimfly-q<q>`` (``-p<hosts>`` appended when hosts is not the default, then the routing
+    rule and ``-packet`` when not the default).
 
     Examples
     --------
@@ -184,11 +215,18 @@ def slimfly(
     p = _hosts({"q": q, "hosts": hosts})
     graph = RouterGraph(mms_graph(q), p)
     default = hosts is None or hosts == _hosts({"q": q, "hosts": None})
+    suffix = ("" if routing == "minimal" else f"-{routing}") + ("-packet" if spread == "packet" else "")
+    limited = nbl is not None
+    spreading = None
+    if spread == "packet" and not routing.startswith("ugal"):
+        spreading = spread_rule(graph, limited, routing == "valiant", link_lat)
     return Platform(
-        name=f"slimfly-q{q}" + ("" if default else f"-p{p}"),
+        name=f"slimfly-q{q}" + ("" if default else f"-p{p}") + suffix,
         hosts=[Host(host_name(r, k), host_speed) for r in range(graph.router_count) for k in range(p)],
         routers=[router_name(r) for r in range(graph.router_count)],
         links=cables(graph, link_bw, link_lat, nbl),
-        route_rule=route_rule(graph, nbl is not None),
-        compiled=compiled_zone(graph, link_bw, link_lat, nbl, host_speed),
+        route_rule=route_rule(graph, limited, routing, spreading),
+        compiled=compiled_zone(graph, link_bw, link_lat, nbl, host_speed, routing, spread),
+        spread_rule=spreading,
+        adaptive=routing.startswith("ugal"),
     )

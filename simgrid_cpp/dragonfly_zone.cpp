@@ -1,8 +1,9 @@
 /*
  * dragonfly_zone.cpp - the dragonfly of generators/dragonfly.py as a compiled
  * SimGrid platform: hosts, cables and routes of the Python model, name for
- * name, each route computed on demand by the model's rule (minimal or
- * Valiant), so that a Frontier-shaped machine (37888 hosts) loads in seconds.
+ * name, each route computed on demand by the model's rule (minimal, Valiant,
+ * or adaptive: UGAL-L or UGAL-G), so that a Frontier-shaped machine (37888
+ * hosts) loads in seconds.
  *
  * The parameter file ($TOPOLAB_DRAGONFLY_PARAMS, or NAME.params beside
  * NAME.so) has the keys of every compiled zone (zone_common.hpp: name,
@@ -15,14 +16,25 @@
  *   links_per_pair 4        global cables between every pair of groups
  *   arrangement absolute    or relative, or simgrid: which router holds each
  *                           global cable
- *   routing minimal         or valiant
+ *   port_order consecutive  optional: global port j on router j // global_ports
+ *                           (default round-robin: router j mod routers)
+ *   routing minimal         or valiant, ugal-l, ugal-g
+ *   spread packet           optional: a message's packets spread over the
+ *                           rule's paths (default: message, one path each)
  *   global_lat 1e-07        seconds, latency of a global cable
  *
  * Names: hosts host-g-r-k, routers router-g-r (not SimGrid elements: routes
  * name links only), cables <a>_to_<b>. The rules (gateway, intermediate, mix)
  * are those of generators/dragonfly.py, line for line; tests compare every
- * route through the loader.
+ * route through the loader. Spread and adaptive routes are those of
+ * paths.hpp: minimal spreads over the copies of the global cable; Valiant
+ * over every intermediate group and copies; UGAL chooses among the minimal
+ * paths (every copy, the pair's own first) and VALIANT_CANDIDATES Valiant
+ * paths drawn for each decision (the message, or each part of a message
+ * spread by packet), and, by packet, Valiant spread evenly (what its packets'
+ * own random intermediates give in aggregate).
  */
+#include "paths.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -31,9 +43,13 @@
 
 namespace {
 
+using topolab::Path;
 using topolab::Route;
-using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
+using simgrid::s4u::Link;
+
+/* Valiant paths drawn for each UGAL decision (a message, or a part of it) */
+constexpr long VALIANT_CANDIDATES = 2;
 
 
 class DragonflyZone : public topolab::SwitchedZone {
@@ -44,19 +60,26 @@ public:
       , routers_(p.integer("routers", 1))
       , hosts_(p.integer("hosts", 1))
       , copies_(p.integer("links_per_pair", 1))
+      , global_ports_(p.integer("global_ports", 1))
+      , consecutive_(p.has("port_order") && p.word("port_order", {"round-robin", "consecutive"}) == "consecutive")
       , relative_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "relative")
       , simgrid_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "simgrid")
-      , valiant_(p.word("routing", {"minimal", "valiant"}) == "valiant")
+      , routing_(p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}))
+      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
       , global_lat_(p.number("global_lat", true))
+      , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {
-    if (copies_ * (groups_ - 1) > routers_ * p.integer("global_ports", 1))
+    if (copies_ * (groups_ - 1) > routers_ * global_ports_)
       p.fail("the global cables do not fit the global ports ('" + p.path() + "')");
     if (copies_ > routers_)
       p.fail("links_per_pair must be at most routers ('" + p.path() + "')");
+    if (consecutive_ && (copies_ != 1 || simgrid_))
+      p.fail("port_order consecutive needs links_per_pair 1 and the absolute or relative arrangement ('" + p.path() +
+             "')");
     if (simgrid_ && (routers_ < groups_ || copies_ != 1))
       p.fail("the simgrid arrangement needs routers >= groups and links_per_pair 1 ('" + p.path() + "')");
-    if (valiant_ && groups_ < 3)
-      p.fail("valiant routing needs at least 3 groups ('" + p.path() + "')");
+    if (routing_ != "minimal" && groups_ < 3)
+      p.fail(routing_ + " routing needs at least 3 groups ('" + p.path() + "')");
   }
 
   void build()
@@ -85,25 +108,46 @@ public:
         }
   }
 
-  double route_between(long from, long to, Route* into) const override
+  double route_between(long from, long to, Route* into) override
   {
-    double path_latency  = 0;
     long here            = switch_of(from);
     long target          = switch_of(to);
     std::uint64_t hashed = pair_hash(from, to);
-    long g = here / routers_;
-    long k = target / routers_;
-    if (valiant_ && g != k) {
-      long middle = intermediate(g, k, hashed);
-      long c1     = static_cast<long>((hashed >> 20) % static_cast<std::uint64_t>(copies_));
-      long c2     = static_cast<long>((hashed >> 40) % static_cast<std::uint64_t>(copies_));
-      long land   = middle * routers_ + gateway(middle, g, c1);
-      here        = minimal(here, land, c1, into, &path_latency);
-      minimal(here, target, c2, into, &path_latency);
-    } else {
-      minimal(here, target, static_cast<long>(hashed % static_cast<std::uint64_t>(copies_)), into, &path_latency);
+    long g               = here / routers_;
+    long k               = target / routers_;
+    long copy            = copy_of(hashed);
+    if (g == k || routing_ == "minimal") {
+      if (!by_packet_ || g == k)
+        return topolab::follow(minimal_path(here, target, copy), into);
+      return topolab::spread_evenly(minimal_paths(here, target, copy), into);
     }
-    return path_latency;
+    if (routing_ == "valiant") {
+      if (!by_packet_)
+        return topolab::follow(valiant_path(here, target, intermediate(g, k, hashed), copy_of(hashed >> 20),
+                                            copy_of(hashed >> 40)),
+                               into);
+      return topolab::spread_evenly(valiant_paths(here, target), into);
+    }
+    /* UGAL: the minimal paths; per packet, Valiant spread evenly too (its packets' own random intermediates, in
+     * aggregate); and VALIANT_CANDIDATES Valiant paths drawn for each decision (the message, or each part) */
+    std::uint64_t sequence = decisions_++;
+    std::vector<topolab::Option> options;
+    for (Path& path : minimal_paths(here, target, copy))
+      options.emplace_back(std::move(path));
+    if (by_packet_)
+      options.emplace_back(valiant_paths(here, target));
+    size_t fixed = options.size();
+    choice_.begin();
+    for (long part = 0; part < choice_.parts(); part++) {
+      options.erase(options.begin() + static_cast<long>(fixed), options.end());
+      for (long j = 0; j < VALIANT_CANDIDATES; j++) {
+        std::uint64_t drawn = topolab::draw(hashed, sequence, part * VALIANT_CANDIDATES + j);
+        options.emplace_back(
+            valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40)));
+      }
+      choice_.place(options[choice_.cheapest(options)]);
+    }
+    return choice_.finish(into);
   }
 
 private:
@@ -111,22 +155,29 @@ private:
   long routers_;
   long hosts_;
   long copies_;
+  long global_ports_;
+  bool consecutive_; /* global port j on router j / global_ports (else j mod routers) */
   bool relative_;
   bool simgrid_; /* router k of group g holds the cable to group k */
-  bool valiant_;
+  std::string routing_;
+  bool by_packet_;
   double global_lat_;
-  std::vector<StandardLinkImpl*> local_;  /* [(g * routers + r) * routers + s]: router r to router s of group g */
-  std::vector<StandardLinkImpl*> global_; /* [(g * groups + k) * copies + c]: copy c of the cable from g to k */
+  topolab::AdaptiveChoice choice_;
+  std::uint64_t decisions_ = 0;       /* adaptive routing decisions so far (topolab::draw) */
+  std::vector<Link*> local_;  /* [(g * routers + r) * routers + s]: router r to router s of group g */
+  std::vector<Link*> global_; /* [(g * groups + k) * copies + c]: copy c of the cable from g to k */
 
   std::string router_name(long router) const
   {
     return "router-" + std::to_string(router / routers_) + "-" + std::to_string(router % routers_);
   }
 
-  StandardLinkImpl* cable(long a, long b, double latency)
+  Link* cable(long a, long b, double latency)
   {
-    return add_cable(router_name(a) + "_to_" + router_name(b), params_.link_bw, latency);
+    return add_cable_link(router_name(a) + "_to_" + router_name(b), params_.link_bw, latency);
   }
+
+  long copy_of(std::uint64_t hashed) const { return static_cast<long>(hashed % static_cast<std::uint64_t>(copies_)); }
 
   long offset(long g, long k) const
   {
@@ -135,7 +186,11 @@ private:
     return simgrid_ || k < g ? k : k - 1;
   }
 
-  long gateway(long g, long k, long copy) const { return (offset(g, k) * copies_ + copy) % routers_; }
+  long gateway(long g, long k, long copy) const
+  {
+    long port = offset(g, k) * copies_ + copy;
+    return consecutive_ ? port / global_ports_ : port % routers_;
+  }
 
   long intermediate(long g, long k, std::uint64_t hashed) const
   {
@@ -145,28 +200,57 @@ private:
     return m;
   }
 
-  /* The minimal path from router `from` to router `to` (global numbers), appended; returns `to`. */
-  long minimal(long from, long to, long copy, Route* into, double* path_latency) const
+  /* The minimal path from router `from` to router `to` (global numbers) over copy `copy` of the global cable. */
+  Path minimal_path(long from, long to, long copy) const
   {
+    Path path;
     long g = from / routers_;
     long k = to / routers_;
     if (g != k) {
       long out = g * routers_ + gateway(g, k, copy);
       if (out != from)
-        local_hop(from, out, into, path_latency);
-      into->link_list_.push_back(global_[(g * groups_ + k) * copies_ + copy]);
-      *path_latency += global_lat_;
+        path.add(local_[from * routers_ + out % routers_], params_.link_lat);
+      path.add(global_[(g * groups_ + k) * copies_ + copy], global_lat_);
       from = k * routers_ + gateway(k, g, copy);
     }
     if (from != to)
-      local_hop(from, to, into, path_latency);
-    return to;
+      path.add(local_[from * routers_ + to % routers_], params_.link_lat);
+    return path;
   }
 
-  void local_hop(long from, long to, Route* into, double* path_latency) const
+  /* The minimal paths over every copy of the global cable, copy `first` first (one path inside a group). */
+  std::vector<Path> minimal_paths(long from, long to, long first) const
   {
-    into->link_list_.push_back(local_[from * routers_ + to % routers_]);
-    *path_latency += params_.link_lat;
+    std::vector<Path> paths;
+    long count = from / routers_ == to / routers_ ? 1 : copies_;
+    for (long c = 0; c < count; c++)
+      paths.push_back(minimal_path(from, to, (first + c) % copies_));
+    return paths;
+  }
+
+  /* Every Valiant path from router `from` to router `to` of another group: intermediate groups in order, then the
+   * copies of the first global cable, then of the second. */
+  std::vector<Path> valiant_paths(long from, long to) const
+  {
+    std::vector<Path> paths;
+    long g = from / routers_;
+    long k = to / routers_;
+    for (long middle = 0; middle < groups_; middle++)
+      for (long c1 = 0; middle != g && middle != k && c1 < copies_; c1++)
+        for (long c2 = 0; c2 < copies_; c2++)
+          paths.push_back(valiant_path(from, to, middle, c1, c2));
+    return paths;
+  }
+
+  /* Minimally to group `middle` over copy c1 of its cable from the source group, then minimally on over copy c2. */
+  Path valiant_path(long from, long to, long middle, long c1, long c2) const
+  {
+    long land  = middle * routers_ + gateway(middle, from / routers_, c1);
+    Path first = minimal_path(from, land, c1);
+    for (Link* cable : minimal_path(land, to, c2).cables) /* latencies summed in route order, as the model does */
+      first.add(cable, cable->get_latency());
+    first.detour = true;
+    return first;
   }
 };
 
@@ -177,6 +261,6 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
   std::string path = topolab::params_path("TOPOLAB_DRAGONFLY_PARAMS", reinterpret_cast<void*>(&load_platform), "dragonfly");
   topolab::load_zone<DragonflyZone>(
       engine, ZoneParams("dragonfly", path,
-                         {"groups", "routers", "hosts", "global_ports", "links_per_pair", "arrangement", "routing",
-                          "global_lat"}));
+                         {"groups", "routers", "hosts", "global_ports", "links_per_pair", "arrangement",
+                          "port_order", "routing", "spread", "global_lat"}));
 }

@@ -12,6 +12,11 @@
  *   levels 3                switch levels (>= 2)
  *   leaves 648              leaf switches built, whole subtrees of the top
  *   servers_per_leaf 24     optional (radix/2): s servers, radix - s ports up
+ *   routing adaptive        optional (d-mod-k): each switch on the way up
+ *                           takes its least loaded up cable (paths.hpp)
+ *   spread packet           optional (message): a message's packets spread
+ *                           over every up path (d-mod-k), or placed in parts
+ *                           (adaptive)
  *
  * Names: servers server-a-k, switches leaf-a, agg<i>-g-p, spine-p (not
  * SimGrid elements: routes name links only), cables <a>_to_<b>. A subtree of
@@ -20,8 +25,11 @@
  * subtree g and its position p < P_i there; up port t leads to position
  * t P_i + p of level i + 1 in subtree g / (radix/2). Routes go up on port
  * (d / P_i) mod (its up ports) at level i (d the destination's number) to the
- * lowest level whose subtree holds the destination, then down.
+ * lowest level whose subtree holds the destination, then down. Adaptive: at
+ * each level the up port of least load, D-mod-K's port first on a tie, then
+ * the ports after it in turn (an idle network's route is D-mod-K's).
  */
+#include "paths.hpp"
 #include "zone_common.hpp"
 
 #include <string>
@@ -29,14 +37,21 @@
 
 namespace {
 
+using simgrid::s4u::Link;
+using topolab::Path;
 using topolab::Route;
-using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
 class FatTreeZone : public topolab::SwitchedZone {
 public:
   explicit FatTreeZone(const ZoneParams& p)
-      : SwitchedZone(p), radix_(p.integer("radix", 2)), levels_(p.integer("levels", 2)), leaves_(p.integer("leaves", 1))
+      : SwitchedZone(p)
+      , radix_(p.integer("radix", 2))
+      , levels_(p.integer("levels", 2))
+      , leaves_(p.integer("leaves", 1))
+      , adaptive_(p.has("routing") && p.word("routing", {"d-mod-k", "adaptive"}) == "adaptive")
+      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     half_ = radix_ / 2;
     std::vector<long> servers = p.integers("servers_per_leaf");
@@ -69,13 +84,13 @@ public:
           std::string below = name(level, g, p);
           std::string above = name(level + 1, parent_group(level, g), u * positions(level) + p);
           long port         = s * up_ports(level) + u;
-          up_[level][port]   = add_cable(below + "_to_" + above, params_.link_bw, params_.link_lat);
-          down_[level][port] = add_cable(above + "_to_" + below, params_.link_bw, params_.link_lat);
+          up_[level][port]   = add_cable_link(below + "_to_" + above, params_.link_bw, params_.link_lat);
+          down_[level][port] = add_cable_link(above + "_to_" + below, params_.link_bw, params_.link_lat);
         }
     }
   }
 
-  double route_between(long from, long to, Route* into) const override
+  double route_between(long from, long to, Route* into) override
   {
     long a   = switch_of(from);
     long b   = switch_of(to);
@@ -85,32 +100,73 @@ public:
         top = i;
         break;
       }
-    long p = 0; /* position of the current switch in its subtree; the leaf's is 0 */
-    long g = a;
-    for (long level = 1; level < top; level++) {
-      long u = (to / positions(level)) % up_ports(level);
-      into->link_list_.push_back(up_[level][(g * positions(level) + p) * up_ports(level) + u]);
-      p = u * positions(level) + p;
-      g = parent_group(level, g);
+    double latency = static_cast<double>(2 * (top - 1)) * params_.link_lat; /* every path between a and b */
+    auto d_mod_k   = [this, to](long level) { return (to / positions(level)) % up_ports(level); };
+    if (!adaptive_ && !by_packet_) {
+      topolab::follow(path(a, b, top, [&](long level, long, long) { return d_mod_k(level); }), into);
+      return latency;
     }
-    for (long level = top - 1; level >= 1; level--) { /* down: the cable whose lower end is (b's subtree, p mod) */
-      long pos   = p % positions(level);
-      long below = (b / span(level)) * positions(level) + pos;
-      long u     = p / positions(level);
-      into->link_list_.push_back(down_[level][below * up_ports(level) + u]);
-      p = pos;
+    if (!adaptive_) { /* every up path, the up ports of level 1 slowest */
+      std::vector<Path> paths;
+      std::vector<long> ports(top, 0);
+      for (bool more = true; more;) {
+        paths.push_back(path(a, b, top, [&ports](long level, long, long) { return ports[level]; }));
+        more = false;
+        for (long level = top - 1; level >= 1 && !more; level--) {
+          more = ++ports[level] < up_ports(level);
+          if (!more)
+            ports[level] = 0;
+        }
+      }
+      topolab::spread_evenly(paths, into);
+      return latency;
     }
-    return static_cast<double>(2 * (top - 1)) * params_.link_lat;
+    choice_.begin();
+    for (long part = 0; part < choice_.parts(); part++)
+      choice_.place(path(a, b, top, [&](long level, long g, long p) {
+        std::vector<Link*> options; /* the switch's up cables, D-mod-K's first */
+        long first = d_mod_k(level);
+        for (long t = 0; t < up_ports(level); t++)
+          options.push_back(up_[level][(g * positions(level) + p) * up_ports(level) + (first + t) % up_ports(level)]);
+        return (first + static_cast<long>(choice_.cheapest_cable(options))) % up_ports(level);
+      }));
+    choice_.finish(into);
+    return latency;
   }
 
 private:
   long radix_;
   long levels_;
   long leaves_;
+  bool adaptive_;
+  bool by_packet_;
+  topolab::AdaptiveChoice choice_;
   long half_    = 1;
   long servers_ = 1;
-  std::vector<std::vector<StandardLinkImpl*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */
-  std::vector<std::vector<StandardLinkImpl*>> down_; /* [level][switch * up_ports + u]: the same cable downwards */
+  std::vector<std::vector<Link*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */
+  std::vector<std::vector<Link*>> down_; /* [level][switch * up_ports + u]: the same cable downwards */
+
+  /* From leaf a up to level `top` on the up ports `up(level, g, p)` picks at switch (g, p) of each level, then the
+   * one way down to leaf b. */
+  template <class UpPort> Path path(long a, long b, long top, const UpPort& up) const
+  {
+    Path path;
+    long p = 0; /* position of the current switch in its subtree; the leaf's is 0 */
+    long g = a;
+    for (long level = 1; level < top; level++) {
+      long u = up(level, g, p);
+      path.add(up_[level][(g * positions(level) + p) * up_ports(level) + u], params_.link_lat);
+      p = u * positions(level) + p;
+      g = parent_group(level, g);
+    }
+    for (long level = top - 1; level >= 1; level--) { /* down: the cable whose lower end is (b's subtree, p mod) */
+      long pos   = p % positions(level);
+      long below = (b / span(level)) * positions(level) + pos;
+      path.add(down_[level][below * up_ports(level) + p / positions(level)], params_.link_lat);
+      p = pos;
+    }
+    return path;
+  }
 
   long up_ports(long level) const { return level == 1 ? radix_ - servers_ : half_; }
 
@@ -141,5 +197,6 @@ private:
 extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_FATTREE_PARAMS", reinterpret_cast<void*>(&load_platform), "fattree");
-  topolab::load_zone<FatTreeZone>(engine, ZoneParams("fattree", path, {"radix", "levels", "leaves", "servers_per_leaf"}));
+  topolab::load_zone<FatTreeZone>(
+      engine, ZoneParams("fattree", path, {"radix", "levels", "leaves", "servers_per_leaf", "routing", "spread"}));
 }

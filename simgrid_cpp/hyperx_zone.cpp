@@ -13,6 +13,14 @@
  *   links 1                 cables between every two switches that differ in
  *                           exactly one coordinate (K)
  *   hosts 18                hosts per switch (T)
+ *   routing dal             optional (dimension-order): adaptive, below; or
+ *                           valiant: dimension-ordered to an intermediate
+ *                           switch, the ((hash >> 32) mod (switches - 2))-th
+ *                           other than the two ends, then on
+ *   spread packet           optional (message): a message's packets spread
+ *                           over the lanes (dimension-order), every
+ *                           intermediate switch (valiant), or placed in
+ *                           parts (dal)
  *
  * Names: hosts host-<i>-<k> (port k of switch i, host number i * T + k),
  * switches switch-<i> (not SimGrid elements: routes name links only), cables
@@ -21,7 +29,16 @@
  * hop straight to the destination's coordinate; every hop on lane
  * mix(src * H + dst) mod K. The rules are those of generators/hyperx.py, line
  * for line; tests compare every route through the loader.
+ *
+ * DAL (Ahn et al., SC 2009, Sect. 4: dimensionally-adaptive, load-balanced):
+ * at every switch the message (or part) takes the least loaded of its
+ * options (paths.hpp, the local view): a hop straight to the destination's
+ * coordinate in any dimension where they differ, or a deroute to another
+ * switch of that dimension's line if the dimension has not been derouted
+ * yet; the options are listed straight hops first, dimension 0 first, the
+ * pair's lane first, so that an idle network's route is dimension-ordered.
  */
+#include "paths.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -30,8 +47,9 @@
 
 namespace {
 
+using simgrid::s4u::Link;
+using topolab::Path;
 using topolab::Route;
-using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
 
@@ -41,7 +59,13 @@ constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model buil
 class HyperXZone : public topolab::SwitchedZone {
 public:
   explicit HyperXZone(const ZoneParams& p)
-      : SwitchedZone(p), dims_(p.integers("dims")), lanes_(p.integer("links", 1)), hosts_(p.integer("hosts", 1))
+      : SwitchedZone(p)
+      , dims_(p.integers("dims"))
+      , lanes_(p.integer("links", 1))
+      , hosts_(p.integer("hosts", 1))
+      , routing_(p.has("routing") ? p.word("routing", {"dimension-order", "dal", "valiant"}) : "dimension-order")
+      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     if (dims_.empty() || dims_.size() > MAX_DIMS)
       p.fail("parameter 'dims' must give 1 to " + std::to_string(MAX_DIMS) + " dimensions ('" + p.path() + "')");
@@ -54,6 +78,8 @@ public:
       if (size > 1) /* no hop ever goes along a dimension of length 1: no slots for it */
         ports_ += size;
     }
+    if (routing_ == "valiant" && switches_ < 3)
+      p.fail("valiant routing needs at least 3 switches ('" + p.path() + "')");
     if (lanes_ > 1 && switches_ == 1)
       p.fail("links > 1 parallel cables need two switches to join, and dims is a single switch ('" + p.path() + "')");
     checked_product(switches_, hosts_, p);
@@ -79,34 +105,112 @@ public:
         }
   }
 
-  double route_between(long from, long to, Route* into) const override
+  double route_between(long from, long to, Route* into) override
   {
-    double path_latency = 0;
-    long here           = switch_of(from);
-    long target         = switch_of(to);
-    long lane           = lanes_ > 1 ? static_cast<long>(pair_hash(from, to) % static_cast<std::uint64_t>(lanes_)) : 0;
-    for (size_t d = 0; d < dims_.size(); d++) {
-      long c = coordinate(here, d);
-      long t = coordinate(target, d);
-      if (c == t)
-        continue;
-      into->link_list_.push_back(cables_[slot(here, d, t, lane)]);
-      path_latency += params_.link_lat;
-      here += (t - c) * stride_[d];
+    long here   = switch_of(from);
+    long target = switch_of(to);
+    long lane   = lanes_ > 1 ? static_cast<long>(pair_hash(from, to) % static_cast<std::uint64_t>(lanes_)) : 0;
+    if (routing_ == "valiant" && here != target) {
+      if (!by_packet_)
+        return topolab::follow(valiant_path(here, target, intermediate(here, target, pair_hash(from, to) >> 32), lane),
+                               into);
+      std::vector<Path> paths;
+      for (long middle = 0; middle < switches_; middle++)
+        if (middle != here && middle != target)
+          paths.push_back(valiant_path(here, target, middle, lane));
+      return topolab::spread_evenly(paths, into);
     }
-    return path_latency;
+    if (routing_ != "dal" && !by_packet_)
+      return topolab::follow(ordered_path(here, target, lane), into);
+    if (routing_ != "dal") {
+      std::vector<Path> paths;
+      for (long l = 0; l < lanes_; l++)
+        paths.push_back(ordered_path(here, target, (lane + l) % lanes_));
+      return topolab::spread_evenly(paths, into);
+    }
+    choice_.begin();
+    for (long part = 0; part < choice_.parts(); part++)
+      choice_.place(dal_path(here, target, lane));
+    return choice_.finish(into);
   }
 
 private:
   std::vector<long> dims_;
   long lanes_;
   long hosts_;
+  std::string routing_;
+  bool by_packet_;
+  topolab::AdaptiveChoice choice_;
   long switches_ = 1;
   long ports_    = 0;                     /* sum of the dimensions longer than 1: a switch's slots, per lane */
   std::vector<long> stride_;              /* [d]: the switch number's step along dimension d */
   std::vector<long> offset_;              /* [d]: the first slot of dimension d (ports_ before it) */
-  std::vector<StandardLinkImpl*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d
-                                             (null where v is a's own coordinate) */
+  std::vector<Link*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d (null where v is
+                                 a's own coordinate) */
+
+  /* The dimension-ordered path from switch `here` to switch `target` on `lane`. */
+  Path ordered_path(long here, long target, long lane) const
+  {
+    Path path;
+    for (size_t d = 0; d < dims_.size(); d++) {
+      long c = coordinate(here, d);
+      long t = coordinate(target, d);
+      if (c == t)
+        continue;
+      path.add(cables_[slot(here, d, t, lane)], params_.link_lat);
+      here += (t - c) * stride_[d];
+    }
+    return path;
+  }
+
+  /* The `hashed mod (switches - 2)`-th switch other than u and v. */
+  long intermediate(long u, long v, std::uint64_t hashed) const
+  {
+    long m = static_cast<long>(hashed % static_cast<std::uint64_t>(switches_ - 2));
+    m += m >= std::min(u, v);
+    m += m >= std::max(u, v);
+    return m;
+  }
+
+  /* Dimension-ordered to switch `middle`, then dimension-ordered on to switch `target`, on `lane`. */
+  Path valiant_path(long here, long target, long middle, long lane) const
+  {
+    Path path = ordered_path(here, middle, lane);
+    for (Link* cable : ordered_path(middle, target, lane).cables)
+      path.add(cable, cable->get_latency());
+    path.detour = true;
+    return path;
+  }
+
+  /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's. */
+  Path dal_path(long here, long target, long lane) const
+  {
+    Path path;
+    std::vector<bool> derouted(dims_.size(), false);
+    while (here != target) {
+      std::vector<Link*> options;
+      std::vector<std::pair<size_t, long>> moves; /* (dimension, coordinate to go to) of each option */
+      for (int deroutes = 0; deroutes < 2; deroutes++)
+        for (size_t d = 0; d < dims_.size(); d++) {
+          long c = coordinate(here, d);
+          long t = coordinate(target, d);
+          if (c == t || (deroutes && derouted[d]))
+            continue;
+          for (long v = 0; v < dims_[d]; v++)
+            if (deroutes ? v != c && v != t : v == t)
+              for (long l = 0; l < lanes_; l++) {
+                options.push_back(cables_[slot(here, d, v, (lane + l) % lanes_)]);
+                moves.emplace_back(d, v);
+              }
+        }
+      size_t pick     = choice_.cheapest_cable(options);
+      auto [d, v]     = moves[pick];
+      derouted[d]     = derouted[d] || v != coordinate(target, d);
+      path.add(options[pick], params_.link_lat);
+      here += (v - coordinate(here, d)) * stride_[d];
+    }
+    return path;
+  }
 
   static long checked_product(long a, long b, const ZoneParams& p)
   {
@@ -121,12 +225,12 @@ private:
 
   static std::string switch_name(long sw) { return "switch-" + std::to_string(sw); }
 
-  StandardLinkImpl* cable(long a, long b, long lane)
+  Link* cable(long a, long b, long lane)
   {
     std::string name = switch_name(a) + "_to_" + switch_name(b);
     if (lanes_ > 1)
       name += "#" + std::to_string(lane);
-    return add_cable(name, params_.link_bw, params_.link_lat);
+    return add_cable_link(name, params_.link_bw, params_.link_lat);
   }
 };
 
@@ -135,5 +239,5 @@ private:
 extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_HYPERX_PARAMS", reinterpret_cast<void*>(&load_platform), "hyperx");
-  topolab::load_zone<HyperXZone>(engine, ZoneParams("hyperx", path, {"dims", "links", "hosts"}));
+  topolab::load_zone<HyperXZone>(engine, ZoneParams("hyperx", path, {"dims", "links", "hosts", "routing", "spread"}));
 }

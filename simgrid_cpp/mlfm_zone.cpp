@@ -17,6 +17,10 @@
  *   spine_bw 4e9            bytes/s per direction of each leaf-spine cable
  *   spine_choice source     or destination: the port that picks the spine of
  *                           same-column traffic
+ *   routing adaptive        optional (static): same-column traffic takes the
+ *                           spine whose cable up from its leaf is least loaded
+ *   spread packet           optional (message): same-column traffic spread
+ *                           over every spine (static), or placed in parts
  *
  * Names: server (i, j, k) (layer i, column j, port k) is host server-i-j-k,
  * leaf (i, j) leaf-i-j, the spine of columns a < b spine-a-b (switches are
@@ -37,7 +41,11 @@
  * j != j', else spine {j, c} with c = (j + k + 1) mod (d + 1) (source choice)
  * or c = (j + k' + 1) mod (d + 1) (destination choice); the destination's
  * cable down, its limiter. Tests compare every route through the loader.
+ * Adaptive (paths.hpp, the leaf's view): of the d spines {j, c}, c != j, the
+ * one whose up cable is least loaded, the rule's spine first on a tie, then
+ * the columns after it in turn (an idle network's route is the rule's).
  */
+#include "paths.hpp"
 #include "zone_common.hpp"
 
 #include <string>
@@ -45,8 +53,9 @@
 
 namespace {
 
+using simgrid::s4u::Link;
+using topolab::Path;
 using topolab::Route;
-using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
 constexpr long MAX_D = 65535; /* far beyond what the Python model builds: guards the arithmetic only */
@@ -66,6 +75,9 @@ public:
       , layers_(p.integer("layers", 1))
       , spine_bw_(p.number("spine_bw", false))
       , by_source_(p.word("spine_choice", {"source", "destination"}) == "source")
+      , adaptive_(p.has("routing") && p.word("routing", {"static", "adaptive"}) == "adaptive")
+      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     if (d_ > MAX_D)
       p.fail("parameter 'd' must be at most " + std::to_string(MAX_D) + " ('" + p.path() + "')");
@@ -107,21 +119,43 @@ public:
         for (long i = 0; i < layers_; i++)
           for (long c : {a, b}) {
             long slot   = leaf_slot(i, c, c == a ? b : a);
-            up_[slot]   = add_cable(leaf_name(i, c) + "_to_" + spine, spine_bw_, params_.link_lat);
-            down_[slot] = add_cable(spine + "_to_" + leaf_name(i, c), spine_bw_, params_.link_lat);
+            up_[slot]   = add_cable_link(leaf_name(i, c) + "_to_" + spine, spine_bw_, params_.link_lat);
+            down_[slot] = add_cable_link(spine + "_to_" + leaf_name(i, c), spine_bw_, params_.link_lat);
           }
       }
   }
 
-  double route_between(long from, long to, Route* into) const override
+  double route_between(long from, long to, Route* into) override
   {
     const Server& s = servers_[from];
     const Server& t = servers_[to];
     if (s.layer == t.layer && s.column == t.column)
       return 0;
-    long other = s.column != t.column ? t.column : (s.column + (by_source_ ? s.port : t.port) + 1) % columns_;
-    into->link_list_.push_back(up_[leaf_slot(s.layer, s.column, other)]);
-    into->link_list_.push_back(down_[leaf_slot(t.layer, t.column, s.column != t.column ? s.column : other)]);
+    if (s.column != t.column) {
+      into->link_list_.push_back(up_[leaf_slot(s.layer, s.column, t.column)]->get_impl());
+      into->link_list_.push_back(down_[leaf_slot(t.layer, t.column, s.column)]->get_impl());
+      return 2 * params_.link_lat;
+    }
+    long rule = (s.column + (by_source_ ? s.port : t.port) + 1) % columns_;
+    if (!adaptive_ && !by_packet_) {
+      topolab::follow(turn_path(s, t, rule), into);
+      return 2 * params_.link_lat;
+    }
+    std::vector<Path> paths; /* every spine {j, c}, the rule's first, then the columns after it in turn */
+    for (long n = 0; n < columns_; n++)
+      if ((rule + n) % columns_ != s.column)
+        paths.push_back(turn_path(s, t, (rule + n) % columns_));
+    if (!adaptive_) {
+      topolab::spread_evenly(paths, into);
+      return 2 * params_.link_lat;
+    }
+    std::vector<topolab::Option> options;
+    for (Path& path : paths)
+      options.emplace_back(std::move(path));
+    choice_.begin();
+    for (long part = 0; part < choice_.parts(); part++)
+      choice_.place(options[choice_.cheapest(options)]);
+    choice_.finish(into);
     return 2 * params_.link_lat;
   }
 
@@ -131,10 +165,22 @@ private:
   long columns_ = 1; /* d + 1 */
   double spine_bw_;
   bool by_source_;
-  std::vector<long> per_leaf_;            /* [i]: servers on each leaf of layer i */
-  std::vector<Server> servers_;           /* [host]: its layer, column and port */
-  std::vector<StandardLinkImpl*> up_;     /* [leaf_slot(i, c, o)]: leaf (i, c) to the spine of columns c and o */
-  std::vector<StandardLinkImpl*> down_;   /* [leaf_slot(i, c, o)]: the spine of columns c and o to leaf (i, c) */
+  bool adaptive_;
+  bool by_packet_;
+  topolab::AdaptiveChoice choice_;
+  std::vector<long> per_leaf_;  /* [i]: servers on each leaf of layer i */
+  std::vector<Server> servers_; /* [host]: its layer, column and port */
+  std::vector<Link*> up_;       /* [leaf_slot(i, c, o)]: leaf (i, c) to the spine of columns c and o */
+  std::vector<Link*> down_;     /* [leaf_slot(i, c, o)]: the spine of columns c and o to leaf (i, c) */
+
+  /* From the leaf of s up to the spine of its column and column `other`, down to the leaf of t (same column). */
+  Path turn_path(const Server& s, const Server& t, long other) const
+  {
+    Path path;
+    path.add(up_[leaf_slot(s.layer, s.column, other)], params_.link_lat);
+    path.add(down_[leaf_slot(t.layer, t.column, other)], params_.link_lat);
+    return path;
+  }
 
   long leaf_slot(long layer, long column, long other) const { return (layer * columns_ + column) * columns_ + other; }
 
@@ -150,5 +196,6 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_MLFM_PARAMS", reinterpret_cast<void*>(&load_platform), "mlfm");
   topolab::load_zone<MlfmZone>(
-      engine, ZoneParams("mlfm", path, {"d", "layers", "servers_per_leaf", "spine_bw", "spine_choice"}));
+      engine,
+      ZoneParams("mlfm", path, {"d", "layers", "servers_per_leaf", "spine_bw", "spine_choice", "routing", "spread"}));
 }

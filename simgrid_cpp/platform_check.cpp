@@ -10,6 +10,8 @@
  *    "host_names":[...],                      (only with --list-hosts)
  *    "host_cores":{"NAME":CORES,...},         (only with --list-cores)
  *    "routes":[{"src":..,"dst":..,"links":[..],"latency":SECONDS},...]}
+ * A route that spreads a message over several paths (SimGrid patch 0008) also
+ * gives "shares":[..], the share of the message that crosses each link.
  * Routes are the --route pairs in command-line order, then (--all-routes)
  * every ordered pair of distinct hosts, hosts sorted by name. A --route may
  * name one host twice: SimGrid's route from a host to itself (its loopback, or
@@ -20,6 +22,8 @@
  * 2 bad command line or unknown host name. SimGrid's own log lines go to
  * stderr, so stdout is pure JSON.
  */
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -35,6 +39,8 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -166,17 +172,30 @@ std::string json_double(double value)
   return text;
 }
 
-std::string route_json(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst)
+/* Every link's name by its kernel object: routes with shares come from the kernel's route lookup. */
+using LinkNames = std::unordered_map<const simgrid::kernel::resource::StandardLinkImpl*, std::string>;
+
+std::string route_json(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst, const LinkNames& names)
 {
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0.0; // route_to() adds to it
-  src->route_to(dst, links, &latency);
+  std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;
+  std::vector<double> shares;
+  std::unordered_set<simgrid::kernel::routing::NetZoneImpl*> zones;
+  double latency = 0.0; // the lookup adds to it
+  simgrid::kernel::routing::NetZoneImpl::get_global_route_with_netzones(src->get_netpoint(), dst->get_netpoint(),
+                                                                        links, &latency, zones, &shares);
 
   std::string out = "{\"src\":" + json_string(src->get_name()) + ",\"dst\":" + json_string(dst->get_name()) +
                     ",\"links\":[";
   for (size_t i = 0; i < links.size(); i++)
-    out += (i ? "," : "") + json_string(links[i]->get_name());
-  return out + "],\"latency\":" + json_double(latency) + "}";
+    out += (i ? "," : "") + json_string(names.at(links[i]));
+  out += "],\"latency\":" + json_double(latency);
+  if (std::any_of(shares.begin(), shares.end(), [](double share) { return share != 1.0; })) {
+    out += ",\"shares\":[";
+    for (size_t i = 0; i < shares.size(); i++)
+      out += (i ? "," : "") + json_double(shares[i]);
+    out += "]";
+  }
+  return out + "}";
 }
 
 } // namespace
@@ -242,9 +261,12 @@ int main(int argc, char** argv)
         out += (i ? "," : "") + json_string(hosts[i]->get_name()) + ":" + std::to_string(hosts[i]->get_core_count());
       out += "}";
     }
+    LinkNames names;
+    for (const simgrid::s4u::Link* link : engine.get_all_links())
+      names[link->get_impl()] = link->get_name();
     out += ",\"routes\":[";
     for (size_t i = 0; i < pairs.size(); i++)
-      out += (i ? "," : "") + route_json(pairs[i].first, pairs[i].second);
+      out += (i ? "," : "") + route_json(pairs[i].first, pairs[i].second, names);
     out += "]}\n";
     std::cout << out << std::flush;
     return 0;

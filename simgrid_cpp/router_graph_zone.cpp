@@ -14,6 +14,10 @@
  *   hosts 3                 p: hosts per router
  *   neighbours 0 1 2 9 12   one line per router, in any order: the router,
  *                           then its neighbours, strictly increasing
+ *   routing valiant         optional (minimal), or ugal-l, ugal-g
+ *   spread packet           optional (message): a message's packets spread
+ *                           over every minimal path (minimal), every
+ *                           intermediate router (valiant), or placed in parts
  *
  * Every router has exactly one "neighbours" line; a neighbour is another
  * router (0 .. R-1, not the router itself); the graph is undirected (b is a
@@ -31,8 +35,15 @@
  * router u towards router v, the next hop is one of u's neighbours one step
  * closer to v, increasing: candidates[mix(src * H + dst) mod count] (src and
  * dst the host numbers, H the number of hosts; the same hash at every hop).
+ * Valiant: minimally to an intermediate router, the ((hash >> 32) mod
+ * (R - 2))-th other than the two ends, then minimally on, the same hash at
+ * every hop. UGAL (paths.hpp) weighs the minimal path against
+ * VALIANT_CANDIDATES Valiant paths through routers drawn for each decision
+ * (the message, or each part of a message spread by packet) and, by packet,
+ * Valiant spread evenly.
  * Tests compare every route through the loader.
  */
+#include "paths.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -43,10 +54,12 @@
 
 namespace {
 
+using simgrid::s4u::Link;
+using topolab::Path;
 using topolab::Route;
-using topolab::StandardLinkImpl;
 using topolab::ZoneParams;
 
+constexpr long VALIANT_CANDIDATES = 2; /* Valiant paths drawn for each UGAL decision (a message, or a part of it) */
 
 constexpr long MAX_ROUTERS       = 16384;
 constexpr std::uint8_t UNREACHED = 255;
@@ -55,8 +68,15 @@ const char* const NEIGHBOURS     = "neighbours";
 class RouterGraphZone : public topolab::SwitchedZone {
 public:
   explicit RouterGraphZone(const ZoneParams& p)
-      : SwitchedZone(p), routers_(p.integer("routers", 1)), hosts_(p.integer("hosts", 1))
+      : SwitchedZone(p)
+      , routers_(p.integer("routers", 1))
+      , hosts_(p.integer("hosts", 1))
+      , routing_(p.has("routing") ? p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}) : "minimal")
+      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {
+    if (routing_ != "minimal" && routers_ < 3)
+      p.fail(routing_ + " routing needs at least 3 routers ('" + p.path() + "')");
     if (routers_ > MAX_ROUTERS)
       p.fail("parameter 'routers' must be at most " + std::to_string(MAX_ROUTERS) + " ('" + p.path() + "')");
     if (hosts_ > INT_MAX / routers_)
@@ -79,39 +99,126 @@ public:
         long n = adjacent_[slot];
         if (n < r)
           continue;
-        cables_[slot]          = add_cable(router_name(r) + "_to_" + router_name(n), params_.link_bw, params_.link_lat);
-        cables_[slot_of(n, r)] = add_cable(router_name(n) + "_to_" + router_name(r), params_.link_bw, params_.link_lat);
+        cables_[slot] = add_cable_link(router_name(r) + "_to_" + router_name(n), params_.link_bw, params_.link_lat);
+        cables_[slot_of(n, r)] =
+            add_cable_link(router_name(n) + "_to_" + router_name(r), params_.link_bw, params_.link_lat);
       }
   }
 
-  double route_between(long from, long to, Route* into) const override
+  double route_between(long from, long to, Route* into) override
   {
-    double path_latency  = 0;
     std::uint64_t hashed = pair_hash(from, to);
     long here            = switch_of(from);
     long target          = switch_of(to);
-    const std::uint8_t* distance = &distances_[static_cast<size_t>(target * routers_)]; /* from target: symmetric */
-    std::vector<long> candidates;
-    while (here != target) {
-      candidates.clear();
-      for (long slot = first_[here]; slot < first_[here + 1]; slot++)
-        if (distance[adjacent_[slot]] + 1 == distance[here])
-          candidates.push_back(slot);
-      long slot = candidates[hashed % candidates.size()];
-      into->link_list_.push_back(cables_[slot]);
-      path_latency += params_.link_lat;
-      here = adjacent_[slot];
+    if (here == target || routing_ == "minimal") {
+      if (!by_packet_)
+        return topolab::follow(minimal_path(here, target, hashed), into);
+      std::vector<Path> paths;
+      minimal_paths(here, target, Path(), paths);
+      return topolab::spread_evenly(paths, into);
     }
-    return path_latency;
+    if (routing_ == "valiant") {
+      if (!by_packet_)
+        return topolab::follow(valiant_path(here, target, intermediate(here, target, hashed >> 32), hashed), into);
+      return topolab::spread_evenly(valiant_paths(here, target, hashed), into);
+    }
+    /* UGAL: the minimal path; per packet, Valiant spread evenly too; and VALIANT_CANDIDATES Valiant paths drawn for
+     * each decision (the message, or each part) */
+    std::uint64_t sequence = decisions_++;
+    std::vector<topolab::Option> options = {topolab::Option(minimal_path(here, target, hashed))};
+    if (by_packet_)
+      options.emplace_back(valiant_paths(here, target, hashed));
+    size_t fixed = options.size();
+    choice_.begin();
+    for (long part = 0; part < choice_.parts(); part++) {
+      options.erase(options.begin() + static_cast<long>(fixed), options.end());
+      for (long j = 0; j < VALIANT_CANDIDATES; j++) {
+        std::uint64_t drawn = topolab::draw(hashed, sequence, part * VALIANT_CANDIDATES + j);
+        options.emplace_back(valiant_path(here, target, intermediate(here, target, drawn), hashed));
+      }
+      choice_.place(options[choice_.cheapest(options)]);
+    }
+    return choice_.finish(into);
   }
 
 private:
   long routers_;
   long hosts_;
+  std::string routing_;
+  bool by_packet_;
+  topolab::AdaptiveChoice choice_;
+  std::uint64_t decisions_ = 0; /* adaptive routing decisions so far (topolab::draw) */
   std::vector<long> first_;               /* [r] .. [r + 1]: the slots of router r's neighbours in adjacent_ */
   std::vector<long> adjacent_;            /* [slot]: a neighbour, increasing per router */
   std::vector<std::uint8_t> distances_;   /* [a * R + b]: the distance between routers a and b, in cables */
-  std::vector<StandardLinkImpl*> cables_; /* [slot of b in a's list]: router a to router b */
+  std::vector<Link*> cables_;           /* [slot of b in a's list]: router a to router b */
+
+  /* The slots of router u's neighbours one step closer to router v, increasing. */
+  std::vector<long> next_hops(long u, long v) const
+  {
+    const std::uint8_t* distance = &distances_[static_cast<size_t>(v * routers_)]; /* from v: symmetric */
+    std::vector<long> slots;
+    for (long slot = first_[u]; slot < first_[u + 1]; slot++)
+      if (distance[adjacent_[slot]] + 1 == distance[u])
+        slots.push_back(slot);
+    return slots;
+  }
+
+  /* The minimal path from router u to router v: at every hop candidates[hashed mod count]. */
+  Path minimal_path(long u, long v, std::uint64_t hashed) const
+  {
+    Path path;
+    while (u != v) {
+      std::vector<long> candidates = next_hops(u, v);
+      long slot                    = candidates[hashed % candidates.size()];
+      path.add(cables_[slot], params_.link_lat);
+      u = adjacent_[slot];
+    }
+    return path;
+  }
+
+  /* Every minimal path from router u to router v, each `so_far` followed by it, next hops in increasing order. */
+  void minimal_paths(long u, long v, const Path& so_far, std::vector<Path>& out) const
+  {
+    if (u == v) {
+      out.push_back(so_far);
+      return;
+    }
+    for (long slot : next_hops(u, v)) {
+      Path longer = so_far;
+      longer.add(cables_[slot], params_.link_lat);
+      minimal_paths(adjacent_[slot], v, longer, out);
+    }
+  }
+
+  /* The `hashed mod (R - 2)`-th router other than u and v. */
+  long intermediate(long u, long v, std::uint64_t hashed) const
+  {
+    long m = static_cast<long>(hashed % static_cast<std::uint64_t>(routers_ - 2));
+    m += m >= std::min(u, v);
+    m += m >= std::max(u, v);
+    return m;
+  }
+
+  /* The Valiant paths from router u to router v through every other router, in order. */
+  std::vector<Path> valiant_paths(long u, long v, std::uint64_t hashed) const
+  {
+    std::vector<Path> paths;
+    for (long middle = 0; middle < routers_; middle++)
+      if (middle != u && middle != v)
+        paths.push_back(valiant_path(u, v, middle, hashed));
+    return paths;
+  }
+
+  /* Minimally from router u to router `middle`, then minimally on to router v, the pair's hash at every hop. */
+  Path valiant_path(long u, long v, long middle, std::uint64_t hashed) const
+  {
+    Path path = minimal_path(u, middle, hashed);
+    for (Link* cable : minimal_path(middle, v, hashed).cables)
+      path.add(cable, cable->get_latency());
+    path.detour = true;
+    return path;
+  }
 
   static std::string router_name(long router) { return "router-" + std::to_string(router); }
 
@@ -212,5 +319,5 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
   std::string path =
       topolab::params_path("TOPOLAB_ROUTER_GRAPH_PARAMS", reinterpret_cast<void*>(&load_platform), "router graph");
   topolab::load_zone<RouterGraphZone>(engine,
-                                      ZoneParams("router graph", path, {"routers", "hosts", NEIGHBOURS}));
+                                      ZoneParams("router graph", path, {"routers", "hosts", NEIGHBOURS, "routing", "spread"}));
 }

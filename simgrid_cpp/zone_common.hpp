@@ -271,7 +271,13 @@ protected:
    * "container ... already present in all_containers_"; measured on 3.32.) */
   StandardLinkImpl* add_cable(const std::string& name, double bandwidth, double latency)
   {
-    return get_iface()->add_link(name, bandwidth)->set_latency(latency)->get_impl();
+    return add_cable_link(name, bandwidth, latency)->get_impl();
+  }
+
+  /* The same, as the s4u link whose state an adaptive rule reads (paths.hpp). */
+  simgrid::s4u::Link* add_cable_link(const std::string& name, double bandwidth, double latency)
+  {
+    return get_iface()->add_link(name, bandwidth)->set_latency(latency);
   }
 
   /* The route from a host to itself (true), or its source limiter (false: the caller routes on). */
@@ -317,15 +323,21 @@ public:
     if (route_start(from, to, into, latency))
       return;
     into->link_list_.push_back(up_[from]);
+    size_t before  = into->link_list_.size();
     double between = route_between(from, to, into);
+    if (!into->link_shares_.empty()) /* a spread route: the host's own links carry the whole message */
+      into->link_shares_.insert(into->link_shares_.begin(), before, 1.0);
     into->link_list_.push_back(down_[to]);
     route_end(to, into, latency, between + 2 * params_.link_lat);
+    if (!into->link_shares_.empty())
+      into->link_shares_.resize(into->link_list_.size(), 1.0);
   }
 
 protected:
   /* The cables from the switch of host `from` to the switch of host `to` by the family's rule, appended to the
-   * route; returns their latency. */
-  virtual double route_between(long from, long to, Route* into) const = 0;
+   * route (with their shares, Route::link_shares_, if the rule spreads the message); returns their latency. An
+   * adaptive rule reads the network's state, and counts its decisions (paths.hpp: draw). */
+  virtual double route_between(long from, long to, Route* into) = 0;
 
   long switch_of(long host) const { return host / per_switch_; }
 

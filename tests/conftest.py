@@ -112,7 +112,8 @@ def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
 def assert_loader_routes_equal_model(load: Callable[..., dict[str, Any]], model: Any, path: Path) -> dict[str, Any]:
     """Write ``model`` to ``path`` (XML or a compiled zone, as its suffix says) and check what SimGrid's loader makes
     of it: the model's hosts, name for name, with their cores; as many links (:func:`simgrid_link_count`); every
-    ordered pair of distinct hosts routed over the model's links, in order, at the model's latency; each host's route
+    ordered pair of distinct hosts routed over the model's links, in order, at the model's latency, each link with the
+    model's share of the message (spread routes; 1 elsewhere); each host's route
     to itself its intra-node link, or without one the loopback of the representation (SimGrid's ``__loopback__``,
     the compiled zones' ``loopback``). ``load`` is the ``load_platform`` fixture; returns the loader's report."""
     from generators import write_platform
@@ -131,6 +132,8 @@ def assert_loader_routes_equal_model(load: Callable[..., dict[str, Any]], model:
             continue
         assert route["links"] == model.route(src, dst), (src, dst)
         assert route["latency"] == pytest.approx(model.route_latency(src, dst), rel=1e-12), (src, dst)
+        shares = [share for _, share in model.route_shares(src, dst)]
+        assert route.get("shares", [1.0] * len(route["links"])) == shares, (src, dst)  # to the last bit
     return loaded
 
 

@@ -134,10 +134,11 @@ class TestCompiledZone:
     """zone=compiled: simgrid_cpp/mlfm_zone.cpp (routes against the model: test_loader_routes_equal_model)."""
 
     def test_xml_is_the_default_and_unrecorded(self) -> None:
-        """The XML platforms written before the parameter existed are written the same: zone=auto is not recorded."""
+        """The XML platforms written before the parameters existed are written the same: zone=auto, routing=static
+        and spread=message (the defaults) are not recorded."""
         p = mlfm(3)
-        assert p.compiled is None and p.graph is not None and p.unrecorded == ("zone",)
-        assert mlfm(3, zone="compiled").unrecorded == ()
+        assert p.compiled is None and p.graph is not None and p.unrecorded == ("zone", "routing", "spread")
+        assert mlfm(3, zone="compiled").unrecorded == ("routing", "spread")
 
     def test_parameter_file(self) -> None:
         """Layers and servers per leaf as built (one value when every layer has the same), the spine bandwidth."""

@@ -1,0 +1,68 @@
+"""A message spread over several paths: the Python twin of ``simgrid_cpp/paths.hpp``.
+
+A network that spreads the packets of a message over several paths (per-packet Valiant, packet spraying over
+parallel cables) is modelled at flow level as one flow whose route lists every cable the paths cross, once, with
+the share of the message that crosses it: SimGrid charges each cable with that share (topolab's SimGrid patch 0008)
+and max-min sharing then solves the spread flows exactly. The compiled zones build these routes; this module builds
+the same ones for the model (the same cables in the same order, the same shares to the last bit), so that the loader
+check and the static analyses see what SimGrid simulates. docs/adaptive-routing.md describes the routing modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from generators.model import with_nbl
+
+__all__ = ["ROUTING_MODES", "SPREADS", "framed", "hop_latency", "spread_evenly"]
+
+SPREADS = ("message", "packet")
+"""How finely a message is routed: along one path (``message``), or its packets spread over the rule's paths."""
+
+ROUTING_MODES = {
+    "minimal": "minimal paths",
+    "valiant": "through a random intermediate (Valiant)",
+    "ugal-l": "adaptive, UGAL with the source switch's view",
+    "ugal-g": "adaptive, UGAL with the global view",
+}
+"""The routing rules of the families that offer a choice, as the ``routing`` parameter names them."""
+
+
+def spread_evenly(paths: Iterable[Sequence[str]]) -> list[tuple[str, float]]:
+    """Every cable of ``paths`` once, in the order the paths first cross it, with the share of a message spread
+    evenly over them: the paths that cross the cable over all the paths (integer counts divided once, as the
+    compiled zones do). A message whose paths are all the same path takes it whole (every share 1).
+
+    >>> spread_evenly([["a", "x", "b"], ["a", "y", "b"]])
+    [('a', 1.0), ('x', 0.5), ('b', 1.0), ('y', 0.5)]
+    """
+    counts: dict[str, int] = {}
+    total = 0
+    for path in paths:
+        for cable in path:
+            counts[cable] = counts.get(cable, 0) + 1
+        total += 1
+    return [(cable, count / total) for cable, count in counts.items()]
+
+
+def framed(
+    src: str, dst: str, up: str, down: str, between: Sequence[tuple[str, float]], limited: bool
+) -> tuple[tuple[str, float], ...]:
+    """A spread route between two hosts: the spread cables ``between`` framed by the hosts' own links, which carry
+    the whole message (the source's limiter, its cable ``up``, then ``down`` to the destination, its limiter).
+
+    >>> framed("h0", "h1", "h0_to_s", "t_to_h1", [("s_to_t", 0.5)], limited=False)
+    (('h0_to_s', 1.0), ('s_to_t', 0.5), ('t_to_h1', 1.0))
+    """
+    names = with_nbl(src, dst, [up, down], limited)
+    cut = names.index(up) + 1
+    return (*((name, 1.0) for name in names[:cut]), *between, *((name, 1.0) for name in names[cut:]))
+
+
+def hop_latency(hops: int, link_lat: float) -> float:
+    """The latency of ``hops`` cables of ``link_lat`` each, summed one by one as the compiled zones sum them (not
+    ``hops * link_lat``, which can differ in the last bit)."""
+    total = 0.0
+    for _ in range(hops):
+        total += link_lat
+    return total

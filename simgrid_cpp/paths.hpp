@@ -1,0 +1,289 @@
+/*
+ * paths.hpp - how a compiled zone routes a message over the paths its family
+ * offers between two switches: whole along one path, spread over several
+ * (per-packet spreading at flow level), or chosen from the network's state
+ * when the message starts (adaptive routing). docs/adaptive-routing.md says
+ * what each mode models, and generators/paths.py is its Python twin.
+ *
+ * Spreading needs topolab's SimGrid patch 0008 (Route::link_shares_: each link
+ * is charged with the share of the message that crosses it); adaptive choice
+ * reads s4u::Link::get_flow_count() (same patch): the messages crossing a
+ * cable now, each by its share, including those that started at this very
+ * instant, which a rate read after the last max-min solve would miss.
+ *
+ * Adaptive choice at flow level (UGAL-style) is among options: a path, or an
+ * even spread over several paths (Valiant's, as a network that sends each
+ * packet through a random intermediate spreads them). A path's cost is the
+ * load of its busiest visible cable once the message (or the part of it being
+ * placed) is added; a load is the messages on the cable over the cable's
+ * bandwidth in host-cable bandwidths, and a cost is never below 1 (a cable
+ * that carries at most one cable's worth of messages is not congested). A
+ * spread option's cost is the mean of its paths' (what a packet that takes
+ * one of them sees), each path carrying its share of the part. The cheapest option wins; ties go to a
+ * minimal option (not a detour), then to the lower load below that floor
+ * (the parts of a message spread over equally idle options, as packets over
+ * empty queues), then to the option listed first (the static rule's path is
+ * listed first, so that on an idle network a message routed whole takes the
+ * static rule's route). Which cables
+ * are visible is the variant's: all of them (the global view, UGAL-G), or the
+ * first cable of each path, which leaves the source switch (the local view,
+ * UGAL-L). With packet granularity the message is placed in PARTS equal
+ * parts, one after the other, each seeing the parts placed before it.
+ */
+#pragma once
+
+#include "zone_common.hpp"
+
+#include <simgrid/s4u/Link.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace topolab {
+
+using simgrid::s4u::Link;
+
+/* A path between two switches: its cables in order (the first leaves the source switch), their latency, and whether
+ * it is a detour (a non-minimal path: Valiant's). */
+struct Path {
+  std::vector<Link*> cables;
+  double latency = 0;
+  bool detour    = false;
+
+  void add(Link* cable, double cable_latency)
+  {
+    cables.push_back(cable);
+    latency += cable_latency;
+  }
+};
+
+/* The parts a message is cut into with packet granularity: each part chooses its option in turn. */
+constexpr long PARTS = 64;
+
+enum class View { global, local };
+
+/* Append a whole path to a route; returns its latency. */
+inline double follow(const Path& path, Route* into)
+{
+  for (Link* cable : path.cables)
+    into->link_list_.push_back(cable->get_impl());
+  return path.latency;
+}
+
+/* A message spread over paths, each taking a weight of it: the route lists every cable once, in the order the paths
+ * first cross it, with the weight that crosses it over the whole weight (with whole-number weights, counts divided
+ * once, so that the Python model computes the same doubles). */
+class Spread {
+public:
+  void add(const Path& path, double weight)
+  {
+    for (Link* cable : path.cables) {
+      auto [it, fresh] = weights_.try_emplace(cable, 0.0);
+      if (fresh)
+        order_.push_back(cable);
+      it->second += weight;
+    }
+    total_ += weight;
+    latency_sum_ += weight * path.latency;
+  }
+
+  /* The route's cables and shares; returns the mean latency of its paths, each by its weight. A message that took
+   * one path is that path, without shares. */
+  double into(Route* into) const
+  {
+    bool whole = std::all_of(order_.begin(), order_.end(), [this](Link* c) { return weights_.at(c) == total_; });
+    for (Link* cable : order_) {
+      into->link_list_.push_back(cable->get_impl());
+      if (!whole)
+        into->link_shares_.push_back(weights_.at(cable) / total_);
+    }
+    return latency_sum_ / total_;
+  }
+
+private:
+  std::vector<Link*> order_;
+  std::unordered_map<Link*, double> weights_;
+  double total_       = 0;
+  double latency_sum_ = 0; /* over the paths, each latency by its weight */
+};
+
+/* Spread a message evenly over every path (oblivious per-packet spreading). */
+inline double spread_evenly(const std::vector<Path>& paths, Route* into)
+{
+  Spread spread;
+  for (const Path& path : paths)
+    spread.add(path, 1.0);
+  return spread.into(into);
+}
+
+/* What an adaptive decision chooses among: one path, or an even spread over several. */
+class Option {
+public:
+  explicit Option(Path path) : detour_(path.detour) { paths_.push_back(std::move(path)); }
+
+  /* An even spread over `paths` (not empty): a detour if any of them is. */
+  explicit Option(std::vector<Path> paths) : paths_(std::move(paths))
+  {
+    detour_ = std::any_of(paths_.begin(), paths_.end(), [](const Path& p) { return p.detour; });
+  }
+
+  bool detour() const { return detour_; }
+  const std::vector<Path>& paths() const { return paths_; }
+
+  /* Each cable the option crosses with its share of the option (global view), or the first cable of each path
+   * (local view); computed once. */
+  const std::vector<std::pair<Link*, double>>& cables(View view) const
+  {
+    std::vector<std::pair<Link*, double>>& table = view == View::global ? all_ : first_;
+    if (table.empty()) {
+      std::unordered_map<Link*, size_t> index;
+      double each = 1.0 / static_cast<double>(paths_.size());
+      for (const Path& path : paths_)
+        for (size_t i = 0; i < path.cables.size() && (view == View::global || i == 0); i++) {
+          auto [it, fresh] = index.try_emplace(path.cables[i], table.size());
+          if (fresh)
+            table.emplace_back(path.cables[i], 0.0);
+          table[it->second].second += each;
+        }
+    }
+    return table;
+  }
+
+private:
+  std::vector<Path> paths_;
+  bool detour_ = false;
+  mutable std::vector<std::pair<Link*, double>> all_;
+  mutable std::vector<std::pair<Link*, double>> first_;
+};
+
+/* Adaptive choice among options (the header comment), one message at a time: begin(), then for each of parts()
+ * parts, place() the option that cheapest() (or a walk of cheapest_cable() choices) picks, then finish().
+ * `reference_bw` is a host cable's bandwidth. */
+class AdaptiveChoice {
+public:
+  AdaptiveChoice(View view, bool by_packet, double reference_bw)
+      : view_(view), by_packet_(by_packet), reference_bw_(reference_bw)
+  {
+  }
+
+  void begin()
+  {
+    placed_.clear();
+    spread_ = Spread();
+  }
+
+  long parts() const { return by_packet_ ? PARTS : 1; }
+
+  /* The index of the cheapest option (the header comment's order). */
+  size_t cheapest(const std::vector<Option>& options) const
+  {
+    size_t best = 0;
+    Cost least  = cost(options[0]);
+    for (size_t i = 1; i < options.size(); i++) {
+      Cost c = cost(options[i]);
+      if (c < least) {
+        best  = i;
+        least = c;
+      }
+    }
+    return best;
+  }
+
+  /* The index of the least loaded cable (a switch's choice among its ports: the same order as cheapest()), the
+   * first listed on a tie. */
+  size_t cheapest_cable(const std::vector<Link*>& cables) const
+  {
+    size_t best = 0;
+    Cost least  = {floored(load(cables[0], 1.0)), false, load(cables[0], 1.0)};
+    for (size_t i = 1; i < cables.size(); i++) {
+      double l = load(cables[i], 1.0);
+      Cost c   = {floored(l), false, l};
+      if (c < least) {
+        best  = i;
+        least = c;
+      }
+    }
+    return best;
+  }
+
+  void place(const Option& option)
+  {
+    double each = unit() / static_cast<double>(option.paths().size());
+    for (const Path& path : option.paths())
+      spread_.add(path, each);
+    for (const auto& [cable, share] : option.cables(View::global))
+      placed_[cable] += unit() * share;
+  }
+
+  void place(const Path& path) { place(Option(path)); }
+
+  /* The message's route (Spread) and its latency. */
+  double finish(Route* into) const { return spread_.into(into); }
+
+private:
+  View view_;
+  bool by_packet_;
+  double reference_bw_;
+  std::unordered_map<Link*, double> placed_; /* the parts of this message placed so far, in messages */
+  Spread spread_;
+
+  /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
+   * the load below that floor (the parts of a message spread over idle options, as packets over empty queues). */
+  struct Cost {
+    double floored;
+    bool detour;
+    double raw;
+    bool operator<(const Cost& other) const
+    {
+      if (floored != other.floored)
+        return floored < other.floored;
+      if (detour != other.detour)
+        return !detour;
+      return raw < other.raw;
+    }
+  };
+
+  double unit() const { return 1.0 / static_cast<double>(parts()); }
+
+  static double floored(double load) { return std::max(1.0, load); }
+
+  /* A cable's load in host-cable bandwidths once `share` of the part being placed is added. */
+  double load(Link* cable, double share) const
+  {
+    auto mine       = placed_.find(cable);
+    double messages = cable->get_flow_count() + unit() * share + (mine == placed_.end() ? 0.0 : mine->second);
+    return messages * reference_bw_ / cable->get_bandwidth();
+  }
+
+  /* An option's cost: its paths' mean cost (a packet of a spread option takes one of its paths), a path's cost the
+   * load of its busiest visible cable with the path's share of the part added. */
+  Cost cost(const Option& option) const
+  {
+    const std::vector<Path>& paths = option.paths();
+    double share                   = 1.0 / static_cast<double>(paths.size());
+    double floored_sum             = 0.0;
+    double raw_sum                 = 0.0;
+    for (const Path& path : paths) {
+      double worst = 0.0;
+      size_t seen  = view_ == View::global ? path.cables.size() : std::min<size_t>(1, path.cables.size());
+      for (size_t i = 0; i < seen; i++)
+        worst = std::max(worst, load(path.cables[i], share));
+      floored_sum += floored(worst);
+      raw_sum += worst;
+    }
+    double n = static_cast<double>(paths.size());
+    return {floored_sum / n, option.detour(), raw_sum / n};
+  }
+};
+
+/* The d-th pseudo-random draw of a routing decision: a function of the pair's hash and the decision's sequence
+ * number, so that the same command draws the same candidates (SimGrid routes messages in a deterministic order). */
+inline std::uint64_t draw(std::uint64_t pair_hash, std::uint64_t sequence, std::uint64_t d)
+{
+  return mix(pair_hash ^ mix((sequence << 8) + d));
+}
+
+} // namespace topolab

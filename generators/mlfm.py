@@ -363,26 +363,18 @@ def _route_rule(columns: int, spine_choice: str, limited: bool, spread: SpreadRu
 
 
 def _spread_rule(columns: int, spine_choice: str, limited: bool, link_lat: float) -> SpreadRule:
-    """Same-column traffic spread evenly over the d spines {j, c}, the rule's first (a message between two columns,
-    or on one leaf, whole)."""
+    """Same-column traffic spread evenly over the d spines {j, c}, the rule's first (a message between two columns
+    takes spine {j, j'} whole, one on one leaf no spine)."""
 
     def route(src: str, dst: str) -> SpreadRoute:
         (i, j, k), (i2, j2, k2) = server_coordinates(src), server_coordinates(dst)
-        up, down = f"{src}_to_{leaf_name(i, j)}", f"{leaf_name(i2, j2)}_to_{dst}"
-        if (i, j) == (i2, j2):
-            between: list[tuple[str, float]] = []
-        elif j != j2:
-            spine = spine_name(j, j2)
-            between = [(f"{leaf_name(i, j)}_to_{spine}", 1.0), (f"{spine}_to_{leaf_name(i2, j2)}", 1.0)]
-        else:
-            rule = _turn_column(j, k if spine_choice == "source" else k2, columns)
-            others = [(rule + n) % columns for n in range(columns) if (rule + n) % columns != j]
-            paths = [(f"{leaf_name(i, j)}_to_{spine_name(j, c)}", f"{spine_name(j, c)}_to_{leaf_name(i2, j2)}")
-                     for c in others]  # fmt: skip
-            between = spread_evenly(paths)
-        return SpreadRoute(
-            framed(src, dst, up, down, between, limited), (2 * link_lat if between else 0.0) + 2 * link_lat
-        )
+        rule = _turn_column(j, k if spine_choice == "source" else k2, columns)
+        turns = [(rule + n) % columns for n in range(columns) if (rule + n) % columns != j]
+        via = [] if (i, j) == (i2, j2) else [j2] if j != j2 else turns
+        leaf, leaf2 = leaf_name(i, j), leaf_name(i2, j2)
+        between = spread_evenly((f"{leaf}_to_{spine_name(j, c)}", f"{spine_name(j, c)}_to_{leaf2}") for c in via)
+        shares = framed(src, dst, f"{src}_to_{leaf}", f"{leaf2}_to_{dst}", between, limited)
+        return SpreadRoute(shares, (2 * link_lat if via else 0.0) + 2 * link_lat)
 
     return route
 

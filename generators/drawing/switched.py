@@ -304,6 +304,18 @@ def dragonfly_layout(platform: Platform) -> Draft:
     draft.notes.append(
         f"dragonfly: {groups} groups of {routers} routers (all-to-all inside a group) x {per_router} hosts, "
         f"{platform.params['links_per_pair']} global cable(s) per pair of groups ({platform.params['arrangement']} "
-        f"arrangement), {platform.params['routing']} routing; a global cable in its lower group's colour"
+        f"arrangement{_ports(platform)}), {platform.params['routing']} routing{_spread(platform)}; a global cable in "
+        "its lower group's colour"
     )
     return draft
+
+
+def _ports(platform: Platform) -> str:
+    """How the global ports sit on the routers, when not the default."""
+    order = platform.params.get("port_order", "round-robin")
+    return "" if order == "round-robin" else f", {order} ports"
+
+
+def _spread(platform: Platform) -> str:
+    """How finely messages are routed, when not the default."""
+    return " by packet" if platform.params.get("spread") == "packet" else ""

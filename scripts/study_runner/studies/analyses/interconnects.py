@@ -7,7 +7,11 @@ the shifts their runs sample (``TEMPLATE_FUNCTIONS``), the notes and the figure.
 The static model. With one flow per rank and every flow starting together, SimGrid's max-min sharing gives the
 flows on the most loaded directed cable (L flows) a rate of link_bw / L, and no other cable slows them more, so a
 shift takes ``L (B + envelope) / link_bw`` and each rank gets ``link_bw / L``: the figure a static analysis of the
-routes predicts (``generators.analysis``), checked against the simulation for every shift run.
+routes predicts (``generators.analysis``), checked against the simulation for every shift run. A platform that
+spreads a message over several paths gives each cable the share of the message that crosses it, L is then the sum
+of the shares on the busiest cable (the fluid bound of the routes), and the same check holds. An adaptive platform's
+routes depend on the network's state: its runs are compared with the static rules' on the same pattern, and its
+heatmap is what SimGrid traced (docs/adaptive-routing.md).
 
 An all-to-all in shift order is the N - 1 shifts one after the other; ``interconnects`` samples them (stratified:
 one shift from each of K equal slices of 1 .. N-1) and estimates a server's all-to-all bandwidth as the block over
@@ -68,8 +72,9 @@ def worst_rate_fraction(ctx: StudyContext, run: str) -> float:
     return min(float(r["rate_bps"]) for r in _records(ctx, run)) / link_rate(ctx, run)
 
 
-def bottleneck_flows(platform: Platform, hosts: list[str], shift: int, relabel: int | None) -> int:
-    """Flows on the most loaded directed cable in the app's permutation of ``shift`` (``relabel``: its seed)."""
+def bottleneck_flows(platform: Platform, hosts: list[str], shift: int, relabel: int | None) -> float:
+    """Flows on the most loaded directed cable in the app's permutation of ``shift`` (``relabel``: its seed); the sum
+    of their shares where messages are spread."""
     (step,) = shift_steps(len(hosts), [shift], relabel)
     flows = [(hosts[a], hosts[b]) for a, b in step if hosts[a] != hosts[b]]
     return max(platform.cables(link_loads(platform, flows)).values(), default=1)
@@ -156,12 +161,12 @@ def _span(ctx: StudyContext, run: str) -> str:
     return f"{alltoall_rate(ctx, run) / GB:.3f} GB/s ({share:.1%} of a link; shifts {min(rates):.3f}-{max(rates):.3f})"
 
 
-def cable_loads_by_kind(ctx: StudyContext, run: str) -> dict[str, tuple[int, float]]:
+def cable_loads_by_kind(ctx: StudyContext, run: str) -> dict[str, tuple[float, float]]:
     """The busiest and the mean load (flows) of a dragonfly's global and local cables in the run's first shift."""
     platform, hosts, record = ctx.platform_of(run), ctx.results[run].hosts, _records(ctx, run)[0]
     (step,) = shift_steps(len(hosts), [int(record["shift"])], record["relabel"])
     loads = platform.cables(link_loads(platform, [(hosts[a], hosts[b]) for a, b in step]))
-    kinds: dict[str, list[int]] = {"global": [], "local": []}
+    kinds: dict[str, list[float]] = {"global": [], "local": []}
     for name, link in platform.links.items():
         a, b = link.ends
         if link.kind == CABLE and a.startswith("router-") and b.startswith("router-"):
@@ -179,11 +184,24 @@ def _adversarial_notes(ctx: StudyContext) -> list[str]:
         loads = cable_loads_by_kind(ctx, run)
         rate = float(_records(ctx, run)[0]["bytes"]) / float(_records(ctx, run)[0]["time_s_avg"])
         out.append(
-            f"adversarial pattern, {routing} routing: busiest global cable {loads['global'][0]} flows (mean "
-            f"{loads['global'][1]:.2f} over all global cables), busiest local cable {loads['local'][0]} (mean "
+            f"adversarial pattern, {routing} routing: busiest global cable {loads['global'][0]:.3g} flows (mean "
+            f"{loads['global'][1]:.2f} over all global cables), busiest local cable {loads['local'][0]:.3g} (mean "
             f"{loads['local'][1]:.2f}); the mean server gets {rate / link_rate(ctx, run):.3f} of a link, the "
             f"slowest {rate_fraction(ctx, run, 0):.3f}"
         )
+    return out + _routing_notes(ctx)
+
+
+def _routing_notes(ctx: StudyContext) -> list[str]:
+    """interconnect-checks: every routing rule of its comparison grids, the slowest and the mean server's rate."""
+    out = []
+    for grid in ("kim", "hyperx", "fattree-random"):
+        for run in [run.id for run in ctx.study.runs if run.grid == grid and run.id in ctx.results]:
+            records = _records(ctx, run)
+            slowest = min(float(r["rate_bps"]) for r in records) / link_rate(ctx, run)
+            mean = statistics.fmean(int(r["bytes"]) / float(r["time_s_avg"]) for r in records) / link_rate(ctx, run)
+            kind = "adaptive" if ctx.platform_of(run).adaptive else "static"
+            out.append(f"{run} ({kind}): the slowest server gets {slowest:.3f} of a link, the mean server {mean:.3f}")
     return out
 
 
@@ -237,6 +255,25 @@ def _static_heatmap(ctx: StudyContext, out_dir: Path, run: str, index: int, what
     heatmaps.draw_static(platform, out_dir, what, loads, title, caption)
 
 
+def _adaptive_heatmap(ctx: StudyContext, out_dir: Path, run: str, what: str) -> None:
+    """The bytes per cable SimGrid traced in the adaptive run's first shift (its routes are the network's choice:
+    no static schedule to draw), checked on the servers' own cables, which every route crosses."""
+    platform, hosts, record = ctx.platform_of(run), ctx.results[run].hosts, _records(ctx, run)[0]
+    (step,) = shift_steps(len(hosts), [int(record["shift"])], record["relabel"])
+    block = int(record["bytes"]) + SMPI_ENVELOPE_BYTES
+    ends: dict[str, float] = {}
+    for a, b in step:
+        route = platform.route(hosts[a], hosts[b])
+        for cable in (route[0], route[-1]):  # the source's cable up and the destination's down (no limiters here)
+            ends[cable] = ends.get(cable, 0.0) + block
+    title = f"{platform.name}: where the adaptive routes put the shift by {record['shift']}"
+    caption = (
+        f"every rank r sends to rank (r + {record['shift']}) mod {len(hosts)} at once, each message routed by the "
+        "network's state when it starts; the cables between switches carry what the adaptive choices put there."
+    )
+    heatmaps.draw_traced(ctx, out_dir, what, run, ends, title, caption)
+
+
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """interconnects: the bisection shift on every network; interconnect-checks: the adversarial pattern on the
     dragonfly, minimal and Valiant, and the shift by 64 on the fat tree."""
@@ -247,6 +284,11 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
             run = ctx.study.run_at("adversarial", routing=routing)
             title = f"dragonfly, {routing} routing: every server of group i to group i + 1"
             _static_heatmap(ctx, out_dir, run, 0, f"adversarial_{routing}", title)
+    if "kim.adversarial.valiant-packet" in ctx.results:
+        title = "dragonfly, consecutive ports, per-packet Valiant: every server of group i to group i + 1"
+        _static_heatmap(ctx, out_dir, "kim.adversarial.valiant-packet", 0, "kim_adversarial_valiant-packet", title)
+    if "kim.adversarial.ugal-g" in ctx.results:
+        _adaptive_heatmap(ctx, out_dir, "kim.adversarial.ugal-g", "kim_adversarial_ugal-g")
     if "fattree.shifts" in ctx.results:
         shifts = [int(r["shift"]) for r in _records(ctx, "fattree.shifts")]
         title = "full three-level fat tree, D-mod-K: the shift by 64"

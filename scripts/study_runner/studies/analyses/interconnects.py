@@ -278,7 +278,8 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """interconnects: the bisection shift on every network; interconnect-checks: the adversarial pattern on the
     dragonfly, minimal and Valiant, and the shift by 64 on the fat tree."""
     for net, run in _nets(ctx, "750"):
-        _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")
+        if not ctx.platform_of(run).adaptive:  # an adaptive run's routes are not the model's (interconnect-checks
+            _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")  # traces one)
     if "adversarial" in {run.grid for run in ctx.study.runs}:
         for routing in ctx.study.values("adversarial", "routing"):
             run = ctx.study.run_at("adversarial", routing=routing)
@@ -303,13 +304,25 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
         _whatif_figure(ctx, out_dir, scale)
 
 
+def _beside_static(ctx: StudyContext, nets: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The networks in the file's order, each adaptive one right after the static network it is the same machine of
+    (its name without the routing suffix)."""
+    static = [(net, run) for net, run in nets if not ctx.platform_of(run).adaptive]
+    adaptive = [(net, run) for net, run in nets if ctx.platform_of(run).adaptive]
+    out = []
+    for net, run in static:
+        out.append((net, run))
+        out += [(other, r) for other, r in adaptive if other.rsplit("-", 1)[0] == net or other.rsplit("-", 2)[0] == net]
+    return out + [pair for pair in adaptive if pair not in out]
+
+
 def _whatif_figure(ctx: StudyContext, out_dir: Path, scale: str) -> None:
-    """``interconnects_<scale>.png`` of the networks of one size that ran."""
-    nets = _nets(ctx, scale)
+    """``interconnects_<scale>.png`` of the networks of one size that ran (adaptive rows hatched)."""
+    nets = _beside_static(ctx, _nets(ctx, scale))
     if not nets:
         return
     names, random = [net for net, _ in nets], dict(_nets(ctx, scale, "random"))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 4.8), gridspec_kw={"width_ratios": [2, 1]})
     _bars(ctx, left, nets, -0.3, "all-to-all, shifts in host order (slowest rank)")
     if set(random) >= set(names):
         _bars(ctx, left, [(net, random[net]) for net in names], -0.1, "all-to-all, random order (slowest rank)")
@@ -318,16 +331,20 @@ def _whatif_figure(ctx: StudyContext, out_dir: Path, scale: str) -> None:
     left.bar([i + 0.3 for i in range(len(nets))], [bisection_rate(ctx, run) / GB for _, run in nets], 0.2,
              label="bisection shift N/2")  # fmt: skip
     left.axhline(link_rate(ctx, nets[0][1]) / GB, color="grey", lw=0.8, ls="--", label="link rate")
-    left.set_xticks(range(len(nets)), names, rotation=20)
+    left.set_xticks(range(len(nets)), names, rotation=30, ha="right")
     left.set_ylim(0, 1.5 * link_rate(ctx, nets[0][1]) / GB)  # room for the legend above the bars
     left.set_ylabel("GB/s per server")
-    left.set_title("Per-server bandwidth, static routing (SimGrid)")
+    for i, (_, run) in enumerate(nets):  # hatch the adaptive rows' bars
+        if ctx.platform_of(run).adaptive:
+            left.axvspan(i - 0.45, i + 0.45, color="0.92", zorder=0)
+    left.set_title("Per-server bandwidth, static and adaptive routing (grey: adaptive; SimGrid)")
     left.legend(fontsize=7, loc="upper center", ncol=2)
-    c = [costs(ctx.platform_of(run)) for _, run in nets]
-    right.bar([i - 0.2 for i in range(len(nets))], [10 * v["switches"] for v in c], 0.4, label="switches / 10 servers")
-    right.bar([i + 0.2 for i in range(len(nets))], [v["cables"] for v in c], 0.4, label="switch cables per server")
-    right.set_xticks(range(len(nets)), names, rotation=20)
-    right.set_title("Cost proxies")
+    machines = [(net, run) for net, run in nets if not ctx.platform_of(run).adaptive]  # adaptive: the same machines
+    c = [costs(ctx.platform_of(run)) for _, run in machines]
+    right.bar([i - 0.2 for i in range(len(c))], [10 * v["switches"] for v in c], 0.4, label="switches / 10 servers")
+    right.bar([i + 0.2 for i in range(len(c))], [v["cables"] for v in c], 0.4, label="switch cables per server")
+    right.set_xticks(range(len(c)), [net for net, _ in machines], rotation=30, ha="right")
+    right.set_title("Cost proxies (each machine once)")
     right.legend(fontsize=8)
     radix = {"750": 18, "6000": 36}.get(scale, "?")
     fig.suptitle(f"About {scale} servers of {radix}-port switches, 4 GB/s links")

@@ -76,7 +76,7 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
-from generators.paths import ROUTING_MODES, SPREADS, framed, spread_evenly
+from generators.paths import ROUTING_MODES, framed, spread_evenly, spread_param
 from generators.size import Size, switched_size
 
 __all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
@@ -256,13 +256,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "minimal, valiant (through an intermediate group), ugal-l or ugal-g (adaptive: docs/adaptive-routing.md)",
             "minimal",
         ),
-        Param(
-            "spread",
-            choice(*SPREADS),
-            "message (one path per message) or packet (a message's packets spread over the rule's paths)",
-            "message",
-            recorded_when_default=False,
-        ),
+        spread_param(),
         Param("link_bw", bandwidth, "bandwidth of every cable, per direction (Slingshot: 200 Gb/s)", "25GBps"),
         Param("link_lat", latency, "latency of a host or local cable", "100ns"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),

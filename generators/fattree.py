@@ -66,7 +66,7 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
-from generators.paths import SPREADS, framed, spread_evenly
+from generators.paths import framed, spread_evenly, spread_param
 from generators.size import Size, switched_size
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
@@ -243,13 +243,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "d-mod-k",
             recorded_when_default=False,
         ),
-        Param(
-            "spread",
-            choice(*SPREADS),
-            "message (one path per message) or packet (a message's packets spread over the up paths)",
-            "message",
-            recorded_when_default=False,
-        ),
+        spread_param(packet="a message's packets spread over the up paths"),
     ),
     estimate=estimate,
 )

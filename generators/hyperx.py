@@ -63,7 +63,7 @@ from generators.model import (
 )
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, int_tuple, latency, nbl_cap, positive_int
-from generators.paths import SPREADS, framed, hop_latency, spread_evenly
+from generators.paths import framed, hop_latency, spread_evenly, spread_param
 from generators.router_graph import host_coordinates, host_name
 from generators.size import Size, switched_size
 from generators.torus import MAX_DIMS, coordinates, index
@@ -183,13 +183,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "dimension-order",
             recorded_when_default=False,
         ),
-        Param(
-            "spread",
-            choice(*SPREADS),
-            "message (one path per message) or packet (a message's packets spread over the lanes, or placed in parts)",
-            "message",
-            recorded_when_default=False,
-        ),
+        spread_param(packet="a message's packets spread over the lanes, or placed in parts"),
     ),
     estimate=estimate,
 )

@@ -74,7 +74,7 @@ from generators.params import (
     optional_bandwidth,
     positive_int,
 )
-from generators.paths import SPREADS, framed, spread_evenly
+from generators.paths import framed, spread_evenly, spread_param
 from generators.size import Size, count_text, switched_size
 
 __all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
@@ -207,13 +207,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "static",
             recorded_when_default=False,
         ),
-        Param(
-            "spread",
-            choice(*SPREADS),
-            "message (one spine per message) or packet (same-column packets spread over every spine; compiled zone)",
-            "message",
-            recorded_when_default=False,
-        ),
+        spread_param("one spine per message", "same-column packets spread over every spine; compiled zone"),
     ),
     estimate=estimate,
     placements={"allocation": _allocation_placement},

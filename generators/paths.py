@@ -13,11 +13,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from generators.model import with_nbl
+from generators.params import Param, choice
 
-__all__ = ["ROUTING_MODES", "SPREADS", "framed", "hop_latency", "spread_evenly"]
+__all__ = ["ROUTING_MODES", "SPREADS", "framed", "hop_latency", "spread_evenly", "spread_param"]
 
 SPREADS = ("message", "packet")
 """How finely a message is routed: along one path (``message``), or its packets spread over the rule's paths."""
+
+
+def spread_param(
+    message: str = "one path per message", packet: str = "a message's packets spread over the rule's paths"
+) -> Param:
+    """The ``spread`` parameter of a family: ``message`` (the default, not recorded in the platform's name) or
+    ``packet``, each with what it means for the family."""
+    return Param(
+        "spread",
+        choice(*SPREADS),
+        f"message ({message}) or packet ({packet})",
+        "message",
+        recorded_when_default=False,
+    )
+
 
 ROUTING_MODES = {
     "minimal": "minimal paths",

@@ -43,7 +43,7 @@ from generators.finite_field import FiniteField, prime_power
 from generators.model import Host, Platform
 from generators.node import NODE_PARAMS
 from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
-from generators.paths import ROUTING_MODES, SPREADS
+from generators.paths import ROUTING_MODES, spread_param
 from generators.router_graph import (
     RouterGraph,
     cables,
@@ -181,13 +181,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "minimal",
             recorded_when_default=False,
         ),
-        Param(
-            "spread",
-            choice(*SPREADS),
-            "message (one path per message) or packet (a message's packets spread over the rule's paths)",
-            "message",
-            recorded_when_default=False,
-        ),
+        spread_param(),
     ),
     estimate=estimate,
 )

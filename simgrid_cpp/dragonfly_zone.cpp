@@ -130,24 +130,15 @@ public:
     }
     /* UGAL: the minimal paths; per packet, Valiant spread evenly too (its packets' own random intermediates, in
      * aggregate); and VALIANT_CANDIDATES Valiant paths drawn for each decision (the message, or each part) */
-    std::uint64_t sequence = decisions_++;
     std::vector<topolab::Option> options;
     for (Path& path : minimal_paths(here, target, copy))
       options.emplace_back(std::move(path));
     if (by_packet_)
       options.emplace_back(valiant_paths(here, target));
-    size_t fixed = options.size();
-    choice_.begin();
-    for (long part = 0; part < choice_.parts(); part++) {
-      options.erase(options.begin() + static_cast<long>(fixed), options.end());
-      for (long j = 0; j < VALIANT_CANDIDATES; j++) {
-        std::uint64_t drawn = topolab::draw(hashed, sequence, part * VALIANT_CANDIDATES + j);
-        options.emplace_back(
-            valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40)));
-      }
-      choice_.place(options[choice_.cheapest(options)]);
-    }
-    return choice_.finish(into);
+    auto valiant_of = [&](std::uint64_t drawn) {
+      return valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40));
+    };
+    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, hashed, decisions_++, valiant_of, into);
   }
 
 private:

@@ -159,6 +159,13 @@ private:
   mutable std::vector<std::pair<Link*, double>> first_;
 };
 
+/* The d-th pseudo-random draw of a routing decision: a function of the pair's hash and the decision's sequence
+ * number, so that the same command draws the same candidates (SimGrid routes messages in a deterministic order). */
+inline std::uint64_t draw(std::uint64_t pair_hash, std::uint64_t sequence, std::uint64_t d)
+{
+  return mix(pair_hash ^ mix((sequence << 8) + d));
+}
+
 /* Adaptive choice among options (the header comment), one message at a time: begin(), then for each of parts()
  * parts, place() the option that cheapest() (or a walk of cheapest_cable() choices) picks, then finish().
  * `reference_bw` is a host cable's bandwidth. */
@@ -223,6 +230,25 @@ public:
   /* The message's route (Spread) and its latency. */
   double finish(Route* into) const { return spread_.into(into); }
 
+  /* UGAL's decision for one message (Kim et al.): `options` (the minimal paths, and by packet Valiant spread evenly)
+   * against `candidates` Valiant paths drawn for each part, `valiant_of(drawn)` building the one a draw names (the
+   * draws: topolab::draw of the pair's hash and of the decision's rank `sequence`); the message's route into `into`,
+   * and its latency. */
+  template <class ValiantOf>
+  double ugal(std::vector<Option> options, long candidates, std::uint64_t pair_hash, std::uint64_t sequence,
+              ValiantOf valiant_of, Route* into)
+  {
+    size_t fixed = options.size();
+    begin();
+    for (long part = 0; part < parts(); part++) {
+      options.erase(options.begin() + static_cast<long>(fixed), options.end());
+      for (long j = 0; j < candidates; j++)
+        options.emplace_back(valiant_of(draw(pair_hash, sequence, static_cast<std::uint64_t>(part * candidates + j))));
+      place(options[cheapest(options)]);
+    }
+    return finish(into);
+  }
+
 private:
   View view_;
   bool by_packet_;
@@ -278,12 +304,5 @@ private:
     return {floored_sum / n, option.detour(), raw_sum / n};
   }
 };
-
-/* The d-th pseudo-random draw of a routing decision: a function of the pair's hash and the decision's sequence
- * number, so that the same command draws the same candidates (SimGrid routes messages in a deterministic order). */
-inline std::uint64_t draw(std::uint64_t pair_hash, std::uint64_t sequence, std::uint64_t d)
-{
-  return mix(pair_hash ^ mix((sequence << 8) + d));
-}
 
 } // namespace topolab

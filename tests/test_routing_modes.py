@@ -41,14 +41,19 @@ SPREAD = [
 ]
 # fmt: on
 
-ADAPTIVE = [
+ADAPTIVE = [  # every adaptive rule of every family, per message and per packet
     ("dragonfly", {**BALANCED, "routing": "ugal-l"}),
+    ("dragonfly", {**BALANCED, "routing": "ugal-l", "spread": "packet"}),
+    ("dragonfly", {**BALANCED, "routing": "ugal-g"}),
     ("dragonfly", {**BALANCED, "routing": "ugal-g", "spread": "packet", "links_per_pair": 2, "global_ports": 4}),
     ("fattree", {"radix": 4, "routing": "adaptive"}),
     ("fattree", {"radix": 4, "levels": 3, "routing": "adaptive", "spread": "packet"}),
     ("hyperx", {"dims": "3x3", "hosts": 2, "links": 2, "routing": "dal"}),
+    ("hyperx", {"dims": "3x3", "hosts": 2, "routing": "dal", "spread": "packet"}),
+    ("slimfly", {"q": 3, "routing": "ugal-l"}),
     ("slimfly", {"q": 3, "routing": "ugal-g", "spread": "packet"}),
     ("mlfm", {"d": 3, "routing": "adaptive"}),
+    ("mlfm", {"d": 3, "routing": "adaptive", "spread": "packet"}),
 ]
 
 

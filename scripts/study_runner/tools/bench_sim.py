@@ -8,7 +8,9 @@ Cases: the furthest-node pairing exactly as the bgq-pairing study runs it (128 M
 one timed round, the study's SMPI options) on Mira's partitions of 512 to 49152 nodes and on JUQUEEN's
 24 x 8 x 8 x 4 x 2; one nbl-combine run on the 16 x 32 DELTA mesh (the study's slowest of that mesh); the MLFM
 all-to-all on d = 18 (6156 servers, compiled zone): one phase (256 MiB blocks, ``alltoall --phases 2``) and all
-6156 (1 MiB blocks); the pairing on all of Fugaku (158976 ranks; skipped where Linux allows too few memory maps).
+6156 (1 MiB blocks); the pairwise all-to-all of 1024 ranks (1 MiB blocks) on a dragonfly of 1056 servers, with
+minimal routing and with UGAL-G (a route chosen from the network's loads for each of its million messages); the
+pairing on all of Fugaku (158976 ranks; skipped where Linux allows too few memory maps).
 Each runs on topolab's platform (the compiled torus, tofu and MLFM zones, the mesh's XML) and, as a reference, on
 the SimGrid cluster that carries the same run:
 ``<cluster topology="TORUS">`` for the pairing (the same routes: dimension order, SimGrid's own tie rule, no
@@ -210,6 +212,35 @@ def _mlfm_alltoall(block: str, phases: int | None) -> Case:
     )
 
 
+def _dragonfly_alltoall(routing: str) -> Case:
+    """Open MPI's pairwise all-to-all (1 MiB blocks, all 1023 phases) of 1024 ranks on the balanced dragonfly of
+    ``interconnect-checks`` (33 groups x 8 routers x 4 servers, Kim et al.'s consecutive ports, 1056 servers, the first
+    1024 in host order), routed ``routing``: every message's route is chosen when it starts (docs/adaptive-routing.md),
+    about a million choices in one run."""
+    return Case(
+        name=f"dragonfly-1024-alltoall-{routing}",
+        what=f"pairwise all-to-all of 1024 ranks, 1 MiB blocks, dragonfly 33 x 8 x 4 (1056 servers), {routing} routing",
+        family="dragonfly",
+        params={
+            "groups": 33,
+            "routers": 8,
+            "hosts": 4,
+            "global_ports": 4,
+            "link_bw": "4GBps",
+            "port_order": "consecutive",
+            "routing": routing,
+        },
+        app="alltoall",
+        args=("-a", "pairwise", "-s", "1M", "--local-copy", "skip", "-w", "0", "-i", "1"),
+        options=(*folded_buffer_options(1 << 20), "--cfg=smpi/privatization:0", "--cfg=contexts/guard-size:0"),
+        ranks=1024,
+        placement=None,
+        reference=None,
+        reference_kind="",
+        time_field="time_s_max",
+    )
+
+
 def _fugaku() -> Case:
     """All of Fugaku (platforms/fugaku: Tofu-D, 24 x 23 x 24 units of 2 x 3 x 2 nodes, 158976 ranks), every node
     exchanging 128 MiB with a node far away: the bisection pairing app as the bgq-pairing study runs it, over a
@@ -248,6 +279,7 @@ CASES = (
     _combine(),
     _mlfm_alltoall("256M", phases=2),
     _mlfm_alltoall("1M", phases=None),
+    *(_dragonfly_alltoall(routing) for routing in ("minimal", "ugal-g")),
     _fugaku(),
 )
 

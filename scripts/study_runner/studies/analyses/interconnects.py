@@ -278,8 +278,9 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """interconnects: the bisection shift on every network; interconnect-checks: the adversarial pattern on the
     dragonfly, minimal and Valiant, and the shift by 64 on the fat tree."""
     for net, run in _nets(ctx, "750"):
-        if not ctx.platform_of(run).adaptive:  # an adaptive run's routes are not the model's (interconnect-checks
-            _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")  # traces one)
+        # an adaptive run's routes are not the model's: interconnect-checks draws a traced heatmap of one instead
+        if not ctx.platform_of(run).adaptive:
+            _static_heatmap(ctx, out_dir, run, -1, f"bisection_{net}", f"{net}: the bisection shift N/2")
     if "adversarial" in {run.grid for run in ctx.study.runs}:
         for routing in ctx.study.values("adversarial", "routing"):
             run = ctx.study.run_at("adversarial", routing=routing)
@@ -305,19 +306,19 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
 
 
 def _beside_static(ctx: StudyContext, nets: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The networks in the file's order, each adaptive one right after the static network it is the same machine of
-    (its name without the routing suffix)."""
+    """The networks in the file's order, each adaptive one right after the first static network whose name, with a
+    dash, begins its own (``dragonfly-ugal-g`` after ``dragonfly``)."""
     static = [(net, run) for net, run in nets if not ctx.platform_of(run).adaptive]
     adaptive = [(net, run) for net, run in nets if ctx.platform_of(run).adaptive]
     out = []
     for net, run in static:
         out.append((net, run))
-        out += [(other, r) for other, r in adaptive if other.rsplit("-", 1)[0] == net or other.rsplit("-", 2)[0] == net]
+        out += [pair for pair in adaptive if pair[0].startswith(net + "-") and pair not in out]
     return out + [pair for pair in adaptive if pair not in out]
 
 
 def _whatif_figure(ctx: StudyContext, out_dir: Path, scale: str) -> None:
-    """``interconnects_<scale>.png`` of the networks of one size that ran (adaptive rows hatched)."""
+    """``interconnects_<scale>.png`` of the networks of one size that ran (adaptive rows on grey)."""
     nets = _beside_static(ctx, _nets(ctx, scale))
     if not nets:
         return
@@ -334,7 +335,7 @@ def _whatif_figure(ctx: StudyContext, out_dir: Path, scale: str) -> None:
     left.set_xticks(range(len(nets)), names, rotation=30, ha="right")
     left.set_ylim(0, 1.5 * link_rate(ctx, nets[0][1]) / GB)  # room for the legend above the bars
     left.set_ylabel("GB/s per server")
-    for i, (_, run) in enumerate(nets):  # hatch the adaptive rows' bars
+    for i, (_, run) in enumerate(nets):  # grey behind the adaptive rows' bars
         if ctx.platform_of(run).adaptive:
             left.axvspan(i - 0.45, i + 0.45, color="0.92", zorder=0)
     left.set_title("Per-server bandwidth, static and adaptive routing (grey: adaptive; SimGrid)")

@@ -144,8 +144,8 @@ def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess
 
 
 def assert_usage_error(command: Sequence[str], cwd: Path, app: str, message: str) -> None:
-    """``command`` (an smpirun of ``app``) fails as a bad argument must: exit status 2, no JSON on stdout (where
-    smpirun itself prints its command line and "Execution failed"), one line ``<app>: error: <message>...``."""
+    """``command`` (an smpirun of ``app``) fails as a bad argument must: exit status 2, no JSON on stdout, one line
+    ``<app>: error: <message>...`` on stderr."""
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert done.returncode == 2, done.stderr
     assert not any(line.startswith("{") for line in done.stdout.splitlines())

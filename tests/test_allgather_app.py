@@ -167,7 +167,7 @@ class TestVerify:
             cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
         )  # fmt: skip
         assert done.returncode == 1, done.stderr
-        # On failure smpirun adds its command line and "Execution failed" to stdout.
+        # smpirun writes its own failure messages on stderr (SimGrid patch 0009): stdout is the app's.
         (record,) = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         assert record["verified"] is False
         assert f"{APP}: error: verification failed: " in done.stderr and " wrong bytes" in done.stderr
@@ -314,7 +314,7 @@ class TestBadInput:
     def test_bad_arguments(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, app: str, ranks: int, args: list[str], message: str
     ) -> None:
-        # smpirun itself prints its command line and "Execution failed" on stdout; the app must print no JSON.
+        # The app must print no JSON (smpirun's own failure messages go to stderr: SimGrid patch 0009).
         done = subprocess.run(
             app_command(platforms, bin_dir, ranks, args, app),
             cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from study_runner.simulation.smpi import binary_options, fortran_runtime
 from study_runner.tools import conformance, conformance_build, conformance_rules
 from study_runner.tools.conformance_suite import Test, directories, read_testlist, source_suffixes
 
@@ -160,14 +161,15 @@ def test_tests_of_other_directories_pass(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_fortran_tests_pass_with_gfortran_privatized(capsys: pytest.CaptureFixture[str]) -> None:
     # uallreducef (f77, smpiff) and uallreducef90 (f90, smpif90, the mpi module); each links gfortran's runtime,
-    # which SMPI privatizes (smpi/privatize-libs) as SimGrid documents.
+    # which every topolab run privatizes (smpi/privatize-libs, smpi.binary_options) as SimGrid documents.
     argv = ["--dirs", "f77,f90", "--tests", "uallreducef,uallreducef90", "--families", "crossbar", "--ranks", "4"]
     assert conformance.main(argv) == 0
     out = capsys.readouterr().out
     assert "| f77 | crossbar | 1/1 |" in out and "| f90 | crossbar | 1/1 |" in out
     suite = conformance.unpack_suite(conformance.sdist(), conformance.default_cache_dir())
     for binary in (suite / "bin" / "f77" / "coll" / "uallreducef", suite / "bin" / "f90" / "coll" / "uallreducef90"):
-        assert (conformance_build.fortran_runtime(binary) or "").startswith("libgfortran.so.")
+        assert (fortran_runtime(binary) or "").startswith("libgfortran.so.")
+        assert binary_options(binary) == (f"--cfg=smpi/privatize-libs:{fortran_runtime(binary)}",)
 
 
 def test_every_source_of_every_directory_runs_or_is_listed() -> None:

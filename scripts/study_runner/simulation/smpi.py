@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from study_runner.errors import StudyError
@@ -34,7 +36,10 @@ __all__ = [
     "STANDARD_OPTIONS",
     "SmpirunOutcome",
     "allow_simulations",
+    "binary_options",
+    "failure_message",
     "folded_buffer_options",
+    "fortran_runtime",
     "message_overhead_options",
     "run_smpirun",
     "run_smpirun_measured",
@@ -123,7 +128,11 @@ def smpirun_command(
     ranks: int,
     options: Sequence[str] = (),
 ) -> list[str]:
-    """The full smpirun command line: standard options first, the study's own options after (they win)."""
+    """The full smpirun command line: standard options first, then the options ``binary`` needs (its Fortran runtime
+    privatized: :func:`fortran_runtime`), the study's own options after (they win).
+
+    What ``binary`` needs follows from its bytes, which every cache key holds: a key is still made of what is run.
+    """
     return [
         "smpirun",
         "-np",
@@ -134,10 +143,33 @@ def smpirun_command(
         "-hostfile",
         str(hostfile),
         *STANDARD_OPTIONS,
+        *binary_options(binary, options),
         *options,
         str(binary),
         *args,
     ]
+
+
+@cache
+def fortran_runtime(binary: Path) -> str | None:
+    """The gfortran runtime that ``binary`` itself links (``libgfortran.so.5``: a ``NEEDED`` entry of its dynamic
+    section), or None. Not ``ldd``: libsimgrid links that runtime too, so ``ldd`` lists it for C programs as well."""
+    done = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=False)
+    found = re.search(r"\(NEEDED\)\s+Shared library: \[(libgfortran\.so\.\d+)\]", done.stdout)
+    return found.group(1) if found else None
+
+
+def binary_options(binary: Path, options: Sequence[str] = ()) -> tuple[str, ...]:
+    """The SMPI options that ``binary`` needs to run right, unless ``options`` set them already.
+
+    A Fortran program gets its gfortran runtime privatized (``smpi/privatize-libs``): one copy per rank, each with
+    its own unit table, or ranks that open files on units they pick by INQUIRE collide (SimGrid patch 0010,
+    docs/smpirun-on.md "Fortran codes").
+    """
+    runtime = fortran_runtime(Path(binary))
+    if runtime is None or any(option.startswith("--cfg=smpi/privatize-libs:") for option in options):
+        return ()
+    return (f"--cfg=smpi/privatize-libs:{runtime}",)
 
 
 @dataclass(frozen=True)
@@ -259,13 +291,44 @@ def _run_measured(
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if process.returncode not in ok_status:
-        lines = [line for line in stderr.strip().splitlines() if "did not return 0" not in line]
-        errors = [line for line in lines if "error" in line.lower()]
-        tail = "\n    ".join((errors or lines)[-8:])
-        raise StudyError(
-            f"{label}: smpirun failed with exit status {process.returncode}; last lines of stderr:\n    {tail}"
-        )
+        raise StudyError(failure_message(label, process.returncode, stderr))
     return SmpirunOutcome(stdout, time.monotonic() - start, sampler.peak_kib / 1024, stderr)
+
+
+APP_FAILED = "The MPI application failed: "
+"""How SimGrid (patch 0009) begins the one line that says how the application failed: MPI_Abort, a rank's non-zero
+exit, a rank that left without MPI_Finalize, a deadlock."""
+
+
+def failure_message(label: str, status: int, stderr: str) -> str:
+    """What went wrong in a run that exited with ``status`` (not a good one) and printed ``stderr``.
+
+    One line when the application failed (SimGrid's own line, or the signal that killed the simulation: a crash of
+    the application's code kills SimGrid's process with it); else the end of stderr, where SimGrid says why it
+    stopped.
+
+    >>> failure_message("s/r", 3, "...\\n[0.1] f.cpp:9: [smpi_kernel/ERROR] The MPI application failed: rank 1 "
+    ...                 "(on h1) called MPI_Abort with error code 3; exit status 3\\nExecution failed with code 3.")
+    's/r: the MPI application failed: rank 1 (on h1) called MPI_Abort with error code 3; exit status 3'
+    >>> failure_message("s/r", 139, "Segmentation fault.")
+    's/r: the MPI application crashed: the simulation died of SIGSEGV (exit status 139)'
+    """
+    for line in reversed(stderr.splitlines()):
+        if APP_FAILED in line:
+            return f"{label}: the MPI application failed: {line.split(APP_FAILED, 1)[1].strip()}"
+    number = status - 128 if status > 128 else -status  # the shell's 128 + N, or Python's -N
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = None
+    if name is not None:
+        died = f"the simulation died of {name} (exit status {status})"
+        crash = number in (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT)
+        return f"{label}: the MPI application crashed: {died}" if crash else f"{label}: {died}"
+    lines = [line for line in stderr.strip().splitlines() if "did not return 0" not in line]
+    errors = [line for line in lines if "error" in line.lower()]
+    tail = "\n    ".join((errors or lines)[-8:])
+    return f"{label}: smpirun failed with exit status {status}; last lines of stderr:\n    {tail}"
 
 
 def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:

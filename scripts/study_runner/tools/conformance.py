@@ -38,7 +38,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.codes import sdist
 from study_runner.simulation.workdirs import unwinding_signals, work_directory
-from study_runner.tools.conformance_build import build_tests, c_name, fortran_runtime, unpack_suite, warn_only
+from study_runner.tools.conformance_build import build_tests, c_name, unpack_suite, warn_only
 from study_runner.tools.conformance_rules import (
     EXCLUDED,
     EXCLUDED_DIRECTORIES,
@@ -233,11 +233,9 @@ def run_test(binary: Path, family: str, ranks: int, timeout: float, test: Test |
     why = written_for(test.name, ranks, test.label)
     if why is not None:
         return outcome("n/a", why)
-    runtime = fortran_runtime(binary) if test.language != "c" else None
-    cfg = [f"smpi/privatize-libs:{runtime}"] if runtime else []
     start = time.monotonic()
     try:
-        done = run_on(family, PLATFORMS[family], ranks, [str(binary), *test.args], cfg, timeout=timeout)
+        done = run_on(family, PLATFORMS[family], ranks, [str(binary), *test.args], timeout=timeout)
     except subprocess.TimeoutExpired:
         return replace(outcome("fail", f"no result after {timeout:.0f} s"), seconds=time.monotonic() - start)
     return replace(outcome(*judge(test, done)), seconds=time.monotonic() - start)

@@ -24,7 +24,7 @@ from study_runner.simulation.smpi import TOPOLAB_SIMGRID
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.conformance_suite import SUITE, Test
 
-__all__ = ["build_tests", "c_name", "fortran_runtime", "lacking_calls", "unpack_suite", "warn_only"]
+__all__ = ["build_tests", "c_name", "lacking_calls", "unpack_suite", "warn_only"]
 
 UTIL_SOURCES = {
     "c": ("util/mtest.c", "util/dtypes.c", "util/mtest_datatype.c", "util/mtest_datatype_gen.c"),
@@ -151,14 +151,6 @@ def c_name(symbol: str) -> str:
     if symbol.startswith("MPI"):
         return symbol
     return "MPI_" + symbol.removeprefix("mpi_").removesuffix("_").capitalize()
-
-
-@cache
-def fortran_runtime(binary: Path) -> str | None:
-    """The gfortran runtime ``binary`` links (``libgfortran.so.5``), which SMPI must privatize, or None."""
-    done = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False)
-    found = re.search(r"^\s*(libgfortran\.so\.\d+)\s", done.stdout, re.MULTILINE)
-    return found.group(1) if found else None
 
 
 @cache

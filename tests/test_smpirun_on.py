@@ -326,3 +326,31 @@ def test_cfg_collective_algorithms_are_checked_against_smpi() -> None:
         "--cfg=smpi/allreduce:nope: SMPI has no allreduce algorithm 'nope'"
     )
     assert "rdb" in problem
+
+
+def test_this_machine_is_its_calibrated_platform(tmp_path: Path) -> None:
+    # docs/smpirun-on.md's validation example: the user's pi.c on the platform of this machine, whose one host has
+    # this machine's cores at the calibrated speed and its measured intra-node path, all ranks on it.
+    from lxml import etree
+
+    from study_runner.simulation.compute import calibration
+    from study_runner.tools.this_machine import intra_node
+
+    binary = tmp_path / "pi"
+    subprocess.run(["smpicc", "-O2", str(REPO / "docs/examples/pi.c"), "-o", str(binary), "-lm"], check=True)
+    keep = tmp_path / "kept"
+    # The machine's calibrations are in the default cache (measured there on first use, as a user's would be).
+    command = [str(COMMAND), "this-machine", "--np", "2", "--compute", "benchmark", "--keep", str(keep), "--",
+               str(binary), "2000000"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-600:]
+    (record,) = records(done.stdout)
+    assert record["ranks"] == 2 and record["error"] < 1e-9 and record["seconds"] > 0
+    assert "this-machine: 1 host, " in done.stderr
+    assert (keep / "hostfile").read_text() == "host-0\nhost-0\n"
+    (xml,) = keep.glob("*.xml")
+    (host,) = etree.parse(str(xml)).iter("host")
+    assert host.get("core") == str(os.cpu_count())
+    assert float(host.get("speed").removesuffix("f")) == calibration().flops
+    (shm,) = (link for link in etree.parse(str(xml)).iter("link") if link.get("id", "").endswith("_shm"))
+    assert float(shm.get("bandwidth").removesuffix("Bps")) == intra_node().bandwidth_Bps

@@ -55,6 +55,7 @@ from study_runner.simulation.cache import default_cache_dir, file_digest, run_ke
 from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+from study_runner.tools.this_machine import THIS_MACHINE, describe_this_machine, this_machine
 
 __all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
 
@@ -66,6 +67,7 @@ usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute 
            -- APP [ARG ...]
        {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
            -- APP [ARG ...]
+       {PROG} this-machine [--np N] [--ranks-per-node K] [--compute MODE] ... -- APP [ARG ...]
        {PROG} FAMILY --help            (the family's parameters)
 """
 
@@ -79,6 +81,9 @@ standard options, the --compute mode's, then the --cfg options (they win). The s
 printed on stderr before it runs; the exit status is smpirun's, or 2 for bad input.
 
 families: {", ".join(sorted(FAMILIES))}
+this-machine: one host with this machine's cores at their calibrated speed and its intra-node path (an MPICH
+  ping-pong), each measured on first use and cached: run your code here with mpiexec and on it with
+  --compute benchmark to see how far the simulation is from the real run
 
 options:
   --placement SPEC  a named placement of the family (NAME:ARG, e.g. allocation:2,4,3 on mlfm) or a
@@ -428,6 +433,11 @@ def prepare(argv: Sequence[str]) -> list[str]:
         raise SystemExit(0)
     if first.startswith("-"):
         raise UsageError(f"the first argument must be a family or a platform file, got {first!r} (--help for usage)")
+    if first == THIS_MACHINE and not any(arg in ("-h", "--help") for arg in rest):
+        # Every rank on the one host (its own --ranks-per-node, given after, wins): --np of them, else one per core.
+        np = next((rest[i + 1] for i, arg in enumerate(rest[:-1]) if arg == "--np"), str(os.cpu_count() or 1))
+        first, rest = "crossbar", [*this_machine(default_cache_dir())[1:], "--ranks-per-node", np, *rest]
+        _say(describe_this_machine(default_cache_dir()))
     is_family = first in FAMILIES
     if not is_family and "/" not in first and Path(first).suffix not in (".xml", ".so"):
         raise UsageError(

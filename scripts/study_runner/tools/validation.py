@@ -1,13 +1,8 @@
 """Validation against real runs: the same third-party codes run for real under MPICH on this machine and simulated on
 a platform of this machine, at 1 and 2 ranks; predicted / measured time per code.
 
-The platform of this machine is calibrated from two measurements, each cached per machine beside the compute
-calibration (``study_runner.simulation.compute``):
-
-- its cores: one host with this machine's cores, each of the speed the DGEMM calibration measured, so that a burst
-  benchmarked here is charged exactly its own duration (``--compute benchmark``: reference / core speed = 1);
-- its intra-node path: an MPICH ping-pong between two ranks here (topolab's ``pingpong`` built with ``mpicc``): the
-  latency is the one-way time of a 1-byte message, the bandwidth the slope between 1 MiB and 16 MiB.
+The platform of this machine (``study_runner.tools.this_machine``: its cores at the calibrated speed, its intra-node
+path from an MPICH ping-pong) is the one users get with ``scripts/smpirun-on this-machine``.
 
 What the comparison can show: whether benchmarked computation plus the alpha-beta intra-node path predict a real
 code's time here. What it cannot: SMPI runs the ranks one after another on one core, so two ranks that would compete
@@ -18,24 +13,22 @@ predicted faster than it runs); MPICH's shared-memory protocols are not one late
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import calibrate, calibration, machine_key
+from study_runner.simulation.compute import calibrate, calibration
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.realcodes import Code, hpcc, nas
 from study_runner.tools.smpirun_on import prepare
+from study_runner.tools.this_machine import intra_node, measure_intra_node, this_machine
 
-__all__ = ["VALIDATED", "Comparison", "IntraNode", "compare", "intra_node", "measure_intra_node", "this_machine"]
+__all__ = ["VALIDATED", "Comparison", "compare"]
 
 VALIDATED: dict[str, Code] = {
     "is.B": nas("is", "B"),
@@ -45,78 +38,6 @@ VALIDATED: dict[str, Code] = {
 }
 """The codes validated against real runs (DT's graph needs more processes than 1 or 2: shown as not applicable;
 HPCC's time is HPL's)."""
-
-PINGPONG_SIZES = (1, 1 << 20, 16 << 20)
-"""Bytes of the calibrating ping-pong: the latency at 1 B, the bandwidth between 1 MiB and 16 MiB."""
-
-
-@dataclass(frozen=True)
-class IntraNode:
-    """The intra-node path of this machine, from an MPICH ping-pong between two of its ranks."""
-
-    latency_s: float
-    bandwidth_Bps: float
-    oneway_s: dict[str, float]
-    """The measured one-way times (minimum over the iterations), by message size in bytes."""
-    method: str
-    measured: str
-
-
-def _real_mpi_pingpong() -> Path:
-    """topolab's ping-pong built with the system's mpicc (``scripts/build --real-mpi``), built now if missing."""
-    binary = REPO / "build-mpi" / "bin" / "pingpong"
-    if not binary.is_file():
-        done = subprocess.run([str(REPO / "scripts" / "build"), "--real-mpi"], capture_output=True, text=True)
-        if done.returncode != 0 or not binary.is_file():
-            raise StudyError(f"cannot build the apps with mpicc: {(done.stderr or done.stdout).strip()[-300:]}")
-    return binary
-
-
-def measure_intra_node(cache_dir: Path | None = None) -> IntraNode:
-    """Measure the intra-node path now (an MPICH ping-pong, 2 ranks here) and cache it."""
-    sizes = ",".join(map(str, PINGPONG_SIZES))
-    command = ["mpiexec", "-n", "2", str(_real_mpi_pingpong()), "-s", sizes, "-i", "50", "-w", "5"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        raise StudyError(f"the MPICH ping-pong failed: {(done.stderr or done.stdout).strip()[-300:]}")
-    oneway = {str(r["bytes"]): r["oneway_s_min"] for r in map(json.loads, done.stdout.splitlines())}
-    small, mid, large = (oneway[str(size)] for size in PINGPONG_SIZES)
-    result = IntraNode(
-        latency_s=small,
-        bandwidth_Bps=(PINGPONG_SIZES[2] - PINGPONG_SIZES[1]) / (large - mid),
-        oneway_s=oneway,
-        method="MPICH ping-pong between 2 ranks of this machine, minimum of 50 round trips per size: latency = "
-        "one-way time of 1 B, bandwidth = (16 MiB - 1 MiB) / (its one-way time difference)",
-        measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    )
-    atomic_write_text(_intra_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
-    return result
-
-
-def _intra_path(cache_dir: Path | None) -> Path:
-    return (cache_dir or default_cache_dir()) / "calibration" / f"intra-node-{machine_key()}.json"
-
-
-def intra_node(cache_dir: Path | None = None) -> IntraNode:
-    """This machine's cached intra-node path, measured first if there is none."""
-    path = _intra_path(cache_dir)
-    if not path.is_file():
-        return measure_intra_node(cache_dir)
-    try:
-        return IntraNode(**json.loads(path.read_text()))
-    except (ValueError, TypeError):
-        raise StudyError(f"{path} is not an intra-node calibration topolab wrote: remove it") from None
-
-
-def this_machine(cache_dir: Path | None = None) -> list[str]:
-    """smpirun-on's arguments for a platform of this machine: one host, its cores at the calibrated core speed, its
-    intra-node path as measured."""
-    compute, path = calibration(cache_dir), intra_node(cache_dir)
-    return [
-        "crossbar", "--hosts", "1", "--cores", str(os.cpu_count() or 1),
-        "--host-speed", f"{compute.flops!r}f",
-        "--shm-bw", f"{path.bandwidth_Bps!r}Bps", "--shm-lat", f"{path.latency_s!r}s",
-    ]  # fmt: skip
 
 
 def median(values: list[float]) -> float:

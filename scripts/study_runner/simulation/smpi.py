@@ -154,7 +154,10 @@ def smpirun_command(
 def fortran_runtime(binary: Path) -> str | None:
     """The gfortran runtime that ``binary`` itself links (``libgfortran.so.5``: a ``NEEDED`` entry of its dynamic
     section), or None. Not ``ldd``: libsimgrid links that runtime too, so ``ldd`` lists it for C programs as well."""
-    done = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise StudyError(f"readelf not found (binutils): {SETUP_HINT}") from None
     found = re.search(r"\(NEEDED\)\s+Shared library: \[(libgfortran\.so\.\d+)\]", done.stdout)
     return found.group(1) if found else None
 

@@ -215,3 +215,18 @@ def test_a_missing_call_is_listed_with_the_tests_that_need_it(capsys: pytest.Cap
     )
     assert f"{lacks}; in excluded errhan/adderr.c" in out
     assert "excluded: errhan/adderr.c: commented out in SimGrid's testlist" in out
+
+
+def test_a_test_that_returns_without_finalize_passes_only_with_no_errors() -> None:
+    # SimGrid's MTest_Finalize does not finalize MPI; smpirun fails such a run (patch 0009) with one line, which the
+    # check forgives when the test found no errors, and only then.
+    test = Test("pt2pt", "isendrecv", sources=("isendrecv.c",))
+    line = "[0.1] f.cpp:9: [smpi_kernel/ERROR] The MPI application failed: rank 1 (on host-1) returned from main "
+    line += "without calling MPI_Finalize; exit status 1\n"
+
+    def run(stdout: str, status: int = 1) -> str:
+        return conformance.judge(test, subprocess.CompletedProcess([], status, stdout, line))[0]
+
+    assert run(" No Errors\n") == "pass"
+    assert run(" Found 2 errors\n") == "fail"
+    assert run(" No Errors\n", status=3) == "fail"

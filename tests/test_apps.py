@@ -75,7 +75,7 @@ class TestUnderSmpirun:
     def test_bad_arguments_fail_the_run(
         self, tmp_path: Path, bin_dir: Path, app: str, args: list[str], ranks: int, message: str
     ) -> None:
-        with pytest.raises(StudyError, match="smpirun failed with exit status 2") as failure:
+        with pytest.raises(StudyError, match=r"the MPI application failed: rank 0 \(on host-0\) returned 2") as failure:
             smpirun(tmp_path, bin_dir, app, args, ranks)
         assert message in str(failure.value)
 

@@ -25,7 +25,8 @@ BAD_INPUTS = [
     ("non-integer hosts", lambda s: s.replace("hosts = 2", "hosts = 2.5"), "hosts must be an integer >= 1, got 2.5"),
     ("missing binary", lambda s: s.replace('app = "pingpong"', 'app = "no_such_app"'),
      "app binary"),
-    ("failing smpirun", lambda s: s.replace('"-i", "1"', '"-i", "0"'), "smpirun failed with exit status 2"),
+    ("failing smpirun", lambda s: s.replace('"-i", "1"', '"-i", "0"'),
+     "rank 0 (on host-0) returned 2 from main; exit status 2"),
     ("more ranks than hosts", lambda s: s.replace("ranks = 2", "ranks = 3"), "3 ranks do not fit on 2 hosts"),
 ]  # fmt: skip
 

@@ -217,7 +217,7 @@ def test_a_failed_recording_is_one_error_and_no_trace(tmp_path: Path, bin_dir: P
     done = run_module("study_runner.sweeps.sweep_cli", str(write(tmp_path, text)), "--workers", "1", tmp_path=tmp_path)
     assert done.returncode == 2
     errors = [line for line in done.stderr.splitlines() if line.startswith("scripts/sweep: error:")]
-    assert len(errors) == 1 and "(recording its trace): smpirun failed" in errors[0], done.stderr
+    assert len(errors) == 1 and "(recording its trace): the MPI application failed" in errors[0], done.stderr
     assert not list((tmp_path / "cache").rglob("rank-*.txt"))
     assert not (tmp_path / "results" / "replay-alltoall").exists()
 

@@ -310,15 +310,20 @@ def failure_message(label: str, status: int, stderr: str) -> str:
     the application's code kills SimGrid's process with it); else the end of stderr, where SimGrid says why it
     stopped.
 
-    >>> failure_message("s/r", 3, "...\\n[0.1] f.cpp:9: [smpi_kernel/ERROR] The MPI application failed: rank 1 "
+    >>> failure_message("s/r", 3, "[0.1] f.cpp:9: [smpi_kernel/ERROR] The MPI application failed: rank 1 "
     ...                 "(on h1) called MPI_Abort with error code 3; exit status 3\\nExecution failed with code 3.")
     's/r: the MPI application failed: rank 1 (on h1) called MPI_Abort with error code 3; exit status 3'
+    >>> failure_message("s/r", 2, "app: error: bad -s\\n[0.1] f.cpp:9: [smpi_kernel/ERROR] The MPI application "
+    ...                 "failed: rank 0 (on h0) returned 2 from main; exit status 2")[33:]
+    'rank 0 (on h0) returned 2 from main; exit status 2 (its last words: app: error: bad -s)'
     >>> failure_message("s/r", 139, "Segmentation fault.")
     's/r: the MPI application crashed: the simulation died of SIGSEGV (exit status 139)'
     """
     for line in reversed(stderr.splitlines()):
         if APP_FAILED in line:
-            return f"{label}: the MPI application failed: {line.split(APP_FAILED, 1)[1].strip()}"
+            said = _last_words(stderr)
+            last = f" (its last words: {said})" if said else ""
+            return f"{label}: the MPI application failed: {line.split(APP_FAILED, 1)[1].strip()}{last}"
     number = status - 128 if status > 128 else -status  # the shell's 128 + N, or Python's -N
     try:
         name = signal.Signals(number).name
@@ -332,6 +337,16 @@ def failure_message(label: str, status: int, stderr: str) -> str:
     errors = [line for line in lines if "error" in line.lower()]
     tail = "\n    ".join((errors or lines)[-8:])
     return f"{label}: smpirun failed with exit status {status}; last lines of stderr:\n    {tail}"
+
+
+def _last_words(stderr: str) -> str | None:
+    """The application's own last line on stderr: not SimGrid's log (``[time] ... [category/LEVEL] ...``), nor
+    smpirun's own words after a failure (the command it ran, ``Execution failed with code N.``)."""
+    for line in reversed(stderr.splitlines()):
+        text = line.strip()
+        if text and not text.startswith(("[", "/", "Execution failed with code", "Process called exit")):
+            return text[:300]
+    return None
 
 
 def run_smpirun(command: Sequence[str], workdir: Path, timeout: float, label: str) -> str:

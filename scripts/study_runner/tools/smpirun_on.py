@@ -435,7 +435,9 @@ def prepare(argv: Sequence[str]) -> list[str]:
         raise UsageError(f"the first argument must be a family or a platform file, got {first!r} (--help for usage)")
     if first == THIS_MACHINE and not any(arg in ("-h", "--help") for arg in rest):
         # Every rank on the one host (its own --ranks-per-node, given after, wins): --np of them, else one per core.
-        np = next((rest[i + 1] for i, arg in enumerate(rest[:-1]) if arg == "--np"), str(os.cpu_count() or 1))
+        given = [rest[i + 1] for i, arg in enumerate(rest[:-1]) if arg == "--np"]
+        given += [arg.removeprefix("--np=") for arg in rest if arg.startswith("--np=")]
+        np = given[-1] if given else str(os.cpu_count() or 1)
         first, rest = "crossbar", [*this_machine(default_cache_dir())[1:], "--ranks-per-node", np, *rest]
         _say(describe_this_machine(default_cache_dir()))
     is_family = first in FAMILIES

@@ -136,6 +136,31 @@ class TestSmpirunOn:
         # A step of 300 Mflop at "1 Gflop/s" cores: at least 0.3 s unless this code beat the DGEMM's rate here.
         assert steps["1Gf"] > 0.3 * 0.9
 
+    @pytest.mark.parametrize("mode", ["off", "benchmark"])
+    def test_local_work_inside_mpi_calls_is_charged(self, mode: str, calibrated: Path, tmp_path: Path) -> None:
+        # SimGrid patch 0011 (charge-local-work): the copy of a message a rank sends itself, its own block of a
+        # collective and a reduction operator run inside MPI calls, where SMPI's benchmark is stopped: without the
+        # patch they cost nothing, while MPICH's memcpy takes real time (NAS IS's own block of MPI_Alltoallv, 128 MiB
+        # an iteration at 1 rank, docs/computation.md).
+        import shutil
+
+        binary = tmp_path / "local_work"
+        subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/local_work.c"), "-o",
+                        str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+        done = smpirun_on("crossbar", "--hosts", "1", "--host-speed", "1Gf", "--compute", mode, "--",
+                          str(binary), "64", "4", cache=calibrated)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert record["correct"] and record["bytes"] == 64_000_000
+        if mode == "off":
+            assert record["copy_s"] == 0.0 and record["reduce_s"] == 0.0  # deterministic: computation costs nothing
+            return
+        # Timed here and charged at 1 Gflop/s for this machine's reference speed: moving 4 x 64 MB at even 50 GB/s
+        # (more than one core of any current machine copies) costs at least this much; uncharged, the self-message
+        # costs milliseconds.
+        at_least = 4 * 64e6 / 50e9 * calibration(calibrated).flops / 1e9
+        assert record["copy_s"] > at_least and record["reduce_s"] > at_least
+
 
 @pytest.mark.simgrid
 def test_a_sweep_point_splits_computation_from_the_rest(bin_dir: Path, tmp_path: Path, calibrated: Path) -> None:

@@ -26,6 +26,7 @@ from study_runner.simulation.compute import (
     calibration_path,
     compute_options,
 )
+from study_runner.simulation.node_memory import MemoryBandwidth, measure_memory, memory_bandwidth, memory_path
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
@@ -51,6 +52,7 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache directory holding this machine's calibration, measured once for the module."""
     cache = tmp_path_factory.mktemp("cache")
     calibrate(cache)
+    measure_memory(cache)
     return cache
 
 
@@ -90,6 +92,36 @@ class TestCalibration:
         done = subprocess.run([str(REPO / "scripts" / "calibrate-compute")], capture_output=True, text=True, env=env)
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(calibration(calibrated).describe()) and "--force measures again" in done.stdout
+        assert memory_bandwidth(calibrated, measure=False).describe() in done.stdout.splitlines()
+
+
+class TestMemoryBandwidth:
+    def test_measured_once_then_read_from_the_cache(self, calibrated: Path) -> None:
+        memory = memory_bandwidth(calibrated, measure=False)
+        assert memory is not None and memory_bandwidth(calibrated) == memory  # read, not measured again
+        assert memory.core_Bps > 1e8  # any current core streams more than 0.1 GB/s
+        assert min(memory.core_samples) <= memory.core_Bps <= max(memory.core_samples)
+        assert len(memory.core_samples) == len(memory.node_samples) == 7 and memory.cores >= 1
+        # All cores together move at least what one does alone at half its rate (they do not stall each other
+        # below that), and no core streams half as fast again as alone because others stream too.
+        assert 0.5 * memory.core_Bps <= memory.node_Bps <= 1.5 * memory.cores * memory.core_Bps
+        assert json.loads(memory_path(calibrated).read_text())["node_Bps"] == memory.node_Bps
+
+    def test_a_damaged_measurement_is_one_error(self, tmp_path: Path) -> None:
+        path = memory_path(tmp_path)
+        path.parent.mkdir(parents=True)
+        path.write_text('{"core_Bps": 1}')
+        with pytest.raises(StudyError, match="is not a memory bandwidth topolab wrote"):
+            memory_bandwidth(tmp_path)
+        assert memory_bandwidth(tmp_path / "empty", measure=False) is None
+
+    def test_describe_says_both_figures_and_the_share(self) -> None:
+        m = MemoryBandwidth(1e10, 1.5e10, 2, (0.9e10, 1e10, 1.1e10), (1.4e10, 1.5e10, 1.6e10), "Add", "today")
+        assert m.share == 0.75
+        assert m.describe() == (
+            "memory 10.00 GB/s for one core (9.00-11.00 over 3 passes), 15.00 GB/s for all 2 cores together "
+            "(14.00-16.00 over 3 passes; 0.75 of a core's own rate each), Add, measured today"
+        )
 
 
 class TestOptions:

@@ -244,19 +244,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="measure again, replacing the cached calibration")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
     args = parser.parse_args(argv)
+    from study_runner.simulation.node_memory import measure_memory, memory_bandwidth, memory_path
+
     try:
         cached = None if args.force else calibration(measure=False)
-        if cached is None:
-            print("calibrate-compute: measuring this machine's speed (a few seconds)", file=sys.stderr)
+        cached_memory = None if args.force else memory_bandwidth(measure=False)
+        if cached is None or cached_memory is None:
+            print("calibrate-compute: measuring this machine's cores and memory (a few seconds)", file=sys.stderr)
         result = cached or calibrate()
+        memory = cached_memory or measure_memory()
     except StudyError as err:
         print(f"calibrate-compute: error: {err}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(asdict(result), indent=1))
+        print(json.dumps({**asdict(result), "memory": asdict(memory)}, indent=1))
     else:
         print(result.describe())
-        print(f"cached in {calibration_path()}" + ("" if cached is None else " (--force measures again)"))
+        print(memory.describe())
+        again = "" if cached is None or cached_memory is None else " (--force measures again)"
+        print(f"cached in {calibration_path()} and {memory_path()}{again}")
     return 0
 
 

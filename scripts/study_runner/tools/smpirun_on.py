@@ -38,8 +38,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NoReturn
 
-from lxml import etree
-
 from generators.cli import add_family_params, nonempty
 from generators.errors import TopologyError, shown
 from generators.families import FAMILIES, build_platform
@@ -55,6 +53,22 @@ from study_runner.simulation.cache import default_cache_dir, file_digest, run_ke
 from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+from study_runner.tools.memory_mode import (
+    MEMORY_MODE,
+    fraction,
+    memory_mode_speed,
+    memory_target,
+    this_machine_memory,
+    unused,
+)
+from study_runner.tools.platform_files import (
+    UsageError,
+    compiled_hosts,
+    core_speed,
+    hostfile_slots,
+    ranks_per_host,
+    xml_hosts,
+)
 from study_runner.tools.this_machine import THIS_MACHINE, describe_this_machine, this_machine
 
 __all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
@@ -94,16 +108,16 @@ options:
   --hostfile FILE   (platform file only) smpirun hostfile to use; default: the platform's hosts in order
   --compute MODE    off (default): computation costs nothing, times are communication only (deterministic);
                     benchmark: each CPU burst is timed on this machine and charged at the platform's core
-                    speed (this machine's speed: scripts/calibrate-compute, measured once and cached)
+                    speed (this machine's speed: scripts/calibrate-compute, measured once and cached);
+                    memory: as benchmark, and the part of each burst that moves memory (--memory-fraction M,
+                    from scripts/measure-memory-fraction) is charged at the rank's share of the node's memory
+                    bandwidth (--memory-bw BW, shared by the ranks of a host; --core-memory-bw BW, what one
+                    core draws alone); this-machine fills both in from its calibration
   --cfg=OPT         SimGrid option passed as --cfg=OPT after topolab's standard ones (repeatable)
   --keep DIR        also write the platform, the hostfile and the command (smpirun.sh) into DIR, and run
                     from those files
 """
 )
-
-
-class UsageError(Exception):
-    """Bad input: reported as one line, exit status 2, before anything runs."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -126,10 +140,15 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--compute",
-        choices=COMPUTE_MODES,
+        choices=(*COMPUTE_MODES, MEMORY_MODE),
         default="off",
-        help="off: communication only (default); benchmark: CPU bursts timed here, charged at the core speed",
+        help="off: communication only (default); benchmark: CPU bursts timed here, charged at the core speed; "
+        "memory: as benchmark, their memory part charged at the rank's share of the node's memory bandwidth",
     )
+    memory = parser.add_argument_group("--compute memory")
+    memory.add_argument("--memory-fraction", metavar="M", help="the code's memory fraction (measure-memory-fraction)")
+    memory.add_argument("--memory-bw", metavar="BW", help="a node's memory bandwidth, shared by its ranks (42.6GBps)")
+    memory.add_argument("--core-memory-bw", metavar="BW", help="what one core draws alone (default: the node's)")
     parser.add_argument(
         "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
     )
@@ -281,53 +300,6 @@ def _hostfile_path(hosts: Sequence[str], cache_dir: Path) -> Path:
     return path
 
 
-def _xml_hosts(path: Path) -> list[str]:
-    """Host ids of a SimGrid XML platform, in document order."""
-    hosts = []
-    try:
-        for _, element in etree.iterparse(str(path), events=("end",), tag=("host", "cluster"), load_dtd=False):
-            if element.tag == "cluster":
-                raise UsageError(f"{path} declares hosts in a <cluster>: give --hostfile")
-            hosts.append(element.get("id"))
-            element.clear()
-    except etree.XMLSyntaxError as err:
-        raise UsageError(f"{path} is not a readable platform XML: {err}") from None
-    return hosts
-
-
-def _compiled_hosts(path: Path) -> list[str]:
-    """Hosts of a topolab compiled platform, rebuilt from the provenance line of its ``.params`` file.
-
-    The line records the platform's family and the parameters it was built from (``generators.writer``); the
-    model built from them again has the same hosts in the same order.
-    """
-    params_file = path.with_suffix(".params")
-    first = params_file.read_text(encoding="utf-8").partition("\n")[0]
-    try:
-        family = first.split(": family ", 1)[1].split(",", 1)[0]
-        recorded = json.loads(first.split(", as built ", 1)[1])
-        return build_platform(family, recorded).host_names
-    except (IndexError, KeyError, ValueError, TopologyError):
-        raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
-
-
-def _hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
-    """Ranks a hostfile can take: one per line, or N for a ``host:N`` line (smpirun's syntax); every host must be
-    one of the platform's ``hosts`` (SimGrid would abort with a backtrace)."""
-    slots = 0
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        name, colon, count = line.strip().partition(":")
-        if not name:
-            continue
-        try:
-            slots += positive_int(count, "N") if colon else 1
-        except TopologyError:
-            raise UsageError(f"hostfile {path}: bad line {shown(line)} (HOST or HOST:N, N >= 1)") from None
-        if name not in hosts:
-            raise UsageError(f"hostfile {path}, line {number}: {shown(name)} is not a host of {platform}")
-    return slots
-
-
 def _platform_file(text: str) -> Path:
     path = Path(text)
     if path.suffix not in (".xml", ".so"):
@@ -397,7 +369,7 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
 def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
     """Platform file, hostfile and rank count of a run on a given platform file."""
     path = _platform_file(text)
-    hosts = _xml_hosts(path) if path.suffix == ".xml" else _compiled_hosts(path)
+    hosts = xml_hosts(path) if path.suffix == ".xml" else compiled_hosts(path)
     if args.hostfile is not None and args.ranks_per_node != 1:
         raise UsageError("--ranks-per-node shapes the default placement: with --hostfile, write HOST:K lines instead")
     hosts = [host for host in hosts for _ in range(args.ranks_per_node)]
@@ -406,7 +378,7 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
         hostfile = Path(args.hostfile)
         if not hostfile.is_file():
             raise UsageError(f"hostfile {args.hostfile} not found")
-        slots = _hostfile_slots(hostfile, set(hosts), text)
+        slots = hostfile_slots(hostfile, set(hosts), text)
     where = args.hostfile or text
     if slots < 1:
         raise UsageError(f"no hosts in {where}")
@@ -454,6 +426,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
     if args.np is not None:
         args.np = positive_int(args.np, "--np")
     args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
+    unused(args)
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")
@@ -467,9 +440,17 @@ def prepare(argv: Sequence[str]) -> list[str]:
         platform_path, hostfile, ranks = _on_file(first, args, cache_dir)
     if args.keep is not None:
         platform_path, hostfile = _keep(Path(args.keep), platform_path, hostfile)
-    reference = calibration(cache_dir) if args.compute == "benchmark" else None
+    reference = calibration(cache_dir) if args.compute != "off" else None
     _say(OFF_NOTICE if reference is None else f"computation benchmarked at this machine's {reference.describe()}")
-    cfg = [*compute_options(args.compute, reference and reference.flops), *(f"--cfg={option}" for option in args.cfg)]
+    speed = reference and reference.flops
+    if args.compute == MEMORY_MODE:
+        on_this_machine = options[0] == THIS_MACHINE  # its node's memory is calibrated, unless the user says else
+        node = parser.parse_args([*this_machine_memory(cache_dir), *rest]) if on_this_machine else args
+        target = memory_target(node, ranks_per_host(hostfile, ranks))
+        speed, line = memory_mode_speed(reference.flops, fraction(args), core_speed(platform_path), target, cache_dir)
+        _say(line)
+    mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
+    cfg = [*compute_options(mode, speed), *(f"--cfg={option}" for option in args.cfg)]
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
     if args.keep is not None:
         script = Path(args.keep).absolute() / "smpirun.sh"

@@ -1,0 +1,216 @@
+"""This machine's memory bandwidth: what one core gets alone and what all its cores get together, measured once and
+cached per machine beside the compute calibration (``<cache>/calibration/memory-<machine key>.json``).
+
+The measurement is STREAM's *Add* kernel, ``a[i] = b[i] + c[i]`` over arrays far larger than any cache, through
+numpy (``numpy.add(b, c, out=a)``: one pass, no temporary), counted as STREAM counts it: 24 bytes per element (two
+8-byte reads and one 8-byte write; the read a write-allocating cache makes of ``a`` is not counted, so the figure is
+the bandwidth a code sees, as STREAM's is). Each rate is the wall-clock time of one pass, the best kernel of STREAM
+being the median here (a noisy machine would otherwise report its luckiest pass).
+
+- **one core**: one process alone, arrays of :data:`CORE_ELEMENTS` doubles (3 x 128 MiB), median of
+  :data:`REPEATS` passes after a warm-up;
+- **the node**: one process per core (``os.cpu_count()``), arrays of :data:`NODE_ELEMENTS` doubles each
+  (3 x 32 MiB per process), every pass started together behind a barrier; the node's rate of a pass is the bytes all
+  processes moved over the longest process's time, and the figure is the median of :data:`REPEATS` such passes.
+
+The ratio of the two says how much the cores of this machine compete for memory: 1 would be a memory system that
+gives every core its full rate whatever the others do; 1 / cores one that a single core saturates. Two ranks of a
+memory-bound code that run alone in the simulation (SMPI runs ranks one after another) compete so in a real run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from generators.files import atomic_write_text
+from study_runner.errors import StudyError
+from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.compute import machine_key
+
+__all__ = [
+    "CORE_ELEMENTS",
+    "NODE_ELEMENTS",
+    "REPEATS",
+    "MemoryBandwidth",
+    "MemoryTarget",
+    "measure_memory",
+    "memory_bandwidth",
+    "memory_speed",
+]
+
+CORE_ELEMENTS = 1 << 24
+"""Doubles per array when one core measures alone (128 MiB each, 384 MiB in all)."""
+NODE_ELEMENTS = 1 << 22
+"""Doubles per array and process when every core measures at once (32 MiB each, 96 MiB per process)."""
+REPEATS = 7
+BYTES_PER_ELEMENT = 24
+"""STREAM's count for Add: two reads and one write of 8 bytes."""
+
+_MEASURE = """
+import json, sys, time, multiprocessing as mp
+import numpy
+
+def passes(n, repeats, barrier=None, out=None):
+    a, b, c = numpy.zeros(n), numpy.ones(n), numpy.full(n, 2.0)
+    numpy.add(b, c, out=a)  # warm-up: pages touched, code loaded
+    times = []
+    for _ in range(repeats):
+        if barrier is not None:
+            barrier.wait()
+        start = time.perf_counter()
+        numpy.add(b, c, out=a)
+        times.append(time.perf_counter() - start)
+    if a[n // 2] != 3.0:
+        raise SystemExit("the Add kernel computed a wrong value")
+    if out is not None:
+        out.put(times)
+    return times
+
+if __name__ == "__main__":
+    mode, n, repeats, processes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    if mode == "core":
+        print(json.dumps({"times": [passes(n, repeats)]}))
+    else:
+        barrier, out = mp.Barrier(processes), mp.Queue()
+        workers = [mp.Process(target=passes, args=(n, repeats, barrier, out)) for _ in range(processes)]
+        for worker in workers:
+            worker.start()
+        times = [out.get(timeout=600) for _ in workers]
+        for worker in workers:
+            worker.join()
+        print(json.dumps({"times": times}))
+"""
+"""The measurement, run in a child Python: ``core N REPEATS 1`` or ``node N REPEATS PROCESSES``; it prints every
+process's pass times."""
+
+_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+@dataclass(frozen=True)
+class MemoryBandwidth:
+    """This machine's memory bandwidth (bytes/s), one core alone and all cores together, and how it was measured."""
+
+    core_Bps: float
+    node_Bps: float
+    cores: int
+    core_samples: tuple[float, ...]
+    node_samples: tuple[float, ...]
+    method: str
+    measured: str
+    """When, ISO 8601 (UTC)."""
+
+    @property
+    def share(self) -> float:
+        """What a core gets when every core streams, as a fraction of what it gets alone."""
+        return self.node_Bps / self.cores / self.core_Bps
+
+    def describe(self) -> str:
+        """One line: both figures, their spread and the method."""
+
+        def spread(samples: tuple[float, ...]) -> str:
+            return f"{min(samples) / 1e9:.2f}-{max(samples) / 1e9:.2f} over {len(samples)} passes"
+
+        return (
+            f"memory {self.core_Bps / 1e9:.2f} GB/s for one core ({spread(self.core_samples)}), "
+            f"{self.node_Bps / 1e9:.2f} GB/s for all {self.cores} cores together ({spread(self.node_samples)}; "
+            f"{self.share:.2f} of a core's own rate each), {self.method}, measured {self.measured}"
+        )
+
+
+def _run(mode: str, elements: int, processes: int) -> list[list[float]]:
+    command = [sys.executable, "-c", _MEASURE, mode, str(elements), str(REPEATS), str(processes)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **_ONE_THREAD}, timeout=900, check=False
+    )
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise StudyError(f"the memory bandwidth measurement ({mode}) failed: {tail}")
+    return [list(map(float, times)) for times in json.loads(done.stdout)["times"]]
+
+
+def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
+    """Measure this machine's memory bandwidth now and cache it (replacing an earlier measurement)."""
+    cores = os.cpu_count() or 1
+    (alone,) = _run("core", CORE_ELEMENTS, 1)
+    core_samples = tuple(BYTES_PER_ELEMENT * CORE_ELEMENTS / t for t in alone)
+    together = _run("node", NODE_ELEMENTS, cores)
+    node_samples = tuple(  # pass i: every process's bytes over the slowest process's time
+        cores * BYTES_PER_ELEMENT * NODE_ELEMENTS / max(times[i] for times in together) for i in range(REPEATS)
+    )
+    result = MemoryBandwidth(
+        core_Bps=statistics.median(core_samples),
+        node_Bps=statistics.median(node_samples),
+        cores=cores,
+        core_samples=core_samples,
+        node_samples=node_samples,
+        method=(
+            f"STREAM's Add kernel (24 bytes per element) through numpy's add, {CORE_ELEMENTS} doubles per array alone "
+            f"and {NODE_ELEMENTS} per process with every core at once, wall clock, median of {REPEATS} passes"
+        ),
+        measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
+    atomic_write_text(memory_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
+    return result
+
+
+def memory_path(cache_dir: Path | None = None) -> Path:
+    """Where this machine's memory bandwidth is cached."""
+    return (cache_dir or default_cache_dir()) / "calibration" / f"memory-{machine_key()}.json"
+
+
+def memory_bandwidth(cache_dir: Path | None = None, *, measure: bool = True) -> MemoryBandwidth | None:
+    """This machine's cached memory bandwidth; measured first if there is none and ``measure`` (else None)."""
+    path = memory_path(cache_dir)
+    try:
+        raw = json.loads(path.read_text())
+        samples = {key: tuple(raw[key]) for key in ("core_samples", "node_samples")}
+        return MemoryBandwidth(**{**raw, **samples})
+    except FileNotFoundError:
+        return measure_memory(cache_dir) if measure else None
+    except (ValueError, TypeError, KeyError):
+        raise StudyError(
+            f"{path} is not a memory bandwidth topolab wrote: remove it, or run scripts/calibrate-compute --force"
+        ) from None
+
+
+@dataclass(frozen=True)
+class MemoryTarget:
+    """The memory a rank gets on the simulated node: the node's bandwidth, shared by the ranks placed on it, and at
+    most what one core can draw alone."""
+
+    node_Bps: float
+    ranks_on_node: int
+    core_Bps: float | None = None
+    """One core's own bandwidth on the target (None: not known; a rank alone gets the node's)."""
+
+    @property
+    def share_Bps(self) -> float:
+        """What one rank gets when every rank of the node streams at once."""
+        share = self.node_Bps / self.ranks_on_node
+        return share if self.core_Bps is None else min(share, self.core_Bps)
+
+
+def memory_speed(
+    flops_here: float, here: MemoryBandwidth, fraction: float, core_flops: float, target: MemoryTarget
+) -> float:
+    """The ``smpi/host-speed`` that charges a burst of ``t`` seconds here ``(1 - m) t P_here / P + m t B_here / B``
+    on a core of ``P = core_flops`` whose rank gets ``B = target.share_Bps``: the part ``m = fraction`` of the
+    burst that moved memory here at one core's rate ``B_here = here.core_Bps`` moves it there at the rank's share,
+    the rest scales with the cores' peak rates as in ``--compute benchmark``. SMPI charges ``t * host_speed / P``.
+
+    >>> here = MemoryBandwidth(1e10, 1.6e10, 2, (1e10,), (1.6e10,), "Add", "today")
+    >>> memory_speed(4e10, here, 0.0, 1e10, MemoryTarget(4e10, 16))  # no memory traffic: --compute benchmark's
+    40000000000.0
+    >>> memory_speed(4e10, here, 0.5, 4e10, MemoryTarget(1.6e10, 2, 1e10))  # this machine, both cores streaming
+    45000000000.0
+    """
+    if not 0.0 <= fraction <= 1.0:
+        raise StudyError(f"the memory fraction must be between 0 and 1, got {fraction!r}")
+    return (1.0 - fraction) * flops_here + fraction * core_flops * here.core_Bps / target.share_Bps

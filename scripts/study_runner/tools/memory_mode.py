@@ -1,0 +1,86 @@
+"""``smpirun-on --compute memory``: benchmarked computation whose memory part is charged at the rank's share of the
+node's memory bandwidth (``study_runner.simulation.node_memory`` has the model, ``docs/computation.md`` what a
+prediction means).
+
+What the mode needs, and where it comes from:
+
+- the code's memory fraction ``--memory-fraction M`` (``scripts/measure-memory-fraction`` measures it here);
+- the target node's memory bandwidth ``--memory-bw`` (a data-sheet figure: 42.6 GB/s for a Blue Gene/Q node) and,
+  when known, what one core draws alone, ``--core-memory-bw`` (else a rank alone gets the node's);
+- the ranks on a node: the most that the hostfile puts on one host (every rank of a node streams at once, as the
+  ranks of an SPMD code do);
+- the target's core speed: the platform file's;
+- this machine's speed and memory bandwidth: the calibrations (``scripts/calibrate-compute``).
+
+``this-machine`` fills in both bandwidths from this machine's memory calibration.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from generators.errors import TopologyError
+from generators.units import parse_bandwidth
+from study_runner.simulation.node_memory import MemoryTarget, memory_bandwidth, memory_speed
+from study_runner.tools.platform_files import UsageError
+
+__all__ = ["MEMORY_MODE", "fraction", "memory_mode_speed", "memory_target", "this_machine_memory", "unused"]
+
+MEMORY_MODE = "memory"
+OPTIONS = ("memory_fraction", "memory_bw", "core_memory_bw")
+
+
+def unused(args: argparse.Namespace) -> None:
+    """Refuse the mode's options without the mode: they would change nothing, silently."""
+    given = [f"--{name.replace('_', '-')}" for name in OPTIONS if getattr(args, name) is not None]
+    if given and args.compute != MEMORY_MODE:
+        raise UsageError(f"{given[0]} is an option of --compute memory, not of --compute {args.compute}")
+
+
+def fraction(args: argparse.Namespace) -> float:
+    """The code's memory fraction, between 0 and 1."""
+    if args.memory_fraction is None:
+        raise UsageError(
+            "--compute memory needs the code's --memory-fraction M (scripts/measure-memory-fraction measures it)"
+        )
+    try:
+        value = float(args.memory_fraction)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(f"--memory-fraction must be a number from 0 to 1, got {args.memory_fraction!r}")
+    return value
+
+
+def memory_target(args: argparse.Namespace, ranks_on_node: int) -> MemoryTarget:
+    """The node's memory as given on the command line, shared by ``ranks_on_node`` ranks."""
+    if args.memory_bw is None:
+        raise UsageError("--compute memory needs the node's memory bandwidth: --memory-bw BW (e.g. 42.6GBps)")
+    try:
+        node = parse_bandwidth(args.memory_bw, "--memory-bw")
+        core = None if args.core_memory_bw is None else parse_bandwidth(args.core_memory_bw, "--core-memory-bw")
+    except TopologyError as err:
+        raise UsageError(str(err)) from None
+    return MemoryTarget(node, ranks_on_node, core)
+
+
+def this_machine_memory(cache_dir: Path) -> list[str]:
+    """smpirun-on's memory options for the platform of this machine: its calibrated node and core bandwidths."""
+    here = memory_bandwidth(cache_dir)
+    return ["--memory-bw", f"{here.node_Bps!r}Bps", "--core-memory-bw", f"{here.core_Bps!r}Bps"]
+
+
+def memory_mode_speed(
+    flops_here: float, memory_fraction: float, core_flops: float, target: MemoryTarget, cache_dir: Path
+) -> tuple[float, str]:
+    """SMPI's ``smpi/host-speed`` for the mode, and the line that says what it charges."""
+    here = memory_bandwidth(cache_dir)
+    speed = memory_speed(flops_here, here, memory_fraction, core_flops, target)
+    line = (
+        f"memory: {memory_fraction:.3f} of each burst moves memory, charged at {target.share_Bps / 1e9:.3g} GB/s per "
+        f"rank ({target.node_Bps / 1e9:.3g} GB/s per node, {target.ranks_on_node} ranks on the fullest) against "
+        f"this machine's {here.core_Bps / 1e9:.3g} GB/s per core; the rest at the core speed "
+        f"(smpi/host-speed {speed / 1e9:.4g} Gf for cores of {core_flops / 1e9:.4g} Gf)"
+    )
+    return speed, line

@@ -1,0 +1,110 @@
+"""Reading the platform files and hostfiles users give ``smpirun-on``: their hosts, the ranks a hostfile places, and
+the core speed of the hosts (what ``--compute memory`` needs to know of the target)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lxml import etree
+
+from generators.errors import TopologyError, shown
+from generators.families import build_platform
+from generators.params import positive_int
+from generators.units import parse_speed
+
+__all__ = ["UsageError", "compiled_hosts", "core_speed", "hostfile_slots", "ranks_per_host", "xml_hosts"]
+
+
+class UsageError(Exception):
+    """Bad input: reported as one line, exit status 2, before anything runs."""
+
+
+def xml_hosts(path: Path) -> list[str]:
+    """Host ids of a SimGrid XML platform, in document order."""
+    hosts = []
+    try:
+        for _, element in etree.iterparse(str(path), events=("end",), tag=("host", "cluster"), load_dtd=False):
+            if element.tag == "cluster":
+                raise UsageError(f"{path} declares hosts in a <cluster>: give --hostfile")
+            hosts.append(element.get("id"))
+            element.clear()
+    except etree.XMLSyntaxError as err:
+        raise UsageError(f"{path} is not a readable platform XML: {err}") from None
+    return hosts
+
+
+def compiled_hosts(path: Path) -> list[str]:
+    """Hosts of a topolab compiled platform, rebuilt from the provenance line of its ``.params`` file.
+
+    The line records the platform's family and the parameters it was built from (``generators.writer``); the
+    model built from them again has the same hosts in the same order.
+    """
+    params_file = path.with_suffix(".params")
+    first = params_file.read_text(encoding="utf-8").partition("\n")[0]
+    try:
+        family = first.split(": family ", 1)[1].split(",", 1)[0]
+        recorded = json.loads(first.split(", as built ", 1)[1])
+        return build_platform(family, recorded).host_names
+    except (IndexError, KeyError, ValueError, TopologyError):
+        raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
+
+
+def hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
+    """Ranks a hostfile can take: one per line, or N for a ``host:N`` line (smpirun's syntax); every host must be
+    one of the platform's ``hosts`` (SimGrid would abort with a backtrace)."""
+    slots = 0
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        name, colon, count = line.strip().partition(":")
+        if not name:
+            continue
+        try:
+            slots += positive_int(count, "N") if colon else 1
+        except TopologyError:
+            raise UsageError(f"hostfile {path}: bad line {shown(line)} (HOST or HOST:N, N >= 1)") from None
+        if name not in hosts:
+            raise UsageError(f"hostfile {path}, line {number}: {shown(name)} is not a host of {platform}")
+    return slots
+
+
+def core_speed(path: Path) -> float:
+    """The speed of one core of the hosts of a platform file (flop/s): the ``speed`` of its ``<host>`` elements, or
+    the ``host_speed`` line of a compiled platform's ``.params`` (1 Gflop/s, the model's default, without one).
+    Every host must have the same: what depends on it (``--compute memory``) is one figure per run."""
+    if path.suffix == ".so":
+        for line in path.with_suffix(".params").read_text(encoding="utf-8").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "host_speed":
+                return parse_speed(value.strip(), "host_speed")
+        return 1e9
+    speeds = set()
+    try:
+        for _, element in etree.iterparse(str(path), events=("end",), tag="host", load_dtd=False):
+            speeds.add(parse_speed(element.get("speed", ""), "speed"))
+            element.clear()
+    except etree.XMLSyntaxError as err:
+        raise UsageError(f"{path} is not a readable platform XML: {err}") from None
+    if len(speeds) != 1:
+        raise UsageError(f"{path} has hosts of {len(speeds)} core speeds: --compute memory needs one")
+    return speeds.pop()
+
+
+def ranks_per_host(hostfile: Path, ranks: int) -> int:
+    """The most ranks any host of ``hostfile`` takes among the first ``ranks`` slots (``HOST`` or ``HOST:N`` lines).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "hosts"
+    >>> _ = path.write_text("a\\na\\nb:3\\nc\\n")
+    >>> ranks_per_host(path, 3), ranks_per_host(path, 4), ranks_per_host(path, 6)
+    (2, 2, 3)
+    """
+    counts: dict[str, int] = {}
+    left = ranks
+    for line in hostfile.read_text(encoding="utf-8").splitlines():
+        name, colon, count = line.strip().partition(":")
+        if not name or left <= 0:
+            continue
+        taken = min(left, int(count) if colon else 1)
+        counts[name] = counts.get(name, 0) + taken
+        left -= taken
+    return max(counts.values(), default=1)

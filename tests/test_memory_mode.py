@@ -1,0 +1,140 @@
+"""``--compute memory`` (``study_runner.tools.memory_mode``, ``study_runner.simulation.node_memory``): the part of a
+burst that moves memory is charged at the rank's share of its node's memory bandwidth.
+
+The charge is one figure, SMPI's ``smpi/host-speed``, computed from the calibrations and the target: the tests give
+this machine known calibrations (written into a private cache) and check the figure against the model's closed form;
+a simulation checks the property that matters, that two ranks on a node streaming memory take twice as long as one
+when the node's bandwidth is what one core draws, and that the measurement of the fraction reads contention right.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from generators import crossbar, write_platform
+from study_runner.simulation.compute import Calibration, calibration_path, machine_key
+from study_runner.simulation.node_memory import MemoryBandwidth, memory_path
+from study_runner.tools.memory_fraction import fraction_from_ratio
+from study_runner.tools.platform_files import core_speed
+from study_runner.tools.smpirun_on import UsageError, prepare
+from tests.conftest import REPO
+
+HERE_FLOPS, HERE_CORE_BPS, HERE_NODE_BPS = 4e10, 1e10, 1.6e10
+"""This machine as the tests' calibrations say: 40 Gflop/s cores, 10 GB/s for one core, 16 GB/s for the node."""
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache holding known calibrations of this machine (cores, memory, intra-node path), used by smpirun-on."""
+    directory = tmp_path / "cache"
+    compute = Calibration(HERE_FLOPS, (HERE_FLOPS,), "test", "cpu", "host", "today")
+    memory = MemoryBandwidth(HERE_CORE_BPS, HERE_NODE_BPS, 2, (HERE_CORE_BPS,), (HERE_NODE_BPS,), "test", "today")
+    intra = {"latency_s": 1e-6, "bandwidth_Bps": 5e9, "oneway_s": {}, "method": "test", "measured": "today"}
+    calibration_path(directory).parent.mkdir(parents=True)
+    calibration_path(directory).write_text(json.dumps(asdict(compute)))
+    memory_path(directory).write_text(json.dumps(asdict(memory)))
+    (directory / "calibration" / f"intra-node-{machine_key()}.json").write_text(json.dumps(intra))
+    monkeypatch.setenv("TOPOLAB_CACHE", str(directory))
+    return directory
+
+
+def host_speed(command: list[str]) -> float:
+    """The last smpi/host-speed of a command (the compute mode's)."""
+    values = [arg.split(":", 1)[1] for arg in command if arg.startswith("--cfg=smpi/host-speed:")]
+    return float(values[-1].removesuffix("f"))
+
+
+def crossbar_run(*options: str) -> list[str]:
+    return ["crossbar", "--hosts", "2", "--host-speed", "10Gf", *options, "--", "/bin/true"]
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        # (1 - m) P_here + m P B_here / B, B = min(core, node / ranks on the fullest host), P = 10 Gf:
+        (("--np", "4", "--ranks-per-node", "2", "--memory-fraction", "0.5", "--memory-bw", "16GBps"),
+         0.5 * HERE_FLOPS + 0.5 * 1e10 * HERE_CORE_BPS / 8e9),
+        (("--np", "2", "--memory-fraction", "0.5", "--memory-bw", "100GBps", "--core-memory-bw", "5GBps"),
+         0.5 * HERE_FLOPS + 0.5 * 1e10 * HERE_CORE_BPS / 5e9),
+        (("--np", "2", "--memory-fraction", "0", "--memory-bw", "1GBps"), HERE_FLOPS),  # no memory: benchmark's
+        (("--np", "3", "--ranks-per-node", "2", "--memory-fraction", "1", "--memory-bw", "10GBps"),
+         1e10 * HERE_CORE_BPS / 5e9),  # 3 ranks: 2 on the fullest host
+    ],
+)  # fmt: skip
+def test_the_speed_charges_memory_at_the_ranks_share(cache: Path, options: tuple[str, ...], expected: float) -> None:
+    command = prepare(crossbar_run("--compute", "memory", *options))
+    assert host_speed(command) == pytest.approx(expected, rel=1e-12)
+    assert "--cfg=smpi/simulate-computation:yes" in command
+
+
+def test_this_machine_brings_its_calibrated_memory(cache: Path) -> None:
+    # Two ranks on this machine's node: each gets min(10 GB/s, 16 GB/s / 2) = 8 GB/s against 10 GB/s alone.
+    command = prepare(["this-machine", "--np", "2", "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+    assert host_speed(command) == pytest.approx(HERE_FLOPS * HERE_CORE_BPS / 8e9, rel=1e-12)
+    one = prepare(["this-machine", "--np", "1", "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+    assert host_speed(one) == pytest.approx(HERE_FLOPS, rel=1e-12)  # a rank alone: what it measured here
+
+
+BAD = [
+    (("--compute", "memory", "--memory-bw", "1GBps"), "needs the code's --memory-fraction"),
+    (("--compute", "memory", "--memory-fraction", "1.5", "--memory-bw", "1GBps"), "from 0 to 1, got '1.5'"),
+    (("--compute", "memory", "--memory-fraction", "abc", "--memory-bw", "1GBps"), "from 0 to 1, got 'abc'"),
+    (("--compute", "memory", "--memory-fraction", "0.5"), "needs the node's memory bandwidth: --memory-bw"),
+    (("--compute", "memory", "--memory-fraction", "0.5", "--memory-bw", "fast"), "--memory-bw"),
+    (("--compute", "benchmark", "--memory-fraction", "0.5"), "--memory-fraction is an option of --compute memory"),
+    (("--memory-bw", "1GBps"), "--memory-bw is an option of --compute memory, not of --compute off"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD)
+def test_bad_memory_options_are_one_error(cache: Path, options: tuple[str, ...], message: str) -> None:
+    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        prepare(crossbar_run(*options))
+
+
+def test_the_core_speed_of_platform_files(tmp_path: Path) -> None:
+    xml = tmp_path / "c.xml"
+    write_platform(crossbar(3, host_speed=2.5e9), xml)
+    assert core_speed(xml) == 2.5e9
+    params = tmp_path / "t.params"
+    params.write_text("# provenance\nname t\nhost_speed 14784000000.0\ncores 16\n")
+    assert core_speed(tmp_path / "t.so") == 14.784e9
+    params.write_text("# provenance\nname t\n")
+    assert core_speed(tmp_path / "t.so") == 1e9  # the model's default, which the compiled zone writes no line for
+
+
+def test_the_fraction_inverts_the_contention_model() -> None:
+    # r = (1 - m) + m / s for every m: the measurement reads back the fraction it is given.
+    for share in (0.3, 0.5, 0.65, 0.9):
+        for m in (0.0, 0.1, 0.5, 0.9, 1.0):
+            assert fraction_from_ratio((1 - m) + m / share, share) == pytest.approx(m, abs=1e-12)
+    assert fraction_from_ratio(0.97, 0.5) == 0.0  # noise below 1 is no traffic, not a negative one
+
+
+@pytest.mark.simgrid
+def test_two_ranks_streaming_on_a_node_take_twice_as_long(cache: Path, bin_dir: Path) -> None:
+    # Every burst all memory (m = 1), the node's bandwidth what one core draws (10 GB/s here as calibrated): two
+    # ranks on one host each get half, one rank per host the whole. The bursts are timed for real, so the ratio is
+    # 2 up to this machine's noise; benchmarked, both runs take the same.
+    steps = {}
+    for per_node in ("1", "2"):
+        argv = ["crossbar", "--hosts", "2", "--host-speed", "40Gf", "--np", "2", "--ranks-per-node", per_node,
+                "--cores", "2", "--compute", "memory", "--memory-fraction", "1", "--memory-bw", "10GBps", "--",
+                str(bin_dir / "compute_bound"), "-f", "300", "-i", "3"]  # fmt: skip
+        done = subprocess.run(prepare(argv), capture_output=True, text=True, timeout=300, env=dict(os.environ))
+        assert done.returncode == 0, done.stderr[-600:]
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        steps[per_node] = record["step_s_avg"]
+    assert 1.6 < steps["2"] / steps["1"] < 2.5
+
+
+def test_the_measurement_command_refuses_bad_usage() -> None:
+    done = subprocess.run([str(REPO / "scripts" / "measure-memory-fraction")], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.strip().endswith("no program after '--': measure-memory-fraction "
+                                                                 "[--np N] -- ./app [args]")  # fmt: skip

@@ -100,6 +100,20 @@ def test_fortran_ranks_each_have_their_units(tmp_path: Path) -> None:
     assert records == expected
 
 
+@pytest.mark.parametrize("ranks", [3, 4])
+def test_fortran_null_communicators(tmp_path: Path, ranks: int) -> None:
+    # SimGrid patch 0012: MPI_Comm_split with MPI_UNDEFINED (MUMPS's scaling splits so), MPI_Comm_create outside the
+    # group and MPI_Comm_split_type with MPI_UNDEFINED give MPI_COMM_NULL, which the Fortran bindings asked for its
+    # handle: the run died of SIGSEGV (139). MPICH prints "comm_null: ok" at 3 and 4 ranks.
+    binary = tmp_path / "comm_null"
+    smpif90 = str(shutil.which("smpif90"))
+    subprocess.run([smpif90, str(REPO / "tests/data/fortran/comm_null.f90"), "-o", str(binary)], check=True,
+                   cwd=tmp_path)  # fmt: skip
+    done = smpirun_on("crossbar", "--hosts", str(ranks), "--", str(binary), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout.splitlines() == ["comm_null: ok"]
+
+
 STUDY = """
 name = "failing"
 title = "a failing run"

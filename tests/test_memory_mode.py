@@ -138,3 +138,15 @@ def test_the_measurement_command_refuses_bad_usage() -> None:
     done = subprocess.run([str(REPO / "scripts" / "measure-memory-fraction")], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.strip().endswith("no program after '--': measure-memory-fraction "
                                                                  "[--np N] -- ./app [args]")  # fmt: skip
+
+
+def test_the_validation_table_shows_both_predictions() -> None:
+    from study_runner.tools.validation import Comparison, table
+
+    plain = Comparison("ep.A", 1, (2.0, 2.2, 2.1), (2.1, 2.0, 2.2))
+    memory = Comparison("is.B", 2, (2.0, 2.0, 2.0), (1.0, 1.5, 1.5), "", (1.8, 1.9, 1.6), 0.25)
+    assert memory.ratio == 0.75 and memory.memory_ratio == 0.9 and plain.memory_ratio is None
+    assert table([plain])[0].endswith("| simulated / real |")  # no memory column without a memory prediction
+    head, _, first, second = table([plain, memory])
+    assert head.endswith("| memory fraction | with memory (s) | with memory / real |")
+    assert first.endswith("| 1.000 |  |  |  |") and second.endswith("| 0.750 | 0.250 | 1.80 (1.60-1.90) | 0.900 |")

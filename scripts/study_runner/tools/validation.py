@@ -4,10 +4,14 @@ a platform of this machine, at 1 and 2 ranks; predicted / measured time per code
 The platform of this machine (``study_runner.tools.this_machine``: its cores at the calibrated speed, its intra-node
 path from an MPICH ping-pong) is the one users get with ``scripts/smpirun-on this-machine``.
 
+With ``--memory``, each code's memory fraction is measured first (``study_runner.tools.memory_fraction``, at 1 rank)
+and every simulation runs twice, with ``--compute benchmark`` and with ``--compute memory`` at that fraction.
+
 What the comparison can show: whether benchmarked computation plus the alpha-beta intra-node path predict a real
 code's time here. What it cannot: SMPI runs the ranks one after another on one core, so two ranks that would compete
 for the memory bus and the shared cache in a real run each run alone in the simulation (a memory-bound code is then
-predicted faster than it runs); MPICH's shared-memory protocols are not one latency and one bandwidth.
+predicted faster than it runs, unless ``--compute memory`` charges its memory part at their share); MPICH's
+shared-memory protocols are not one latency and one bandwidth.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
+import sys
+from contextlib import chdir
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -26,7 +32,7 @@ from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.realcodes import Code, hpcc, nas
 from study_runner.tools.smpirun_on import prepare
-from study_runner.tools.this_machine import intra_node, measure_intra_node, this_machine
+from study_runner.tools.this_machine import THIS_MACHINE, intra_node, measure_intra_node
 
 __all__ = ["VALIDATED", "Comparison", "compare"]
 
@@ -54,6 +60,9 @@ class Comparison:
     real_s: tuple[float, ...]
     simulated_s: tuple[float, ...]
     detail: str = ""
+    memory_s: tuple[float, ...] = ()
+    """Simulated with ``--compute memory`` at the code's measured memory fraction (``--memory``), else empty."""
+    memory_fraction: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -61,6 +70,13 @@ class Comparison:
         if not self.real_s or not self.simulated_s:
             return None
         return median(list(self.simulated_s)) / median(list(self.real_s))
+
+    @property
+    def memory_ratio(self) -> float | None:
+        """Predicted with the node's memory / measured, medians."""
+        if not self.real_s or not self.memory_s:
+            return None
+        return median(list(self.memory_s)) / median(list(self.real_s))
 
 
 def _run_real(code: Code, ranks: int, cache_dir: Path) -> float:
@@ -80,9 +96,10 @@ def _run_real(code: Code, ranks: int, cache_dir: Path) -> float:
     return float(record["time_s"])
 
 
-def _run_simulated(code: Code, ranks: int, cache_dir: Path) -> float:
+def _run_simulated(code: Code, ranks: int, cache_dir: Path, memory_fraction: float | None = None) -> float:
     binary = code.build(cache_dir, "smpi")
-    argv = [*this_machine(cache_dir), "--np", str(ranks), "--ranks-per-node", str(ranks), "--compute", "benchmark"]
+    mode = ["benchmark"] if memory_fraction is None else ["memory", "--memory-fraction", repr(memory_fraction)]
+    argv = [THIS_MACHINE, "--np", str(ranks), "--compute", *mode]
     command = prepare([*argv, *code.options, "--", str(binary), *code.args(ranks)])
     label = f"{code.name} simulated on this machine, {ranks} ranks"
     with work_directory("validate") as scratch:
@@ -94,16 +111,32 @@ def _run_simulated(code: Code, ranks: int, cache_dir: Path) -> float:
     return float(record["time_s"])
 
 
-def compare(code: Code, ranks: int, repeats: int, cache_dir: Path) -> Comparison:
-    """``code`` at ``ranks`` ranks, run for real and simulated ``repeats`` times each, alternately."""
+def _memory_fraction(code: Code, repeats: int, cache_dir: Path) -> float:
+    """The code's memory fraction, measured at 1 rank by contention (``scripts/measure-memory-fraction``)."""
+    from study_runner.tools.memory_fraction import measure_fraction
+
+    binary = code.build(cache_dir, "smpi")
+    with work_directory("validate") as scratch, chdir(scratch):
+        code.setup(scratch, 1)
+        measured = measure_fraction([str(binary), *code.args(1)], 1, repeats, code.options)
+    print(f"{code.name}: memory fraction {measured.fraction:.3f} (x{measured.ratio:.3f} with the other cores "
+          f"streaming)", file=sys.stderr)  # fmt: skip
+    return measured.fraction
+
+
+def compare(code: Code, ranks: int, repeats: int, cache_dir: Path, memory_fraction: float | None = None) -> Comparison:
+    """``code`` at ``ranks`` ranks, run for real and simulated ``repeats`` times each, alternately; with a
+    ``memory_fraction``, simulated with ``--compute memory`` as well."""
     why = code.unfit(ranks)
     if why is not None:
         return Comparison(code.name, ranks, (), (), why)
-    real, simulated = [], []
+    real, simulated, memory = [], [], []
     for _ in range(repeats):
         real.append(_run_real(code, ranks, cache_dir))
         simulated.append(_run_simulated(code, ranks, cache_dir))
-    return Comparison(code.name, ranks, tuple(real), tuple(simulated))
+        if memory_fraction is not None:
+            memory.append(_run_simulated(code, ranks, cache_dir, memory_fraction))
+    return Comparison(code.name, ranks, tuple(real), tuple(simulated), "", tuple(memory), memory_fraction)
 
 
 def table(comparisons: list[Comparison]) -> list[str]:
@@ -113,17 +146,25 @@ def table(comparisons: list[Comparison]) -> list[str]:
     def spread(values: tuple[float, ...]) -> str:
         return f"{median(list(values)):.2f} ({min(values):.2f}-{max(values):.2f})" if values else ""
 
-    rows = ["| code | ranks | real MPICH (s) | simulated (s) | simulated / real |", "|---|---:|---:|---:|---:|"]
+    def shown(ratio: float | None) -> str:
+        return "" if ratio is None else f"{ratio:.3f}"
+
+    memory = any(c.memory_s for c in comparisons)
+    head = "| code | ranks | real MPICH (s) | simulated (s) | simulated / real |"
+    rows = [head + (" memory fraction | with memory (s) | with memory / real |" if memory else "")]
+    rows.append("|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if memory else ""))
     for c in comparisons:
-        ratio = "" if c.ratio is None else f"{c.ratio:.3f}"
-        rows.append(f"| {c.code} | {c.ranks} | {spread(c.real_s)} | {spread(c.simulated_s)} | {ratio or c.detail} |")
+        row = f"| {c.code} | {c.ranks} | {spread(c.real_s)} | {spread(c.simulated_s)} | {shown(c.ratio) or c.detail} |"
+        if memory:
+            fraction = "" if c.memory_fraction is None else f"{c.memory_fraction:.3f}"
+            row += f" {fraction} | {spread(c.memory_s)} | {shown(c.memory_ratio)} |"
+        rows.append(row)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     """``scripts/check-real-codes --validate``: the table of predicted / measured times at 1 and 2 ranks."""
     import argparse
-    import sys
 
     parser = argparse.ArgumentParser(prog="check-real-codes --validate", description=__doc__.splitlines()[0])
     parser.add_argument("--validate", action="store_true", help=argparse.SUPPRESS)
@@ -131,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each kind (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="also write every comparison to this JSON file")
     parser.add_argument("--recalibrate", action="store_true", help="measure this machine's cores and path again")
+    parser.add_argument(
+        "--memory", action="store_true", help="also measure each code's memory fraction and predict with it"
+    )
     args = parser.parse_args(argv)
     cache_dir = default_cache_dir()
     if args.recalibrate:
@@ -147,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"intra-node: {intra.latency_s * 1e6:.2f} us, {intra.bandwidth_Bps / 1e9:.2f} GB/s ({intra.method})",
               file=sys.stderr)  # fmt: skip
         for name in names:
+            fraction = _memory_fraction(VALIDATED[name], args.repeats, cache_dir) if args.memory else None
             for ranks in (1, 2):
-                comparisons.append(compare(VALIDATED[name], ranks, args.repeats, cache_dir))
+                comparisons.append(compare(VALIDATED[name], ranks, args.repeats, cache_dir, fraction))
                 print(f"{name}, {ranks} ranks: {table(comparisons[-1:])[-1]}", file=sys.stderr)
     except StudyError as err:
         print(f"check-real-codes: error: {err}", file=sys.stderr)

@@ -103,8 +103,9 @@ def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     return hogs
 
 
-def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3) -> Fraction:
-    """Measure ``app``'s memory fraction on this machine (module docstring)."""
+def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3, options: Sequence[str] = ()) -> Fraction:
+    """Measure ``app``'s memory fraction on this machine (module docstring); ``options`` are smpirun-on's (SMPI
+    options the app needs)."""
     cores = os.cpu_count() or 1
     if cores < 2:
         raise StudyError("measuring by contention needs a second core to stream memory, and this machine has one")
@@ -114,7 +115,7 @@ def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3) -> Fr
             f"this machine's cores hardly compete for memory (each keeps {memory.share:.0%} of its bandwidth with "
             "every core streaming): contention cannot tell memory traffic from computation here"
         )
-    command = prepare(["this-machine", "--np", str(ranks), "--compute", "benchmark", "--", *app])
+    command = prepare(["this-machine", "--np", str(ranks), "--compute", "benchmark", *options, "--", *app])
     alone, loaded = [], []
     for _ in range(repeats):
         alone.append(_benchmarked_s(command))

@@ -83,7 +83,8 @@ print(json.dumps({{"samples": samples, "numpy": numpy.__version__}}))
 """
 """The measurement, run in a child Python with one BLAS thread (the variables must be set before numpy loads)."""
 
-_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+"""The environment of a measuring child: one BLAS and OpenMP thread (set before numpy loads)."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def calibration_path(cache_dir: Path | None = None) -> Path:
 
 def calibrate(cache_dir: Path | None = None) -> Calibration:
     """Measure this machine's reference speed now and cache it (replacing an earlier calibration)."""
-    environment = {**os.environ, **_ONE_THREAD}
+    environment = {**os.environ, **ONE_THREAD}
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE], capture_output=True, text=True, env=environment, timeout=600, check=False
     )

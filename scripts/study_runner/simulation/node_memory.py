@@ -32,7 +32,7 @@ from pathlib import Path
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import machine_key
+from study_runner.simulation.compute import ONE_THREAD, machine_key
 
 __all__ = [
     "CORE_ELEMENTS",
@@ -90,8 +90,6 @@ if __name__ == "__main__":
 """The measurement, run in a child Python: ``core N REPEATS 1`` or ``node N REPEATS PROCESSES``; it prints every
 process's pass times."""
 
-_ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-
 
 @dataclass(frozen=True)
 class MemoryBandwidth:
@@ -127,7 +125,7 @@ class MemoryBandwidth:
 def _run(mode: str, elements: int, processes: int) -> list[list[float]]:
     command = [sys.executable, "-c", _MEASURE, mode, str(elements), str(REPEATS), str(processes)]
     done = subprocess.run(
-        command, capture_output=True, text=True, env={**os.environ, **_ONE_THREAD}, timeout=900, check=False
+        command, capture_output=True, text=True, env={**os.environ, **ONE_THREAD}, timeout=900, check=False
     )
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.compute import ONE_THREAD, compute_timing
 from study_runner.simulation.node_memory import NODE_ELEMENTS, memory_bandwidth
 from study_runner.tools.smpirun_on import UsageError, prepare
 
@@ -99,7 +99,7 @@ def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     for _ in range(count):
         command = [sys.executable, "-c", _STREAM, str(NODE_ELEMENTS)]
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        hogs.append(subprocess.Popen(command, env={**os.environ, "OMP_NUM_THREADS": "1"}, **quiet))
+        hogs.append(subprocess.Popen(command, env={**os.environ, **ONE_THREAD}, **quiet))
     return hogs
 
 

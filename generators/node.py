@@ -16,6 +16,10 @@ never the network. Every family declares the same node parameters, :data:`NODE_P
   ``h -> h`` (``DijkstraZone::do_seal`` adds the loopback only to a node without a self-edge; a self-edge is never
   on a shortest path between two nodes, so no other route changes), and the compiled zone (``.params`` keys
   ``cores``, ``shm_bw``, ``shm_lat``, written only when not the default) pushes the link in ``get_local_route``.
+* ``memory_bw`` and ``core_memory_bw``: the node's memory bandwidth, shared by the ranks placed on it, and what one
+  core draws alone (:data:`MEMORY`). They change nothing in the topology: the file records them in its provenance
+  line (only when given, so the files written before they existed are unchanged), where ``smpirun-on --compute
+  memory`` reads them.
 
 The link is FATPIPE, like SimGrid's loopback: every intra-node message gets the whole ``shm_bw`` however many run
 at once. Contention for the memory bus between the ranks of a node is NOT modelled (a SHARED link would only make
@@ -23,8 +27,9 @@ every message of the node share one bandwidth, no better a model of a memory sys
 options a message of S bytes between two ranks of one host takes ``shm_lat + (S + 16) / shm_bw`` (the 16 bytes are
 SMPI's envelope). ``shm_lat`` means nothing without ``shm_bw``: a non-zero one alone is refused.
 
-Builders never see ``cores``, ``shm_bw`` and ``shm_lat`` (:data:`APPLIED`): ``generators.params.builds`` takes them
-out of the checked values, builds, and applies them to the platform built with :func:`apply_node`; its estimate
+Builders never see ``cores``, ``shm_bw``, ``shm_lat`` and the memory figures (:data:`APPLIED`):
+``generators.params.builds`` takes them out of the checked values, builds, and applies them to the platform built
+with :func:`apply_node`; its estimate
 adds what they add (:func:`node_size`). So every family and every representation gets them from one place, and a
 builder that calls another (tofu calls torus, mesh calls torus) leaves them to its own wrapper: the inner call
 gets the defaults, which change nothing, and the node values are applied once, by the outer one.
@@ -42,7 +47,7 @@ from generators.params import Param, accepts, latency, optional_bandwidth, posit
 from generators.size import Size
 from generators.units import check_quantity
 
-__all__ = ["APPLIED", "MAX_CORES", "NODE_PARAMS", "apply_node", "check_node", "core_count", "node_size"]
+__all__ = ["APPLIED", "MAX_CORES", "MEMORY", "NODE_PARAMS", "apply_node", "check_node", "core_count", "node_size"]
 
 MAX_CORES = 2**31 - 1
 """The most cores a host may have: SimGrid 4.1 reads a ``<host>``'s ``core`` as a C int (``std::stoi``)."""
@@ -79,11 +84,30 @@ NODE_PARAMS = (
         "none",
     ),
     Param("shm_lat", latency, "latency of the intra-node path (needs shm_bw)", "0s"),
+    Param(
+        "memory_bw",
+        optional_bandwidth,
+        "the node's memory bandwidth, shared by its ranks (a data-sheet figure), or none; recorded in the file for "
+        "smpirun-on --compute memory, the topology does not use it",
+        "none",
+        recorded_when_default=False,
+    ),
+    Param(
+        "core_memory_bw",
+        optional_bandwidth,
+        "what one core draws from memory alone (needs memory_bw, at most it), or none: a rank alone gets the node's",
+        "none",
+        recorded_when_default=False,
+    ),
 )
 """The node parameters every family declares (in place of its own ``host_speed``)."""
 
-APPLIED = ("cores", "shm_bw", "shm_lat")
+APPLIED = ("cores", "shm_bw", "shm_lat", "memory_bw", "core_memory_bw")
 """The node parameters that ``generators.params.builds`` applies to the platform built instead of passing them."""
+
+MEMORY = ("memory_bw", "core_memory_bw")
+"""The node's memory figures: no part of the topology, only recorded (the file's provenance line, "as built") for the
+computation model that charges memory time (``smpirun-on --compute memory``, docs/computation.md)."""
 
 
 def check_node(values: Mapping[str, Any]) -> None:
@@ -100,6 +124,11 @@ def check_node(values: Mapping[str, Any]) -> None:
         raise TopologyError(
             "shm_lat needs shm_bw: the intra-node path is a link only with a bandwidth (shm_bw none: SimGrid's "
             f"implicit loopback, latency 0), got shm_lat {values['shm_lat']!r} with shm_bw none"
+        )
+    node, core = values.get("memory_bw"), values.get("core_memory_bw")
+    if core is not None and (node is None or core > node):
+        raise TopologyError(
+            f"core_memory_bw ({core!r} B/s) needs memory_bw, the node's, at least as large (got {node!r})"
         )
     total = values["cores"] * values["host_speed"]
     check_quantity(total, f"cores x host_speed ({values['cores']} x {values['host_speed']!r})", allow_zero=False)
@@ -133,7 +162,14 @@ def _parameter_lines(cores: int, shm_bw: float | None, shm_lat: float) -> str:
     return "".join(lines)
 
 
-def apply_node(platform: Platform, cores: int = 1, shm_bw: float | None = None, shm_lat: float = 0.0) -> Platform:
+def apply_node(
+    platform: Platform,
+    cores: int = 1,
+    shm_bw: float | None = None,
+    shm_lat: float = 0.0,
+    memory_bw: float | None = None,
+    core_memory_bw: float | None = None,
+) -> Platform:
     """``platform`` with ``cores`` cores per host and, when ``shm_bw`` is set, the intra-node path (module docstring).
 
     The default values return ``platform`` itself, untouched. Otherwise a new platform: every host with its
@@ -147,7 +183,10 @@ def apply_node(platform: Platform, cores: int = 1, shm_bw: float | None = None, 
     (Host(name='host-0', speed=1000000000.0, cores=4), ['host-1_shm'], 'FATPIPE')
     """
     fastest = max((host.speed for host in platform.hosts), default=1.0)
-    check_node({"cores": cores, "shm_bw": shm_bw, "shm_lat": shm_lat, "host_speed": fastest})
+    check_node(
+        {"cores": cores, "shm_bw": shm_bw, "shm_lat": shm_lat, "host_speed": fastest, "memory_bw": memory_bw,
+         "core_memory_bw": core_memory_bw}
+    )  # fmt: skip
     if cores == 1 and shm_bw is None:
         return platform
     if platform.shm or any(host.cores != 1 for host in platform.hosts):

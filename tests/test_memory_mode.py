@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from generators import crossbar, write_platform
+from generators.errors import TopologyError
 from study_runner.simulation.compute import Calibration, calibration_path, machine_key
 from study_runner.simulation.node_memory import MemoryBandwidth, memory_path
 from study_runner.tools.memory_fraction import fraction_from_ratio
-from study_runner.tools.platform_files import core_speed
+from study_runner.tools.platform_files import core_speed, node_memory
 from study_runner.tools.smpirun_on import UsageError, prepare
 from tests.conftest import REPO
 
@@ -85,16 +86,21 @@ BAD = [
     (("--compute", "memory", "--memory-bw", "1GBps"), "needs the code's --memory-fraction"),
     (("--compute", "memory", "--memory-fraction", "1.5", "--memory-bw", "1GBps"), "from 0 to 1, got '1.5'"),
     (("--compute", "memory", "--memory-fraction", "abc", "--memory-bw", "1GBps"), "from 0 to 1, got 'abc'"),
-    (("--compute", "memory", "--memory-fraction", "0.5"), "needs the node's memory bandwidth: --memory-bw"),
-    (("--compute", "memory", "--memory-fraction", "0.5", "--memory-bw", "fast"), "--memory-bw"),
+    (("--compute", "memory", "--memory-fraction", "0.5"), "memory bandwidth: the platform records none"),
+    (("--compute", "memory", "--memory-fraction", "0.5", "--memory-bw", "fast"), "memory_bw must be a number"),
     (("--compute", "benchmark", "--memory-fraction", "0.5"), "--memory-fraction is an option of --compute memory"),
-    (("--memory-bw", "1GBps"), "--memory-bw is an option of --compute memory, not of --compute off"),
+    (("--compute", "memory", "--memory-fraction", "0.5", "--core-memory-bw", "2GBps"), "needs memory_bw"),
+    (
+        ("--compute", "memory", "--memory-fraction", "0.5", "--memory-bw", "1GBps", "--core-memory-bw", "2GBps"),
+        "at least as large",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("options", "message"), BAD)
 def test_bad_memory_options_are_one_error(cache: Path, options: tuple[str, ...], message: str) -> None:
-    with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    # A family's --memory-bw is its node parameter: a bad one is the family's error (both are one line, exit 2).
+    with pytest.raises((UsageError, TopologyError), match=message.replace("(", r"\(").replace(")", r"\)")):
         prepare(crossbar_run(*options))
 
 
@@ -107,6 +113,26 @@ def test_the_core_speed_of_platform_files(tmp_path: Path) -> None:
     assert core_speed(tmp_path / "t.so") == 14.784e9
     params.write_text("# provenance\nname t\n")
     assert core_speed(tmp_path / "t.so") == 1e9  # the model's default, which the compiled zone writes no line for
+
+
+def test_a_platform_file_brings_its_node_memory(cache: Path, tmp_path: Path) -> None:
+    # The figures a family records (generators.node's memory_bw, core_memory_bw) are what --compute memory uses on
+    # the file; --memory-bw on the command line wins. 2 ranks on the host of 16 GB/s: 8 GB/s each.
+    xml = tmp_path / "node.xml"
+    write_platform(crossbar(1, host_speed="10Gf", cores=2, memory_bw="16GBps", core_memory_bw="12GBps"), xml)
+    assert node_memory(xml) == (16e9, 12e9)
+    run = [str(xml), "--np", "2", "--ranks-per-node", "2", "--compute", "memory", "--memory-fraction", "1"]
+    assert host_speed(prepare([*run, "--", "/bin/true"])) == pytest.approx(1e10 * HERE_CORE_BPS / 8e9, rel=1e-12)
+    given = prepare([*run, "--memory-bw", "32GBps", "--", "/bin/true"])  # 16 GB/s each, capped by the core's 12
+    assert host_speed(given) == pytest.approx(1e10 * HERE_CORE_BPS / 12e9, rel=1e-12)
+    assert node_memory(REPO / "platforms" / "mira" / "mira.so") == (42.6e9, None)  # the paper machines record theirs
+    assert node_memory(REPO / "platforms" / "fugaku" / "fugaku.so") == (1024e9, None)
+    plain = tmp_path / "plain.xml"
+    write_platform(crossbar(1), plain)
+    assert node_memory(plain) == (None, None)  # recorded only when given: files written before are unchanged
+    assert "memory_bw" not in plain.read_text()
+    with pytest.raises(UsageError, match="the platform records none"):
+        prepare([str(plain), "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
 
 
 def test_the_fraction_inverts_the_contention_model() -> None:

@@ -334,6 +334,8 @@ def test_this_machine_is_its_calibrated_platform(tmp_path: Path) -> None:
     from lxml import etree
 
     from study_runner.simulation.compute import calibration
+    from study_runner.simulation.node_memory import memory_bandwidth
+    from study_runner.tools.platform_files import node_memory
     from study_runner.tools.this_machine import intra_node
 
     binary = tmp_path / "pi"
@@ -354,3 +356,5 @@ def test_this_machine_is_its_calibrated_platform(tmp_path: Path) -> None:
     assert float(host.get("speed").removesuffix("f")) == calibration().flops
     (shm,) = (link for link in etree.parse(str(xml)).iter("link") if link.get("id", "").endswith("_shm"))
     assert float(shm.get("bandwidth").removesuffix("Bps")) == intra_node().bandwidth_Bps
+    memory = memory_bandwidth()  # its memory too, recorded for --compute memory
+    assert memory is not None and node_memory(xml) == (memory.node_Bps, memory.core_Bps)

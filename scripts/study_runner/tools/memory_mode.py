@@ -5,14 +5,16 @@ prediction means).
 What the mode needs, and where it comes from:
 
 - the code's memory fraction ``--memory-fraction M`` (``scripts/measure-memory-fraction`` measures it here);
-- the target node's memory bandwidth ``--memory-bw`` (a data-sheet figure: 42.6 GB/s for a Blue Gene/Q node) and,
-  when known, what one core draws alone, ``--core-memory-bw`` (else a rank alone gets the node's);
+- the target node's memory bandwidth (a data-sheet figure: 42.6 GB/s for a Blue Gene/Q node) and, when known, what
+  one core draws alone (else a rank alone gets the node's): the figures the platform records (its node parameters
+  ``memory_bw`` and ``core_memory_bw``, ``generators.node``; the paper machines of ``platforms/`` have theirs), or
+  ``--memory-bw`` and ``--core-memory-bw`` on a platform file;
 - the ranks on a node: the most that the hostfile puts on one host (every rank of a node streams at once, as the
   ranks of an SPMD code do);
 - the target's core speed: the platform file's;
 - this machine's speed and memory bandwidth: the calibrations (``scripts/calibrate-compute``).
 
-``this-machine`` fills in both bandwidths from this machine's memory calibration.
+The platform of this machine records both bandwidths from this machine's memory calibration.
 """
 
 from __future__ import annotations
@@ -25,15 +27,17 @@ from generators.units import parse_bandwidth
 from study_runner.simulation.node_memory import MemoryTarget, memory_bandwidth, memory_speed
 from study_runner.tools.platform_files import UsageError
 
-__all__ = ["MEMORY_MODE", "fraction", "memory_mode_speed", "memory_target", "this_machine_memory", "unused"]
+__all__ = ["MEMORY_MODE", "fraction", "memory_mode_speed", "memory_target", "unused"]
 
 MEMORY_MODE = "memory"
 OPTIONS = ("memory_fraction", "memory_bw", "core_memory_bw")
 
 
-def unused(args: argparse.Namespace) -> None:
-    """Refuse the mode's options without the mode: they would change nothing, silently."""
-    given = [f"--{name.replace('_', '-')}" for name in OPTIONS if getattr(args, name) is not None]
+def unused(args: argparse.Namespace, *, platform_figures: bool) -> None:
+    """Refuse the mode's options without the mode: they would change nothing, silently. A family's ``--memory-bw``
+    and ``--core-memory-bw`` (``platform_figures``) are node parameters its platform records, never unused."""
+    names = ("memory_fraction",) if platform_figures else OPTIONS
+    given = [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) is not None]
     if given and args.compute != MEMORY_MODE:
         raise UsageError(f"{given[0]} is an option of --compute memory, not of --compute {args.compute}")
 
@@ -53,22 +57,26 @@ def fraction(args: argparse.Namespace) -> float:
     return value
 
 
-def memory_target(args: argparse.Namespace, ranks_on_node: int) -> MemoryTarget:
-    """The node's memory as given on the command line, shared by ``ranks_on_node`` ranks."""
-    if args.memory_bw is None:
-        raise UsageError("--compute memory needs the node's memory bandwidth: --memory-bw BW (e.g. 42.6GBps)")
-    try:
-        node = parse_bandwidth(args.memory_bw, "--memory-bw")
-        core = None if args.core_memory_bw is None else parse_bandwidth(args.core_memory_bw, "--core-memory-bw")
-    except TopologyError as err:
-        raise UsageError(str(err)) from None
+def memory_target(
+    args: argparse.Namespace, recorded: tuple[float | None, float | None], ranks_on_node: int
+) -> MemoryTarget:
+    """The node's memory, shared by ``ranks_on_node`` ranks: the bandwidths given on the command line, else those
+    the platform file records (``recorded``: node, core)."""
+
+    def bandwidth(option: str, text: str | None, default: float | None) -> float | None:
+        try:
+            return default if text is None else parse_bandwidth(text, option)
+        except TopologyError as err:
+            raise UsageError(str(err)) from None
+
+    node = bandwidth("--memory-bw", getattr(args, "memory_bw", None), recorded[0])
+    core = bandwidth("--core-memory-bw", getattr(args, "core_memory_bw", None), recorded[1])
+    if node is None:
+        raise UsageError(
+            "--compute memory needs the node's memory bandwidth: the platform records none (a family's --memory-bw, "
+            "or --memory-bw BW with a platform file, e.g. 42.6GBps)"
+        )
     return MemoryTarget(node, ranks_on_node, core)
-
-
-def this_machine_memory(cache_dir: Path) -> list[str]:
-    """smpirun-on's memory options for the platform of this machine: its calibrated node and core bandwidths."""
-    here = memory_bandwidth(cache_dir)
-    return ["--memory-bw", f"{here.node_Bps!r}Bps", "--core-memory-bw", f"{here.core_Bps!r}Bps"]
 
 
 def memory_mode_speed(

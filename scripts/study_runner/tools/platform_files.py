@@ -13,7 +13,18 @@ from generators.families import build_platform
 from generators.params import positive_int
 from generators.units import parse_speed
 
-__all__ = ["UsageError", "compiled_hosts", "core_speed", "hostfile_slots", "ranks_per_host", "xml_hosts"]
+__all__ = [
+    "UsageError",
+    "compiled_hosts",
+    "core_speed",
+    "hostfile_slots",
+    "node_memory",
+    "ranks_per_host",
+    "xml_hosts",
+]
+
+PROVENANCE_CHARS = 1 << 16
+"""How far into a platform file its provenance line may start (it is the first comment: a few hundred bytes in)."""
 
 
 class UsageError(Exception):
@@ -87,6 +98,34 @@ def core_speed(path: Path) -> float:
     if len(speeds) != 1:
         raise UsageError(f"{path} has hosts of {len(speeds)} core speeds: --compute memory needs one")
     return speeds.pop()
+
+
+def _as_built(path: Path) -> dict[str, object]:
+    """The parameters a topolab platform file records it was built from (``generators.writer``'s provenance line:
+    the first line of a compiled platform's ``.params``, the first comment of an XML file); empty for a platform
+    topolab did not write."""
+    source = path.with_suffix(".params") if path.suffix == ".so" else path
+    with source.open(encoding="utf-8", errors="replace") as file:
+        head = file.read(PROVENANCE_CHARS)
+    start = head.find(", as built {")
+    if start < 0:
+        return {}
+    try:
+        recorded, _ = json.JSONDecoder().raw_decode(head, start + len(", as built "))
+    except ValueError:
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def node_memory(path: Path) -> tuple[float | None, float | None]:
+    """The node's memory bandwidth and one core's (B/s) that a topolab platform file records (``memory_bw``,
+    ``core_memory_bw``: ``generators.node``), each None where it records none."""
+    recorded = _as_built(path)
+    values = []
+    for key in ("memory_bw", "core_memory_bw"):
+        value = recorded.get(key)
+        values.append(float(value) if isinstance(value, (int, float)) and value > 0 else None)
+    return values[0], values[1]
 
 
 def ranks_per_host(hostfile: Path, ranks: int) -> int:

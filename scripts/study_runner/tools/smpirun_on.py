@@ -58,7 +58,6 @@ from study_runner.tools.memory_mode import (
     fraction,
     memory_mode_speed,
     memory_target,
-    this_machine_memory,
     unused,
 )
 from study_runner.tools.platform_files import (
@@ -66,6 +65,7 @@ from study_runner.tools.platform_files import (
     compiled_hosts,
     core_speed,
     hostfile_slots,
+    node_memory,
     ranks_per_host,
     xml_hosts,
 )
@@ -111,8 +111,8 @@ options:
                     speed (this machine's speed: scripts/calibrate-compute, measured once and cached);
                     memory: as benchmark, and the part of each burst that moves memory (--memory-fraction M,
                     from scripts/measure-memory-fraction) is charged at the rank's share of the node's memory
-                    bandwidth (--memory-bw BW, shared by the ranks of a host; --core-memory-bw BW, what one
-                    core draws alone); this-machine fills both in from its calibration
+                    bandwidth: the platform's (a family's --memory-bw and --core-memory-bw; the paper machines
+                    and this-machine record theirs), or --memory-bw BW [--core-memory-bw BW] after a file
   --cfg=OPT         SimGrid option passed as --cfg=OPT after topolab's standard ones (repeatable)
   --keep DIR        also write the platform, the hostfile and the command (smpirun.sh) into DIR, and run
                     from those files
@@ -131,7 +131,7 @@ def _say(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
 
-def _common_options(parser: argparse.ArgumentParser) -> None:
+def _common_options(parser: argparse.ArgumentParser, *, memory_bandwidths: bool = True) -> None:
     # Values stay text, checked by prepare(): an empty one is an error, never the default (--keep '' would
     # otherwise write into the current directory).
     parser.add_argument("--np", metavar="N", help="number of ranks (default: every slot placed)")
@@ -147,8 +147,11 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
     memory = parser.add_argument_group("--compute memory")
     memory.add_argument("--memory-fraction", metavar="M", help="the code's memory fraction (measure-memory-fraction)")
-    memory.add_argument("--memory-bw", metavar="BW", help="a node's memory bandwidth, shared by its ranks (42.6GBps)")
-    memory.add_argument("--core-memory-bw", metavar="BW", help="what one core draws alone (default: the node's)")
+    if memory_bandwidths:  # a family declares them as node parameters (generators.node), which its platform records
+        node_help = "a node's memory bandwidth, shared by its ranks (default: the platform's)"
+        core_help = "what one core draws alone (default: the platform's, else the node's)"
+        memory.add_argument("--memory-bw", metavar="BW", help=node_help)
+        memory.add_argument("--core-memory-bw", metavar="BW", help=core_help)
     parser.add_argument(
         "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
     )
@@ -174,7 +177,7 @@ def _family_parser(family: str) -> argparse.ArgumentParser:
         help=(f"named placement ({named}) or " if named else "")
         + "comma-separated hosts, rank i on the i-th (default: the platform's host order)",
     )
-    _common_options(parser)
+    _common_options(parser, memory_bandwidths=False)
     return parser
 
 
@@ -426,7 +429,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
     if args.np is not None:
         args.np = positive_int(args.np, "--np")
     args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
-    unused(args)
+    unused(args, platform_figures=is_family)
     binary = _program(program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")
@@ -444,9 +447,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
     _say(OFF_NOTICE if reference is None else f"computation benchmarked at this machine's {reference.describe()}")
     speed = reference and reference.flops
     if args.compute == MEMORY_MODE:
-        on_this_machine = options[0] == THIS_MACHINE  # its node's memory is calibrated, unless the user says else
-        node = parser.parse_args([*this_machine_memory(cache_dir), *rest]) if on_this_machine else args
-        target = memory_target(node, ranks_per_host(hostfile, ranks))
+        target = memory_target(args, node_memory(platform_path), ranks_per_host(hostfile, ranks))
         speed, line = memory_mode_speed(reference.flops, fraction(args), core_speed(platform_path), target, cache_dir)
         _say(line)
     mode = "benchmark" if args.compute == MEMORY_MODE else args.compute

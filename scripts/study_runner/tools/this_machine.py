@@ -26,6 +26,7 @@ from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import calibration, machine_key
+from study_runner.simulation.node_memory import memory_bandwidth
 
 __all__ = [
     "THIS_MACHINE",
@@ -104,12 +105,15 @@ THIS_MACHINE = "this-machine"
 
 def this_machine(cache_dir: Path | None = None) -> list[str]:
     """smpirun-on's arguments for a platform of this machine: one host, its cores at the calibrated core speed, its
-    intra-node path as measured (each measured on first use, then cached per machine)."""
-    compute, path = calibration(cache_dir), intra_node(cache_dir)
+    intra-node path and its memory (node and one core) as measured (each measured on first use, then cached per
+    machine)."""
+    compute, path, memory = calibration(cache_dir), intra_node(cache_dir), memory_bandwidth(cache_dir)
+    assert memory is not None  # measured when not cached
     return [
         "crossbar", "--hosts", "1", "--cores", str(os.cpu_count() or 1),
         "--host-speed", f"{compute.flops!r}f",
         "--shm-bw", f"{path.bandwidth_Bps!r}Bps", "--shm-lat", f"{path.latency_s!r}s",
+        "--memory-bw", f"{memory.node_Bps!r}Bps", "--core-memory-bw", f"{memory.core_Bps!r}Bps",
     ]  # fmt: skip
 
 
@@ -119,5 +123,5 @@ def describe_this_machine(cache_dir: Path | None = None) -> str:
     return (
         f"{THIS_MACHINE}: 1 host, {os.cpu_count() or 1} cores of {compute.describe()}; intra-node path "
         f"{path.latency_s * 1e6:.2f} us, {path.bandwidth_Bps / 1e9:.2f} GB/s "
-        f"(MPICH ping-pong, measured {path.measured})"
+        f"(MPICH ping-pong, measured {path.measured}); {memory_bandwidth(cache_dir).describe()}"
     )

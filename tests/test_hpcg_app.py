@@ -123,6 +123,7 @@ def test_per_node_predictions_run_on_every_node(tmp_path: Path, bin_dir: Path) -
         p = predictions[node.name]
         assert 0 < p["predicted_flops"] < node.peak_flops
         assert (p["ratio"] is None) == (node.published_flops is None)
-    assert predictions["Fugaku (A64FX)"]["predicted_flops"] > 5 * predictions["K computer (SPARC64 VIIIfx)"][
-        "predicted_flops"
-    ]
+    assert (
+        predictions["Fugaku (A64FX)"]["predicted_flops"]
+        > 5 * predictions["K computer (SPARC64 VIIIfx)"]["predicted_flops"]
+    )

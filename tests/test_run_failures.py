@@ -114,6 +114,20 @@ def test_fortran_null_communicators(tmp_path: Path, ranks: int) -> None:
     assert done.stdout.splitlines() == ["comm_null: ok"]
 
 
+@pytest.mark.parametrize("ranks", [3, 4])
+def test_fortran_null_datatype_where_mpi_ignores_it(tmp_path: Path, ranks: int) -> None:
+    # SimGrid patch 0013: MPI_GATHERV, MPI_ALLGATHERV and MPI_ALLGATHER with MPI_IN_PLACE and the ignored send type
+    # MPI_DATATYPE_NULL (and MPI_DATATYPE_NULL as the non-root ranks' receive type), as Quantum ESPRESSO's pw.x calls
+    # them: Fortran's MPI_DATATYPE_NULL became a null pointer and the run died of SIGSEGV (139). MPICH: ok.
+    binary = tmp_path / "null_datatype"
+    source = str(REPO / "tests/data/fortran/null_datatype.f90")
+    smpif90 = str(shutil.which("smpif90"))
+    subprocess.run([smpif90, "-fallow-argument-mismatch", source, "-o", str(binary)], check=True, cwd=tmp_path)
+    done = smpirun_on("crossbar", "--hosts", str(ranks), "--", str(binary), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout.splitlines() == ["null_datatype: ok"]
+
+
 STUDY = """
 name = "failing"
 title = "a failing run"

@@ -39,7 +39,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,10 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
-from study_runner.simulation.cache import default_cache_dir, file_digest, run_key
+from study_runner.simulation.cache import default_cache_dir, run_key
 from study_runner.simulation.codes import COMPILERS, compiler_identity
 from study_runner.simulation.workdirs import work_directory
+from study_runner.tools.debian_source import Source, build_once, copy_tree, fetch_source
 
 __all__ = [
     "CHECKED",
@@ -68,11 +67,11 @@ __all__ = [
     "run_hpcc",
 ]
 
-FETCH = REPO / "scripts" / "fetch-debian-source"
 TARBALL = "hpcc_1.5.0.orig.tar.gz"
 TARBALL_SHA256 = "0a6fef7ab9f3347e549fed65ebb98234feea9ee18aea0c8f59baefbe3cf7ffb8"
 """The upstream tarball Debian ships for hpcc 1.5.0 (bookworm), as fetched and checked by apt."""
 TOP = "hpcc-1.5.0"
+SOURCE = Source("hpcc", "hpcc", TARBALL, TARBALL_SHA256, TOP, "Makefile")
 BLAS_LIB = Path("/usr/lib/x86_64-linux-gnu/openblas-serial")
 BLAS_INCLUDE = Path("/usr/include/x86_64-linux-gnu/openblas-serial")
 """Debian's single-threaded OpenBLAS (libopenblas-serial-dev), linked by path with an rpath to it."""
@@ -111,36 +110,9 @@ FIGURES = (
 
 
 def fetch_hpcc(cache_dir: Path | None = None) -> Path:
-    """The unpacked HPCC source tree, ``<cache>/hpcc/src/<digest>/hpcc-1.5.0``: downloaded and unpacked once.
-
-    Both steps happen in a work directory and end with an atomic rename, so that a half-downloaded tarball or a
-    half-unpacked tree is never seen; the tarball must be the one Debian ships (``TARBALL_SHA256``).
-    """
-    base = (cache_dir or default_cache_dir()) / "hpcc"
-    tarball = base / "download" / TARBALL
-    root = base / "src" / TARBALL_SHA256[:16]
-    if (root / TOP / "Makefile").is_file():
-        return root / TOP
-    if not tarball.is_file():
-        tarball.parent.mkdir(parents=True, exist_ok=True)
-        with work_directory("fetch", tarball.parent) as scratch:
-            done = subprocess.run([str(FETCH), "hpcc", str(scratch)], capture_output=True, text=True, check=False)
-            if done.returncode != 0 or not (scratch / TARBALL).is_file():
-                why = (done.stderr.strip().splitlines() or ["no output"])[-1]
-                raise StudyError(f"scripts/fetch-debian-source hpcc gave no {TARBALL}: {why}")
-            os.replace(scratch / TARBALL, tarball)
-    digest = file_digest(tarball)
-    if digest != TARBALL_SHA256:
-        raise StudyError(f"{tarball} has SHA-256 {digest}, not Debian's hpcc 1.5.0 ({TARBALL_SHA256})")
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with work_directory("unpack", root.parent) as scratch, tarfile.open(tarball) as tar:
-        tar.extractall(scratch, filter="data")
-        try:
-            os.replace(scratch, root)  # atomic: a half-unpacked tree is never seen
-        except OSError:  # another process unpacked it first
-            if not (root / TOP / "Makefile").is_file():
-                raise
-    return root / TOP
+    """The unpacked HPCC source tree, ``<cache>/hpcc/src/<digest>/hpcc-1.5.0``: downloaded and unpacked once, the
+    tarball checked against Debian's (``study_runner.tools.debian_source``)."""
+    return fetch_source(SOURCE, cache_dir)
 
 
 def arch_file(mpi: str, ra: str = "sandia") -> str:
@@ -181,29 +153,21 @@ def build_hpcc(cache_dir: Path | None, mpi: str, ra: str = "sandia", jobs: int =
     make_file = arch_file(mpi, ra)
     key = run_key(source=TARBALL_SHA256, arch=make_file, compiler=compiler_identity(COMPILERS[mpi]))[:16]
     target = cache_dir / "hpcc" / "build" / f"{mpi}-{ra}-{key}"
-    if (target / "hpcc").is_file():
-        return target / "hpcc"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with work_directory("build", target.parent) as scratch:
+
+    def make(scratch: Path, out: Path) -> None:
         tree = scratch / TOP
-        shutil.copytree(source, tree)
+        copy_tree(source, tree)
         (tree / "hpl" / f"Make.{arch}").write_text(make_file)
-        make = ["nice", "-n", "10", "make", f"-j{jobs}", f"arch={arch}"]  # the machine is shared
-        done = subprocess.run(make, cwd=tree, capture_output=True, text=True, check=False)
-        out = scratch / "out"
-        out.mkdir()
+        command = ["nice", "-n", "10", "make", f"-j{jobs}", f"arch={arch}"]  # the machine is shared
+        done = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
         (out / "build.log").write_text(done.stdout + done.stderr)
         (out / f"Make.{arch}").write_text(make_file)
         if done.returncode != 0 or not (tree / "hpcc").is_file():
             tail = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-3:]
             raise StudyError(f"building HPCC with {COMPILERS[mpi]} failed: {' / '.join(tail)}")
         shutil.move(tree / "hpcc", out / "hpcc")
-        try:
-            os.replace(out, target)  # atomic: a half-built binary is never seen
-        except OSError:  # another process built it first
-            if not (target / "hpcc").is_file():
-                raise
-    return target / "hpcc"
+
+    return build_once(target, "hpcc", make)
 
 
 def process_grid(ranks: int) -> tuple[int, int]:

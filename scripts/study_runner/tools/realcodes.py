@@ -1,11 +1,13 @@
-"""Third-party codes as proof: the NAS Parallel Benchmarks and the HPC Challenge suite, unmodified, on topolab's
-machines with computation modelled, each run judged by the code's own verification.
+"""Third-party codes as proof: the NAS Parallel Benchmarks, the HPC Challenge suite and Quantum ESPRESSO, unmodified,
+on topolab's machines with computation modelled, each run judged by the code's own verification.
 
 The codes come from the package registries only: NAS IS, EP and DT from the SimGrid source distribution that
 ``scripts/setup`` verified (``examples/smpi/NAS``: SimGrid's ports of NPB 3.3), HPCC from Debian's source package
 ``hpcc`` (``study_runner.tools.hpcc``). Each is built once into the cache with ``smpicc`` (and with MPICH's
 ``mpicc`` for the validation against real runs, ``study_runner.tools.validation``), then run through
-``smpirun-on``'s own preparation with ``--compute benchmark`` on several families at several rank counts.
+``smpirun-on``'s own preparation with ``--compute benchmark`` on several families at several rank counts. Quantum
+ESPRESSO's pw.x (Debian's ``espresso``, ``study_runner.tools.espresso``) is the Fortran code whose ranks each write
+files.
 
 A run passes when it exits 0 and the code's verification says so: NAS prints ``Verification = SUCCESSFUL``, HPCC
 its tests' residual checks. EP's main loop is an ``SMPI_SAMPLE_GLOBAL`` loop and its tallies are
@@ -121,14 +123,31 @@ def hpcc(problem: str) -> Code:
     )
 
 
+def espresso() -> Code:
+    """Quantum ESPRESSO's pw.x on its test ``scf-disk_io`` (``study_runner.tools.espresso``): Fortran, every rank
+    writing its own files; judged by the test suite's benchmark energy and each rank's file."""
+    from study_runner.tools.espresso import INPUT, MAX_RANKS, build_pw, pw_report, pw_setup
+
+    return Code(
+        "qe.scf-disk_io",
+        lambda cache, mpi: build_pw(cache, mpi),
+        lambda n: ["-in", INPUT],
+        lambda n: None if n <= MAX_RANKS else f"the test's FFT grid has {MAX_RANKS} planes, fewer than {n} ranks",
+        setup=lambda workdir, n: pw_setup(workdir),
+        read=lambda stdout, workdir, label: pw_report(stdout, workdir, label),
+    )
+
+
 CODES: dict[str, Code] = {
     **{name: nas(*name.split(".")) for name in ("is.B", "ep.A", "dt.W")},
     "hpcc.default": hpcc("default"),
+    "qe.scf-disk_io": espresso(),
 }
 """The codes of the check, by name (code.class or code.problem)."""
 QUICK_CODES: dict[str, Code] = {
     **{name: nas(*name.split(".")) for name in ("is.S", "ep.S", "dt.S")},
     "hpcc.small": hpcc("small"),
+    "qe.scf-disk_io": espresso(),
 }
 """``--quick``: the same codes at class S, HPCC's small problem."""
 

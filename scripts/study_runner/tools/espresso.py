@@ -1,0 +1,123 @@
+"""Quantum ESPRESSO's pw.x (Debian's source package ``espresso`` 6.7), unmodified: a Fortran 90 MPI code whose
+ranks each write their own files, judged by its own test suite's reference energy.
+
+The code is fetched and built once into the cache (``study_runner.tools.debian_source``) with the MPI's Fortran
+compiler (smpif90 or MPICH's mpif90), QE's own ``configure`` without ScaLAPACK or OpenMP (BLAS and LAPACK: Debian's
+OpenBLAS, FFT: QE's internal one) and ``make pw``. One build setting is set by hand: ``FOX_FLAGS = -fPIC`` in
+``make.inc``, the flags of QE's bundled XML library, which ``configure`` means to set and leaves empty (its test
+``"try_foxflags" != ""`` compares a literal); smpif90 links pw.x as a shared object, which needs position-independent
+code throughout.
+
+The run is QE's own test ``test-suite/pw_scf/scf-disk_io.in`` (silicon, two k-points, ``disk_io = 'medium'``): every
+rank writes its wavefunctions to its own file ``out/pwscf.wfcN`` (Fortran I/O on a unit found free by
+``find_free_unit``, the idiom that failed when the ranks shared one gfortran runtime), rank 0 the XML data file.
+A run verifies when the total energy matches the test suite's benchmark within its tolerance (8e-4 Ry,
+``test-suite/userconfig.tmp``) and each rank wrote its file. The pseudopotential the test names, ``Si.pz-vbc.UPF``, is
+not in ``pseudo/`` (the test suite downloads it); the tarball's copy in ``EPW/examples/sic/pp`` is the same file (the
+MD5 the benchmark prints). Under SMPI, two SimGrid patches make it run: 0010 (each rank its own gfortran runtime)
+and 0013 (QE's ``MPI_GATHERV`` with ``MPI_IN_PLACE`` and ``MPI_DATATYPE_NULL``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from study_runner.errors import StudyError
+from study_runner.simulation.cache import default_cache_dir, run_key
+from study_runner.simulation.codes import compiler_identity
+from study_runner.tools.debian_source import Source, build_once, copy_tree, fetch_source
+
+__all__ = ["ENERGY_TOLERANCE_RY", "INPUT", "SOURCE", "build_pw", "pw_report", "pw_setup"]
+
+SOURCE = Source(
+    "espresso", "espresso", "espresso_6.7.orig.tar.gz",
+    "8f06ea31ae52ad54e900a2f51afd5c70f78096d9dcf39c86c2b17dccb1ec9c87", "qe-6.7", "configure",
+)  # fmt: skip
+"""The upstream tarball Debian 12 ships for espresso 6.7, as fetched and checked by apt."""
+COMPILERS = {"smpi": ("smpif90", "smpicc"), "mpich": ("mpif90", "mpicc")}
+CONFIGURE = ("--with-scalapack=no", "--enable-openmp=no")
+TEST = "test-suite/pw_scf/scf-disk_io.in"
+BENCHMARK = "test-suite/pw_scf/benchmark.out.git.inp=scf-disk_io.in"
+PSEUDO = ("EPW/examples/sic/pp/Si.pz-vbc.UPF", "6dfa03ddd5817404712e03e4d12deb78")
+INPUT = "scf-disk_io.in"
+ENERGY_TOLERANCE_RY = 8.0e-4
+MAX_RANKS = 16
+"""The test's dense FFT grid has 15 or 16 planes: QE needs a plane per rank."""
+_ENERGY = re.compile(r"^!\s+total energy\s+=\s+(-?\d+\.\d+) Ry", re.MULTILINE)
+_PROCESSES = re.compile(r"running on\s+(\d+) processors")
+_WALL = re.compile(r"^\s+PWSCF\s+:.*?([\d.]+)s WALL", re.MULTILINE)
+
+
+def build_pw(cache_dir: Path | None, mpi: str, jobs: int = 2) -> Path:
+    """``pw.x`` built with ``mpi``'s Fortran compiler (smpi: smpif90; mpich: mpif90), once into the cache."""
+    if mpi not in COMPILERS:
+        raise StudyError(f"mpi must be one of {', '.join(COMPILERS)}, got {mpi!r}")
+    cache_dir = cache_dir or default_cache_dir()
+    source = fetch_source(SOURCE, cache_dir)
+    f90, cc = COMPILERS[mpi]
+    key = run_key(source=SOURCE.sha256, configure=CONFIGURE, fox="-fPIC", compiler=compiler_identity(f90))[:16]
+
+    def make(scratch: Path, out: Path) -> None:
+        tree = scratch / SOURCE.top
+        copy_tree(source, tree)
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        configure = ["./configure", f"MPIF90={f90}", f"CC={cc}", f"F90={f90}", f"F77={f90}", *CONFIGURE]
+        log = _step(configure, tree, env, "configure")
+        settings = (tree / "make.inc").read_text()
+        (tree / "make.inc").write_text(re.sub(r"^FOX_FLAGS\s*=.*$", "FOX_FLAGS = -fPIC", settings, flags=re.M))
+        log += _step(["nice", "-n", "10", "make", f"-j{jobs}", "pw"], tree, env, "make pw")
+        (out / "build.log").write_text(log)
+        shutil.copy2(tree / "PW" / "src" / "pw.x", out / "pw.x")
+
+    return build_once(cache_dir / SOURCE.name / "build" / f"{mpi}-{key}", "pw.x", make)
+
+
+def _step(command: list[str], cwd: Path, env: dict[str, str], what: str) -> str:
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()][-3:]
+        raise StudyError(f"building Quantum ESPRESSO: {what} failed: {' / '.join(tail)}")
+    return done.stdout + done.stderr
+
+
+def pw_setup(workdir: Path, cache_dir: Path | None = None) -> None:
+    """The test's input in ``workdir``, reading the pseudopotential from ``workdir/pseudo`` and writing to
+    ``workdir/out``."""
+    source = fetch_source(SOURCE, cache_dir)
+    pseudo = workdir / "pseudo"
+    pseudo.mkdir(exist_ok=True)
+    path, md5 = PSEUDO
+    data = (source / path).read_bytes()
+    if hashlib.md5(data).hexdigest() != md5:  # the checksum QE's benchmark prints
+        raise StudyError(f"{path} is not the pseudopotential QE's benchmark used (MD5 {md5})")
+    (pseudo / Path(path).name).write_bytes(data)
+    text = (source / TEST).read_text()
+    where = f"\n    pseudo_dir = '{pseudo}'\n    outdir = './out'"
+    (workdir / INPUT).write_text(re.sub(r"(&control)", r"\1" + where.replace("\\", "\\\\"), text, count=1))
+
+
+def pw_report(stdout: str, workdir: Path, label: str, cache_dir: Path | None = None) -> dict[str, Any]:
+    """The run's verdict: its total energy against the benchmark's, and the wavefunction file of each rank."""
+    energies, processes = _ENERGY.findall(stdout), _PROCESSES.search(stdout)
+    if not energies or processes is None:
+        raise StudyError(f"{label}: pw.x printed no total energy or no process count")
+    benchmark = _ENERGY.findall((fetch_source(SOURCE, cache_dir) / BENCHMARK).read_text())
+    energy, reference, ranks = float(energies[-1]), float(benchmark[-1]), int(processes.group(1))
+    files = sorted(path.name for path in (workdir / "out").glob("pwscf.wfc*"))
+    wall = _WALL.search(stdout)
+    failed = [] if abs(energy - reference) <= ENERGY_TOLERANCE_RY else [f"energy {energy} Ry, not {reference}"]
+    failed += [] if files == sorted(f"pwscf.wfc{n}" for n in range(1, ranks + 1)) else [f"wavefunction files {files}"]
+    return {
+        "verified": not failed,
+        "failed": failed,
+        "energy_Ry": energy,
+        "benchmark_Ry": reference,
+        "wavefunction_files": len(files),
+        "time_s": float(wall.group(1)) if wall else None,
+    }

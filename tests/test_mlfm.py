@@ -135,10 +135,11 @@ class TestCompiledZone:
 
     def test_xml_is_the_default_and_unrecorded(self) -> None:
         """The XML platforms written before the parameters existed are written the same: zone=auto, routing=static
-        and spread=message (the defaults) are not recorded."""
+        and spread=message (the defaults) are not recorded, nor the node's memory figures (generators.node)."""
         p = mlfm(3)
-        assert p.compiled is None and p.graph is not None and p.unrecorded == ("zone", "routing", "spread")
-        assert mlfm(3, zone="compiled").unrecorded == ("routing", "spread")
+        memory = ("memory_bw", "core_memory_bw")
+        assert p.compiled is None and p.graph is not None and p.unrecorded == (*memory, "zone", "routing", "spread")
+        assert mlfm(3, zone="compiled").unrecorded == (*memory, "routing", "spread")
 
     def test_parameter_file(self) -> None:
         """Layers and servers per leaf as built (one value when every layer has the same), the spine bandwidth."""

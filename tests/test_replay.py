@@ -10,15 +10,16 @@ the last printed decimal (15) for communication and collectives, SMPI's message 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from study_runner.batch.engine import Engine
 from study_runner.errors import StudyError
+from study_runner.simulation.cache import file_digest
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
-from study_runner.simulation.replay import TraceStore, record_options, replayed_records
+from study_runner.simulation.replay import TRACE_DIGESTS, TraceStore, record_options, replayed_records
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.tools.bench_replay import compare
 from tests.conftest import run_module
@@ -127,7 +128,9 @@ class TestTraceStore:
         store.store("ab12", self.recorded(tmp_path, 3), 3, {"app": "x"})
         assert store.has("ab12") and store.path("ab12") == (tmp_path / "cache" / "traces" / "ab" / "ab12").absolute()
         assert (store.path("ab12") / "rank-2.txt").read_text() == "2 init\n2 finalize\n"
-        assert json.loads((store.path("ab12") / "inputs.json").read_text()) == {"app": "x"}
+        manifest = json.loads((store.path("ab12") / "inputs.json").read_text())
+        assert manifest.pop(TRACE_DIGESTS) == [file_digest(store.path("ab12") / f"rank-{r}.txt") for r in range(3)]
+        assert manifest == {"app": "x"}
         store.write_index("ab12", 3, tmp_path / "index")
         listed = (tmp_path / "index").read_text().splitlines()
         assert listed == [str(store.path("ab12") / f"rank-{rank}.txt") for rank in range(3)]
@@ -145,7 +148,33 @@ class TestTraceStore:
         store = TraceStore(tmp_path / "traces")
         store.store("ef56", self.recorded(tmp_path, 1), 1, {"first": True})
         store.store("ef56", tmp_path / "ti-trace", 1, {"first": False})
-        assert json.loads((store.path("ef56") / "inputs.json").read_text()) == {"first": True}
+        assert json.loads((store.path("ef56") / "inputs.json").read_text())["first"] is True
+
+    @pytest.mark.parametrize(
+        ("harm", "why"),
+        [
+            (lambda d: (d / "rank-1.txt").write_text("1 init\n"), "rank-1.txt does not match its SHA-256"),
+            (lambda d: (d / "rank-2.txt").write_bytes(b"\xff\xfe"), "rank-2.txt does not match its SHA-256"),
+            (lambda d: (d / "rank-0.txt").unlink(), "rank-0.txt is missing or unreadable"),
+            (lambda d: (d / "inputs.json").write_text("{"), "no readable inputs.json"),
+            (lambda d: (d / "inputs.json").write_text("{}"), "inputs.json records no digest of its rank files"),
+        ],
+    )
+    def test_a_damaged_trace_is_removed_and_recorded_again(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], harm: Callable[[Path], None], why: str
+    ) -> None:
+        """The issue's finding: a damaged trace gave "Actor pid=4 is gone??" or a UnicodeDecodeError on every rerun,
+        never re-recorded."""
+        store = TraceStore(tmp_path / "traces")
+        recorded = self.recorded(tmp_path, 3)
+        store.store("ab12", recorded, 3, {"app": "x"})
+        harm(store.path("ab12"))
+        assert not store.has("ab12")
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line == f"warning: stored trace {store.path('ab12')} is damaged ({why}): recording it again"
+        assert not store.path("ab12").exists()
+        store.store("ab12", recorded, 3, {"app": "x"})
+        assert store.has("ab12")
 
     def test_options_and_the_replayed_record(self) -> None:
         assert "--cfg=tracing/smpi/format:TI" in record_options()

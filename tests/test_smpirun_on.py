@@ -108,6 +108,29 @@ class TestRuns:
         assert "wrote platform" in other.stderr
         assert Path(option(printed_command(other.stderr), "-platform")).parent != platform.parent
 
+    def test_a_damaged_hostfile_or_platform_is_written_again(self, tmp_path: Path) -> None:
+        """The cached hostfile and platform are checked before reuse: a hostfile cut to one line put both ranks on
+        host-0 (1.05e-4 s instead of 5.25e-4 s), a truncated platform was a parse error on every rerun."""
+        argv = ("torus", "--dims", "8x8", "--placement", "host-0,host-36", "--", PINGPONG, "-s", "1M", "-i", "1")
+        first = run(tmp_path, *argv)
+        assert first.returncode == 0, first.stderr
+        command = printed_command(first.stderr)
+        hostfile, platform = Path(option(command, "-hostfile")), Path(option(command, "-platform"))
+        hostfile.write_text("host-0\n")
+        platform.write_text(platform.read_text()[:300])
+        again = run(tmp_path, *argv)
+        assert again.returncode == 0, again.stderr
+        assert records(again.stdout) == records(first.stdout)
+        warnings = [line for line in again.stderr.splitlines() if line.startswith("warning:")]
+        assert warnings == [
+            f"warning: cached platform {platform.parent} is damaged ({platform.name} does not match its SHA-256): "
+            "writing it again",
+            f"warning: cached hostfile {hostfile} does not hold its placement: writing it again",
+        ]
+        assert hostfile.read_text() == "host-0\nhost-36\n"
+        third = run(tmp_path, *argv)
+        assert "warning:" not in third.stderr and "smpirun-on: reusing platform" in third.stderr
+
     def test_named_placement(self, tmp_path: Path) -> None:
         done = run(tmp_path, "mlfm", "--d", "2", "--placement", "allocation:1,2,2", "--", PINGPONG, "-s", "1,64K")
         assert done.returncode == 0, done.stderr

@@ -307,6 +307,25 @@ class TestRunningSweeps:
             {k: v for k, v in r.items() if k not in strip} for r in table
         ]  # bit-identical results, measured costs included
 
+        # Entries that parse but were edited are not results: emptied, or a value changed (the 47 rows
+        # for 48 points, and a time of 123.0 s used as is).
+        entries = sorted((tmp_path / "cache").glob("??/*.json"))
+        assert len(entries) == 8
+        emptied, edited = entries[2], entries[5]
+        emptied.write_text(json.dumps({**json.loads(emptied.read_text()), "records": []}))
+        entry = json.loads(edited.read_text())
+        entry["records"][0]["oneway_s_max"] = 123.0
+        edited.write_text(json.dumps(entry))
+        third = run_cli(str(path), tmp_path=tmp_path)
+        assert third.returncode == 0, third.stderr
+        warned = sorted(line.split()[3] for line in third.stderr.splitlines() if line.startswith("warning: cache"))
+        assert warned == sorted([str(emptied), str(edited)])
+        assert json.loads((out / "sweep.json").read_text())["simulated"] == 2
+        strip = ("cached", "sim_wall_s", "sim_peak_memory_mib")
+        assert [{k: v for k, v in r.items() if k not in strip} for r in read_table(out / "points.parquet")] == [
+            {k: v for k, v in r.items() if k not in strip} for r in table
+        ]
+
     def test_own_binary_relative_to_the_sweep_file(self, tmp_path: Path, bin_dir: Path) -> None:
         (tmp_path / "mine").mkdir()
         (tmp_path / "mine" / "bench").write_bytes((bin_dir / "pingpong").read_bytes())

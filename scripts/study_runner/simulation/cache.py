@@ -5,6 +5,10 @@ bytes, the app binary bytes, its arguments, the rank count, every smpirun option
 version. Paths do not enter the key, so the same inputs anywhere hit the same entry. Entries are
 written atomically, so a killed run never leaves a corrupt entry.
 
+An entry proves itself when it is read (:data:`ENTRY_FORMAT`): it names the key it was written for, how many records
+each app printed and the SHA-256 of its records. An entry that fails any check (edited, truncated, moved under
+another key, written by an older topolab) is a miss: the run is simulated again, and one warning names the entry.
+
 Beside the entries, ``history/`` keeps what each simulation cost when it last ran, keyed by its inputs without the
 app binary and the SimGrid version (:func:`history_key`): after a rebuild, the entries miss, and the history still
 predicts how long each simulation will take (``study_runner.batch.eta``).
@@ -15,13 +19,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from generators.files import atomic_write_text
 from study_runner.paths import REPO
 
-__all__ = ["BUILD_INPUTS", "Cache", "default_cache_dir", "file_digest", "history_key", "run_key"]
+__all__ = ["BUILD_INPUTS", "ENTRY_FORMAT", "Cache", "default_cache_dir", "file_digest", "history_key", "run_key"]
+
+ENTRY_FORMAT = 2
+"""The format of a cache entry: ``{"format", "key", "record_counts", "records_sha256", "inputs", "records",
+"measured"}``. Format 1 (before 2026-11-29) carried no proof of its content: its entries are simulated again."""
 
 BUILD_INPUTS = ("binary_sha256", "simgrid")
 """The inputs of a simulation that a rebuild changes; the others say which simulation it is."""
@@ -73,13 +83,21 @@ class Cache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> list[dict[str, Any]] | None:
-        """The app's result records for ``key``, or None when absent (or unreadable)."""
+        """The app's result records for ``key``, or None when absent or when the entry fails its checks (then one
+        warning on stderr names it, and the caller simulates again and overwrites it)."""
+        path = self._path(key)
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
-        records = entry.get("records") if isinstance(entry, dict) else None
-        return records if isinstance(records, list) else None
+        except (OSError, ValueError) as err:
+            return _damaged(path, f"unreadable: {err}")
+        try:
+            entry = json.loads(text)
+        except ValueError:
+            return _damaged(path, "not JSON (truncated or overwritten)")
+        why = entry_problem(entry, key)
+        return _damaged(path, why) if why else entry["records"]
 
     def measured(self, key: str) -> dict[str, float]:
         """What the simulation of ``key`` cost when it ran (``wall_s``, ``peak_memory_mib``), if recorded."""
@@ -96,7 +114,15 @@ class Cache:
         self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any], measured: dict[str, float] | None = None
     ) -> None:
         """Store the records with the inputs that produced them (and what the simulation cost, in its history)."""
-        entry = {"inputs": inputs, "records": records, "measured": measured or {}}
+        entry = {
+            "format": ENTRY_FORMAT,
+            "key": key,
+            "record_counts": _record_counts(records),
+            "records_sha256": _records_digest(records),
+            "inputs": inputs,
+            "records": records,
+            "measured": measured or {},
+        }
         atomic_write_text(self._path(key), json.dumps(entry))
         self.record_history(inputs, measured or {})
 
@@ -137,3 +163,35 @@ class Cache:
                 continue
         if self.directory.is_dir():
             atomic_write_text(self.directory / "history" / ".complete", "")
+
+
+def _records_digest(records: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
+
+
+def _record_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    """How many records each app printed (records without an ``app`` field count under "")."""
+    return dict(Counter(str(record.get("app", "")) for record in records))
+
+
+def entry_problem(entry: object, key: str) -> str | None:
+    """Why a cache entry read for ``key`` cannot be trusted, or None when it proves itself."""
+    if not isinstance(entry, dict):
+        return "not a JSON object"
+    if entry.get("format") != ENTRY_FORMAT:
+        return f"format {entry.get('format', 1)!r}, not {ENTRY_FORMAT} (written by another topolab)"
+    if entry.get("key") != key:
+        return f"written for key {str(entry.get('key'))[:16]}..., not this one"
+    records = entry.get("records")
+    if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
+        return "its records are missing or empty"
+    if entry.get("record_counts") != _record_counts(records):
+        return f"records per app {_record_counts(records)}, where it says {entry.get('record_counts')}"
+    if entry.get("records_sha256") != _records_digest(records):
+        return "its records do not match their SHA-256 (edited)"
+    return None
+
+
+def _damaged(path: Path, why: str) -> None:
+    print(f"warning: cache entry {path} is damaged ({why}): simulating it again", file=sys.stderr)
+    return None

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
+from study_runner.simulation.cache import file_digest
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS, compute_timing
 from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
 from study_runner.simulation.workdirs import work_directory
@@ -50,6 +52,9 @@ __all__ = [
 
 TRACE_NAME = "ti-trace"
 """The index file a recording writes in its work directory (its rank files go to ``ti-trace_files/``)."""
+
+TRACE_DIGESTS = "rank_sha256"
+"""The field of a stored trace's ``inputs.json`` that lists the SHA-256 of each rank's file, rank 0 first."""
 
 REPLAY_METRIC = "simulated_s"
 """The one field of a replayed run's record: SMPI's simulated time, seconds."""
@@ -123,8 +128,19 @@ class TraceStore:
         return self.root / key[:2] / key
 
     def has(self, key: str) -> bool:
-        """Whether the trace ``key`` is stored (a directory appears whole: :meth:`store` renames it into place)."""
-        return self.path(key).is_dir()
+        """Whether the trace ``key`` is stored and intact (a directory appears whole: :meth:`store` renames it into
+        place). A stored trace whose rank files do not match the SHA-256 its ``inputs.json`` records for each (edited,
+        truncated, removed, or stored by an older topolab) is removed, with one warning naming it: it is recorded
+        again."""
+        directory = self.path(key)
+        if not directory.is_dir():
+            return False
+        why = _trace_problem(directory)
+        if why is None:
+            return True
+        print(f"warning: stored trace {directory} is damaged ({why}): recording it again", file=sys.stderr)
+        shutil.rmtree(directory, ignore_errors=True)
+        return False
 
     def write_index(self, key: str, ranks: int, index: Path) -> None:
         """Write ``index``, the file ``smpirun -replay`` reads: the absolute path of each rank's file, rank 0 first."""
@@ -153,7 +169,9 @@ class TraceStore:
                     shutil.copyfile(source, staging / f"rank-{rank}.txt")
                 except OSError as err:
                     raise StudyError(f"cannot read the trace of rank {rank}, {source}: {err.strerror}") from None
-            (staging / "inputs.json").write_text(json.dumps(inputs, sort_keys=True) + "\n", encoding="utf-8")
+            digests = [file_digest(staging / f"rank-{rank}.txt") for rank in range(ranks)]
+            manifest = {**inputs, TRACE_DIGESTS: digests}
+            (staging / "inputs.json").write_text(json.dumps(manifest, sort_keys=True) + "\n", encoding="utf-8")
             staging.chmod(0o755)
             if not final.exists():
                 try:
@@ -161,3 +179,21 @@ class TraceStore:
                 except OSError:
                     if not final.is_dir():
                         raise
+
+
+def _trace_problem(directory: Path) -> str | None:
+    """Why the stored trace in ``directory`` cannot be trusted, or None when each rank file has its recorded SHA-256."""
+    try:
+        digests = json.loads((directory / "inputs.json").read_text(encoding="utf-8")).get(TRACE_DIGESTS)
+    except (OSError, ValueError, AttributeError):
+        return "no readable inputs.json"
+    if not isinstance(digests, list) or not digests:
+        return "inputs.json records no digest of its rank files"
+    for rank, digest in enumerate(digests):
+        path = directory / f"rank-{rank}.txt"
+        try:
+            if file_digest(path) != digest:
+                return f"rank-{rank}.txt does not match its SHA-256"
+        except OSError:
+            return f"rank-{rank}.txt is missing or unreadable"
+    return None

@@ -5,15 +5,16 @@
     scripts/smpirun-on FAMILY [parameters] [--placement SPEC] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
     scripts/smpirun-on PLATFORM.xml|.so [--hostfile FILE] [--np N] [--cfg=OPT ...] [--keep DIR] -- APP [ARG ...]
 
-With a family, the platform is built from the family's parameters (the options of
-``python -m generators FAMILY --help``, validated by :func:`generators.build_platform`) and written once
-into a content-addressed directory, ``<cache>/platforms/<key>/`` (``<cache>`` is ``$TOPOLAB_CACHE`` or
-``.topolab-cache/``); the key is the SHA-256 of the family, its validated parameters, the generators'
-source and, for a compiled platform, the shared object it copies. Later calls with the same platform
-reuse that directory untouched, however the parameters are spelled. The hostfile is written under
-``<cache>/hostfiles/`` (named by its content): rank i on the i-th host of the placement, which is the
-platform's host order by default, a named placement of the family (``allocation:2,4,3``) or a list of
-hosts (``host-0,host-63``). ``--np`` defaults to the number of hosts placed.
+With a family, the platform is built from the family's parameters (the options of ``python -m generators FAMILY
+--help``, validated by :func:`generators.build_platform`) and written once into a content-addressed directory,
+``<cache>/platforms/<key>/`` (``<cache>`` is ``$TOPOLAB_CACHE`` or ``.topolab-cache/``); the key is the SHA-256 of
+the family, its validated parameters, the generators' source and, for a compiled platform, the shared object it
+copies. Later calls with the same platform reuse that directory untouched, however the parameters are spelled, once
+its files match the SHA-256 its ``platform.json`` records (``study_runner.tools.platform_cache``; else it is written
+again, with a warning). The hostfile is written under ``<cache>/hostfiles/`` (named by its content, and rewritten
+when it no longer holds it): rank i on the i-th host of the placement, which is the platform's host order by
+default, a named placement of the family (``allocation:2,4,3``) or a list of hosts (``host-0,host-63``). ``--np``
+defaults to the number of hosts placed.
 
 Then smpirun runs with topolab's standard options (:data:`study_runner.simulation.smpi.STANDARD_OPTIONS`) followed by
 the user's ``--cfg`` options, which therefore win. The command is printed on stderr first, so that it can
@@ -25,31 +26,24 @@ anything runs.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from generators.cli import add_family_params, nonempty
 from generators.errors import TopologyError, shown
-from generators.families import FAMILIES, build_platform
+from generators.families import FAMILIES
 from generators.files import atomic_write_text
 from generators.model import Platform
-from generators.params import check_params, positive_int
-from generators.placement import place_ranks, write_hostfile
-from generators.size import check_size
-from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
+from generators.params import positive_int
+from generators.placement import place_ranks
+from generators.writer import platform_files
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
-from study_runner.simulation.cache import default_cache_dir, file_digest, run_key
+from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
@@ -60,6 +54,7 @@ from study_runner.tools.memory_mode import (
     memory_target,
     unused,
 )
+from study_runner.tools.platform_cache import hostfile_path, platform_directory, write_platform_directory
 from study_runner.tools.platform_files import (
     UsageError,
     compiled_hosts,
@@ -71,10 +66,9 @@ from study_runner.tools.platform_files import (
 )
 from study_runner.tools.this_machine import THIS_MACHINE, describe_this_machine, this_machine
 
-__all__ = ["CachedPlatform", "main", "platform_directory", "write_platform_directory"]
+__all__ = ["main", "prepare"]
 
 PROG = "smpirun-on"
-GENERATORS = REPO / "generators"
 
 USAGE = f"""\
 usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
@@ -190,93 +184,6 @@ def _file_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@cache
-def generators_digest() -> str:
-    """SHA-256 of the generators' Python source: a new generator version gives new platform directories."""
-    digest = hashlib.sha256()
-    for path in sorted(GENERATORS.rglob("*.py")):
-        digest.update(path.relative_to(GENERATORS).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def platform_key(family: str, params: dict[str, Any], platform: Platform) -> str:
-    """The content address of a platform: family, validated parameters, generator source (and library)."""
-    library = compiled_library(platform.compiled.library) if platform.compiled is not None else None
-    return run_key(
-        kind="topolab-platform",
-        family=family,
-        params=params,  # validated values: every spelling of the same platform gives the same key
-        generators=generators_digest(),
-        library=file_digest(library) if library is not None else None,
-    )
-
-
-@dataclass(frozen=True)
-class CachedPlatform:
-    """A family's platform model and where its file is (or will be) in the cache."""
-
-    family: str
-    params: dict[str, Any]
-    """The validated family parameters (defaults filled in)."""
-    platform: Platform
-    path: Path
-    """``<cache>/platforms/<key>/<platform name>.xml`` (or ``.so``, with ``.params`` beside it)."""
-
-    @property
-    def exists(self) -> bool:
-        """Whether the platform's files are already written."""
-        return all(p.is_file() for p in platform_files(self.path))
-
-
-def platform_directory(family: str, given: dict[str, Any], cache_dir: Path) -> CachedPlatform:
-    """Build the platform of ``family`` with ``given`` parameters and find its place in the cache.
-
-    The place is ``cache_dir/platforms/<key>/``; :func:`write_platform_directory` writes it. A platform beyond the
-    size limits (``generators.size``) is refused from its estimate, before it is built.
-    """
-    params = check_params(family, FAMILIES[family].params, given)
-    check_size(family, FAMILIES[family].estimate(params), written=True)
-    platform = build_platform(family, given)
-    key = platform_key(family, params, platform)
-    path = cache_dir / "platforms" / key / f"{platform.name}{platform_suffix(platform)}"
-    return CachedPlatform(family, params, platform, path)
-
-
-def write_platform_directory(cached: CachedPlatform) -> None:
-    """Write the platform with a ``platform.json`` record beside it, the directory as a whole.
-
-    The directory appears complete under its final name or not at all; a concurrent writer of the same
-    key wins harmlessly (same content).
-    """
-    platform, path = cached.platform, cached.path
-    directory = path.parent
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name[:16]}.", dir=directory.parent))
-    try:
-        write_platform(platform, staging / path.name)
-        record = {
-            "family": cached.family,
-            "parameters": cached.params,
-            "generators_sha256": generators_digest(),
-            "hosts": len(platform.hosts),
-            "links": len(platform.links),
-        }
-        (staging / "platform.json").write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
-        staging.chmod(0o755)
-        if cached.exists:  # a concurrent call wrote the same platform meanwhile
-            return
-        if directory.exists():  # incomplete (a file was removed by hand): replace it
-            shutil.rmtree(directory)
-        try:
-            staging.rename(directory)
-        except OSError:
-            if not cached.exists:  # not a concurrent writer of the same key
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def _placement_order(family: str, platform: Platform, spec: str | None) -> list[str] | None:
     if spec is None:
         return None
@@ -293,14 +200,6 @@ def _placement_order(family: str, platform: Platform, spec: str | None) -> list[
     if not all(hosts):
         raise TopologyError(f"placement {shown(spec)} has an empty host name (hosts are separated by single commas)")
     return hosts
-
-
-def _hostfile_path(hosts: Sequence[str], cache_dir: Path) -> Path:
-    text = "".join(f"{h}\n" for h in hosts)
-    path = cache_dir / "hostfiles" / f"{hashlib.sha256(text.encode()).hexdigest()[:20]}.hosts"
-    if not path.is_file():
-        write_hostfile(hosts, path)
-    return path
 
 
 def _platform_file(text: str) -> Path:
@@ -361,12 +260,15 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
     platform, path = cached.platform, cached.path
     order = _placement_order(family, platform, args.placement)
     hosts = place_ranks(platform, args.np, order, args.ranks_per_node)
-    if cached.exists:
+    why = cached.problem()
+    if why is None:
         _say(f"reusing platform {path}")
     else:
+        if why != "absent":
+            print(f"warning: cached platform {path.parent} is damaged ({why}): writing it again", file=sys.stderr)
         write_platform_directory(cached)
         _say(f"wrote platform {path} ({len(platform.hosts)} hosts, {len(platform.links)} links)")
-    return path, _hostfile_path(hosts, cache_dir), len(hosts)
+    return path, hostfile_path(hosts, cache_dir), len(hosts)
 
 
 def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
@@ -393,7 +295,7 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
         )
     if args.hostfile is not None:
         return path, hostfile.absolute(), ranks
-    return path, _hostfile_path(hosts[:ranks], cache_dir), ranks
+    return path, hostfile_path(hosts[:ranks], cache_dir), ranks
 
 
 def prepare(argv: Sequence[str]) -> list[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -26,7 +27,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from types import FrameType
@@ -38,8 +39,10 @@ __all__ = [
     "owner_tag",
     "remove_stale",
     "replace_dir",
+    "results_lock",
     "stopped",
     "unwinding_signals",
+    "visible",
     "work_directory",
 ]
 
@@ -185,11 +188,31 @@ def unwinding_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+@contextlib.contextmanager
+def results_lock(directory: Path) -> Iterator[None]:
+    """Hold the lock of a results directory (``fcntl.flock`` on its ``.lock``) while the block runs: what puts results
+    in place (:func:`replace_dir`) and what reads them all (the report) take it, so that two runs never interleave
+    there. The kernel releases it when its holder dies, however it dies."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / ".lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def replace_dir(staging: Path, final: Path) -> None:
-    """Put the complete directory ``staging`` in the place of ``final`` (renames: never half of either)."""
-    old = final.with_name(f".{final.name}.old")
+    """Put the complete directory ``staging`` in the place of ``final`` (renames: never half of either), under the
+    lock of ``final``'s parent (:func:`results_lock`)."""
+    old = final.with_name(f".{final.name}.work-{owner_tag()}-old")  # swept as a work directory if its owner dies
+    with results_lock(final.parent):
+        if final.exists():
+            final.rename(old)
+        staging.rename(final)
     shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        final.rename(old)
-    staging.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
+
+
+def visible(paths: Iterable[Path]) -> list[Path]:
+    """The paths whose parent directory is not hidden: results, not a run's staging or work directories."""
+    return sorted(path for path in paths if not path.parent.name.startswith("."))

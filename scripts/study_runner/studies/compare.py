@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generators.files import atomic_write_text
+from study_runner.simulation.workdirs import visible
 
 __all__ = ["Difference", "compare_studies", "main"]
 
@@ -123,9 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         if not tree.is_dir():
             print(f"error: {tree} is not a results directory", file=sys.stderr)
             return 2
-    studies = args.study or sorted(
-        p.parent.name for p in args.old.glob("*/summary.json") if (args.new / p.parent.name / "summary.json").is_file()
-    )
+    found = [p.parent.name for p in visible(args.old.glob("*/summary.json"))]
+    studies = args.study or sorted(name for name in found if (args.new / name / "summary.json").is_file())
     lines, table = [], ["| study | value | before | after | change |", "|---|---|---:|---:|---:|"]
     for study in studies:
         for tree in (args.old, args.new):

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -73,8 +71,7 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         if not checks:
             raise StudyError(f"{study.name}: the analysis produced no check")
         results_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{study.name}.tmp-", dir=results_dir))
-        try:
+        with work_directory(f"{study.name}.staged", parent=results_dir) as staging:
             _write_runs_csv(staging / "runs.csv", study, results, quick)
             analysis.figures(ctx, staging)
             notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
@@ -82,9 +79,6 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
             (staging / "summary.json").write_text(summary, encoding="utf-8")
             staging.chmod(0o755)
             replace_dir(staging, results_dir / study.name)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
     for check in checks:
         outside = f"; outside its documented miss range {list(check.miss_range)}" if check.miss_range else ""
         print(

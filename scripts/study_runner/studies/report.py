@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import generators
 from generators.files import atomic_write_text
+from study_runner.simulation.workdirs import results_lock, visible
 from study_runner.studies.checks import criterion_text
 
 __all__ = ["FAMILIES_DIR", "draw_families", "write_report"]
@@ -137,10 +139,25 @@ def _platforms_section(results_dir: Path) -> list[str]:
 
 
 def write_report(results_dir: Path) -> Path:
-    """Write ``REPORT.md`` from every ``<study>/summary.json`` under ``results_dir``; return its path."""
-    summaries = []
-    for path in sorted(results_dir.glob("*/summary.json")):
-        summaries.append((json.loads(path.read_text(encoding="utf-8")), path.parent))
+    """Write ``REPORT.md`` from every ``<study>/summary.json`` under ``results_dir``; return its path.
+
+    It reads and writes under the lock of ``results_dir`` (no study is put in place meanwhile), never in a hidden
+    directory (a run's staging or work files), and a summary that cannot be read is left out with one warning."""
+    with results_lock(results_dir):
+        summaries = []
+        for path in visible(results_dir.glob("*/summary.json")):
+            try:
+                summary = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(summary, dict) or not isinstance(summary.get("checks"), list):
+                    raise ValueError("not a summary")
+            except (OSError, ValueError) as err:
+                print(f"warning: {path} is not a summary topolab wrote ({err}): left out", file=sys.stderr)
+                continue
+            summaries.append((summary, path.parent))
+        return _write_report(results_dir, summaries)
+
+
+def _write_report(results_dir: Path, summaries: list[tuple[dict[str, Any], Path]]) -> Path:
     lines = ["# topolab report", ""]
     if summaries:
         lines += ["| study | checks | result |", "|---|---:|---|"]

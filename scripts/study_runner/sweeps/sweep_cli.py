@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,8 +89,7 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
         results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))
     ordered = [results[run.spec.id] for run in runs]
     table = rows(sweep, ordered, [run.key for run in runs])
-    staging = Path(tempfile.mkdtemp(prefix=f".{sweep.name}.tmp-", dir=results_dir))
-    try:
+    with work_directory(f"{sweep.name}.staged", parent=results_dir) as staging:
         write_parquet(table, staging / "points.parquet")
         plots = draw_plots(sweep, table, staging)
         simulated = sum(not result.cached for result in ordered)
@@ -112,9 +109,6 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
         staging.chmod(0o755)
         final = results_dir / sweep.name
         replace_dir(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return final
 
 

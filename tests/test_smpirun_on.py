@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from generators import build_platform, crossbar, write_platform
 from generators.mlfm import allocation_hosts
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, STANDARD_OPTIONS
+from study_runner.tools.smpirun_on import DIES_WITH_SMPIRUN
 from tests.conftest import BIN, REPO
 
 COMMAND = REPO / "scripts" / "smpirun-on"
@@ -218,6 +220,31 @@ class TestRuns:
         assert done.returncode == 3
         assert "smpirun-on: error" not in done.stderr
 
+    def test_the_simulation_dies_with_a_killed_smpirun_on(self, tmp_path: Path, bin_dir: Path) -> None:
+        """The issue's finding: kill -9 of smpirun-on left smpimain running on."""
+        own = tmp_path / "pingpong-killed-under-test"
+        own.write_bytes((bin_dir / "pingpong").read_bytes())
+        own.chmod(0o755)
+        env = {**os.environ, "TOPOLAB_CACHE": str(tmp_path / "cache")}
+        process = subprocess.Popen(
+            [str(COMMAND), "crossbar", "--hosts", "2", "--", str(own), "-s", "1", "-i", "100000000"],
+            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0:
+                assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"
+                time.sleep(0.05)
+        finally:
+            process.kill()
+            process.wait()
+        deadline = time.monotonic() + 5
+        while subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode == 0:
+            if time.monotonic() > deadline:
+                subprocess.run(["pkill", "-KILL", "-f", f"smpimain {own}"])
+                pytest.fail("smpimain outlived the SIGKILLed smpirun-on")
+            time.sleep(0.05)
+
 
 class TestCommandLine:
     def test_printed_command_is_the_one_run(self, tmp_path: Path, fake_smpirun: Path) -> None:
@@ -228,7 +255,7 @@ class TestCommandLine:
         assert fake_calls(tmp_path) == [command[1:]]
         assert command == [
             "smpirun", "-np", "3", "-platform", option(command, "-platform"), "-hostfile", option(command, "-hostfile"),
-            *STANDARD_OPTIONS, "--cfg=smpi/or:0:1e-6:0", str(REPO / PINGPONG), "-s", "1",
+            *DIES_WITH_SMPIRUN, *STANDARD_OPTIONS, "--cfg=smpi/or:0:1e-6:0", str(REPO / PINGPONG), "-s", "1",
         ]  # fmt: skip
 
     def test_keep_writes_the_run_files(self, tmp_path: Path, fake_smpirun: Path) -> None:

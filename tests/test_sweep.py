@@ -252,6 +252,15 @@ class TestBatchJobs:
         with pytest.raises(StudyError, match="not both"):
             Engine(scheduler="tcp://127.0.0.1:1", batch=BatchJobs("slurm"))
 
+    def test_two_local_engines_at_once_listen_on_free_loopback_ports_only(self) -> None:
+        """The issue's finding: each local run started a dashboard on port 8787, and a second one at once warned
+        "Port 8787 is already in use"."""
+        with Engine(workers=1).client(1) as first, Engine(workers=1).client(1) as second:
+            for client in (first, second):
+                http = client.cluster.scheduler.http_server
+                (port,) = {s.getsockname() for s in http._sockets.values()}
+                assert port[0] == "127.0.0.1" and port[1] != 8787
+
 
 def expected_oneway(point_variables: dict, size: int) -> float:
     platform = build_platform(

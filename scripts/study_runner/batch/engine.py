@@ -249,7 +249,10 @@ class Engine:
             processes=False,
             protocol="tcp://",
             host="127.0.0.1",
-            dashboard_address=None,
+            # No dashboard, and the scheduler's HTTP endpoint on a free loopback port: with None it takes 8787, and
+            # a second run at once warns "Port 8787 is already in use".
+            dashboard_address="127.0.0.1:0",
+            scheduler_kwargs={"dashboard": False},
             resources={MEMORY_RESOURCE: self.memory_mib()},
         )
         with local as cluster, Client(cluster) as client:

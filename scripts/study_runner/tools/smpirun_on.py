@@ -66,7 +66,7 @@ from study_runner.tools.platform_files import (
 )
 from study_runner.tools.this_machine import THIS_MACHINE, describe_this_machine, this_machine
 
-__all__ = ["main", "prepare"]
+__all__ = ["DIES_WITH_SMPIRUN", "main", "prepare"]
 
 PROG = "smpirun-on"
 
@@ -298,6 +298,12 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
     return path, hostfile_path(hosts[:ranks], cache_dir), ranks
 
 
+DIES_WITH_SMPIRUN = ("-wrapper", "setpriv --pdeathsig KILL --") if shutil.which("setpriv") else ()
+"""smpirun starts the simulation (``smpimain``) as its child and waits for it; this process becomes smpirun, so a
+SIGKILL of it would leave the simulation running on. smpirun's ``-wrapper`` runs smpimain under util-linux's
+setpriv, which gives it SIGKILL when smpirun dies (the parent-death signal)."""
+
+
 def prepare(argv: Sequence[str]) -> list[str]:
     """Validate the command line, write what is missing, and return the smpirun command to run."""
     options, program = _split(argv)
@@ -355,6 +361,8 @@ def prepare(argv: Sequence[str]) -> list[str]:
     mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
     cfg = [*compute_options(mode, speed), *(f"--cfg={option}" for option in args.cfg)]
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
+    options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
+    command = [*command[:options_end], *DIES_WITH_SMPIRUN, *command[options_end:]]
     if args.keep is not None:
         script = Path(args.keep).absolute() / "smpirun.sh"
         atomic_write_text(script, f'#!/bin/sh\n# written by {PROG}\nexec {shlex.join(command)} "$@"\n')

@@ -132,7 +132,15 @@ class TestSweepFiles:
             (lambda t: t.replace('metric = "oneway_s_max"', ""), "plots need output.metric"),
             (lambda t: t.replace('[grid]\nbw', '[grid]\nhosts = [1]\nbw'), "declared twice"),
             (lambda t: t.replace("[[zip]]", "[[zip]]\nbad = [[1, 2]]"), "must hold numbers"),
-            (lambda t: t.replace("ranks = 2\n", 'ranks = 2\nsize = "{hosts - 2}"\n'), "size must be a number > 0"),
+            (lambda t: t.replace("ranks = 2\n", 'ranks = 2\nsize = "{hosts - 2}"\n'),
+             "size must be a finite number > 0"),
+            # the findings: no cost bound, a template that hangs, a timeout of nan
+            (lambda t: t.replace("size = [1000, 100000]", "size = [1000, 100000]\n" + "\n".join(
+                f"axis{i} = [{', '.join(map(str, range(10)))}]" for i in range(9))),
+             r"the grid has 8,000,000,000 points \(2 x 2 x 10 x 10 x 10 x 10 x 10 x 10 x 10 x 10 x 10 x 2\)"),
+            (lambda t: t.replace('"{size}"', '"{10 ** 10 ** 8}"'), "more than 10000 digits or characters"),
+            (lambda t: t.replace("ranks = 2\n", "ranks = 2\ntimeout = nan\n"), "timeout must be a finite number"),
+            (lambda t: t.replace("ranks = 2\n", "ranks = 2\ntimeout = inf\n"), "timeout must be a finite number"),
         ],
     )  # fmt: skip
     def test_bad_sweep_files_are_one_error(self, tmp_path: Path, edit, message: str) -> None:

@@ -62,7 +62,11 @@ def generated_runs(raw: object, functions: Mapping[str, Callable[..., Any]], whe
         names.add(name)
         if not isinstance(template, dict):
             raise StudyError(f"{label} ({name}): run must be a table of templates ([generate.run])")
-        for variables in assignments(axes(table, f"{label} ({name})")):
+        try:
+            grid = assignments(axes(table, f"{label} ({name})"))
+        except StudyError as err:
+            raise StudyError(f"{label} ({name}): {err}") from None
+        for variables in grid:
             try:
                 rendered = {key: render(value, variables, functions) for key, value in template.items()}
             except StudyError as err:

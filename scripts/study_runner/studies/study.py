@@ -78,6 +78,7 @@ from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.outputs import OUTPUT_FORMATS
 from study_runner.studies.generate import generated_runs
 from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
+from study_runner.studies.templates import positive_number
 
 __all__ = [
     "STUDIES_DIR",
@@ -274,16 +275,16 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
     if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
         raise StudyError(f"{where}: run {run_id}: ranks must be an integer >= 1, got {ranks!r}")
     timeout = raw.get("timeout", 600)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise StudyError(f"{where}: run {run_id}: timeout must be a number of seconds > 0, got {timeout!r}")
+    if not positive_number(timeout):
+        raise StudyError(f"{where}: run {run_id}: timeout must be a finite number of seconds > 0, got {timeout!r}")
     full_timeout = raw.get("full_timeout")
-    if full_timeout is not None and (
-        isinstance(full_timeout, bool) or not isinstance(full_timeout, int | float) or full_timeout <= 0
-    ):
-        raise StudyError(f"{where}: run {run_id}: full_timeout must be a number of seconds > 0, got {full_timeout!r}")
+    if full_timeout is not None and not positive_number(full_timeout):
+        raise StudyError(
+            f"{where}: run {run_id}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}"
+        )
     size = raw.get("size")
-    if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
-        raise StudyError(f"{where}: run {run_id}: size must be a number > 0, got {size!r}")
+    if size is not None and not positive_number(size):
+        raise StudyError(f"{where}: run {run_id}: size must be a finite number > 0, got {size!r}")
     for flag, default in (("quick", True), ("full_only", False)):
         if not isinstance(raw.get(flag, default), bool):
             raise StudyError(f"{where}: run {run_id}: {flag} must be true or false, got {raw[flag]!r}")

@@ -9,6 +9,10 @@ comparisons and ``and``/``or``/``not``, and a few functions (``abs``, ``min``, `
 ``replace(text, old, new)``); a study's analysis module may add its model's functions (``TEMPLATE_FUNCTIONS``).
 A string that is one expression alone keeps its type (``"{side * side}"`` is the integer 16); otherwise each
 part is formatted into the string. ``{{`` and ``}}`` are literal braces.
+
+Bounds. A grid expands to at most :data:`MAX_POINTS` points, counted from its axes before anything is expanded; a
+template's values stay below :data:`MAX_VALUE_SIZE` (digits of an integer, characters of a string), checked before
+a power or a repetition is computed, so that no file can make the loader hang or exhaust memory.
 """
 
 from __future__ import annotations
@@ -23,7 +27,22 @@ from typing import Any
 
 from study_runner.errors import StudyError
 
-__all__ = ["BUILTIN_FUNCTIONS", "assignments", "axes", "evaluate", "render"]
+__all__ = [
+    "BUILTIN_FUNCTIONS",
+    "MAX_POINTS",
+    "MAX_VALUE_SIZE",
+    "assignments",
+    "axes",
+    "evaluate",
+    "positive_number",
+    "render",
+]
+
+MAX_POINTS = 100_000
+"""The most points a grid may have: each is a simulation, and 10^5 of them are already days of a large machine."""
+
+MAX_VALUE_SIZE = 10_000
+"""The most decimal digits of an integer, or characters of a string, that a template may compute."""
 
 Functions = Mapping[str, Callable[..., Any]]
 
@@ -84,7 +103,9 @@ def evaluate(expression: str, variables: Mapping[str, Any], functions: Functions
                 raise StudyError(f"{{{expression}}} names unknown variable {node.id!r} (variables: {known})")
             return variables[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
+            left, right = value(node.left), value(node.right)
+            _check_operation(type(node.op), left, right, expression)
+            return _bounded(_BINARY[type(node.op)](left, right), expression)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
             return _UNARY[type(node.op)](value(node.operand))
         if isinstance(node, ast.BoolOp):
@@ -96,7 +117,7 @@ def evaluate(expression: str, variables: Mapping[str, Any], functions: Functions
             return all(_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, operands, operands[1:], strict=False))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             if node.func.id in callables:
-                return callables[node.func.id](*(value(arg) for arg in node.args))
+                return _bounded(callables[node.func.id](*(value(arg) for arg in node.args)), expression)
         raise StudyError(
             f"{{{expression}}}: only arithmetic, comparisons, and/or/not on variables and the functions "
             f"{', '.join(callables)} are allowed in a template"
@@ -108,6 +129,36 @@ def evaluate(expression: str, variables: Mapping[str, Any], functions: Functions
         raise
     except (TypeError, ValueError, ZeroDivisionError, OverflowError) as err:
         raise StudyError(f"{{{expression}}} cannot be evaluated with {dict(variables)}: {err}") from None
+
+
+def _too_large(expression: str) -> StudyError:
+    return StudyError(f"{{{expression}}} computes a value of more than {MAX_VALUE_SIZE} digits or characters")
+
+
+def _check_operation(op: type, left: Any, right: Any, expression: str) -> None:
+    """Refuse a power or a repetition whose result would exceed the bound, before computing it."""
+    if op is ast.Pow and all(isinstance(v, int) and not isinstance(v, bool) for v in (left, right)):
+        if abs(left) > 1 and right > 0 and right * math.log10(abs(left)) > MAX_VALUE_SIZE:
+            raise _too_large(expression)
+    if op is ast.Mult and any(isinstance(v, str) for v in (left, right)):
+        count = right if isinstance(left, str) else left
+        text = left if isinstance(left, str) else right
+        if isinstance(count, int) and len(text) * count > MAX_VALUE_SIZE:
+            raise _too_large(expression)
+
+
+def _bounded(result: Any, expression: str) -> Any:
+    """``result``, unless it is larger than the bound."""
+    if isinstance(result, str) and len(result) > MAX_VALUE_SIZE:
+        raise _too_large(expression)
+    if isinstance(result, int) and result.bit_length() > MAX_VALUE_SIZE * 3.33:  # 3.33 bits per decimal digit
+        raise _too_large(expression)
+    return result
+
+
+def positive_number(value: object) -> bool:
+    """Whether ``value`` is a finite number > 0 (not a bool, not nan, not inf): a time limit or a size."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
 
 
 def render(template: Any, variables: Mapping[str, Any], functions: Functions | None = None) -> Any:
@@ -188,6 +239,13 @@ def assignments(grid_axes: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     >>> assignments([[{"a": 1}, {"a": 2}], [{"b": "x", "c": 0}]])
     [{'a': 1, 'b': 'x', 'c': 0}, {'a': 2, 'b': 'x', 'c': 0}]
     """
+    count = math.prod(len(axis) for axis in grid_axes)
+    if count > MAX_POINTS:
+        sizes = " x ".join(str(len(axis)) for axis in grid_axes)
+        raise StudyError(
+            f"the grid has {count:,} points ({sizes}): more than {MAX_POINTS:,}, the most one file may declare; "
+            "split it into several files"
+        )
     points = []
     for combination in itertools.product(*grid_axes):
         assignment: dict[str, Any] = {}

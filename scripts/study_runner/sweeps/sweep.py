@@ -84,7 +84,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
 from study_runner.studies.study import read_toml, run_execution
-from study_runner.studies.templates import assignments, axes, evaluate, render
+from study_runner.studies.templates import assignments, axes, evaluate, positive_number, render
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
 
@@ -253,8 +253,8 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         if not isinstance(app, str) or not app:
             raise StudyError(f"app must be a non-empty string, got {app!r}")
         size = render(run["size"], variables) if "size" in run else None
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int | float) or not size > 0):
-            raise StudyError(f"size must be a number > 0, got {size!r}")
+        if size is not None and not positive_number(size):
+            raise StudyError(f"size must be a finite number > 0, got {size!r}")
         given = {key: render(run[key], variables) for key in ("compute", "ranks_per_node", "output") if key in run}
         execution = run_execution(given, "run")
         replay = _replay(render(run.get("replay", False), variables), execution)
@@ -315,8 +315,8 @@ def load_sweep(path: str | Path) -> Sweep:
         if key not in run:
             raise StudyError(f"{where}: run is missing {key!r}")
     timeout = run.get("timeout", 600)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise StudyError(f"{where}: run.timeout must be a number of seconds > 0, got {timeout!r}")
+    if not positive_number(timeout):
+        raise StudyError(f"{where}: run.timeout must be a finite number of seconds > 0, got {timeout!r}")
     output = data.get("output", {})
     if not isinstance(output, dict):
         raise StudyError(f"{where}: output must be a table ([output])")
@@ -335,7 +335,11 @@ def load_sweep(path: str | Path) -> Sweep:
     plots = _plots(output, variables, where)
     if plots and metric is None:
         raise StudyError(f"{where}: plots need output.metric (the record field they show)")
-    points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(assignments(grid_axes))]
+    try:
+        grid = assignments(grid_axes)
+    except StudyError as err:
+        raise StudyError(f"{where}: {err}") from None
+    points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(grid)]
     if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
         raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
     if any(point.replay for point in points):

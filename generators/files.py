@@ -8,26 +8,42 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write_text"]
+__all__ = ["atomic_path", "atomic_write_text", "naming"]
+
+
+@contextlib.contextmanager
+def naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Raise an ``OSError`` of the block that names no file (a full disk is found when data is written or flushed,
+    not when a file is opened) naming ``path``: what was being written, for the one error line that reports it."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None and not isinstance(err, BrokenPipeError):
+            raise OSError(err.errno, err.strerror, str(path)) from err
+        raise
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
 
-    On any exception the temporary file is removed and ``path`` is left untouched.
+    On any exception the temporary file is removed and ``path`` is left untouched. An ``OSError`` that names no file
+    (a full disk is found when the data is written, not when the file is opened) is raised naming ``path``.
     """
     final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp: Path | None = None
     try:
-        yield tmp
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, final)
+        with naming(final):
+            final.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+            os.close(fd)
+            tmp = Path(tmp_name)
+            yield tmp
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, final)
     finally:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -78,7 +78,7 @@ class TestStudyFiles:
             (lambda s: s.replace("ranks = 2", "ranks = 0"), r"ranks must be an integer >= 1, got 0"),
             (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"ranks must be an integer >= 1, got 'two'"),
             (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[0\] has unknown key 'colour'"),
-            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"run pingpong: size must be a finite number > 0"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"pingpong: size must be a finite number > 0"),
             (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 36"), r"run exchange_one has no size: declare"),
             (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\] is missing 'id'"),
             (

@@ -5,8 +5,9 @@ scheduler or Slurm / PBS jobs with the options ``scripts/sweep`` takes, ``batch.
 checks and figures, then move ``runs.csv``, ``summary.json`` and the figures into
 ``results/<study>/`` in one rename; then draw a picture of every topology family into ``results/families/``
 (skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0 when every check
-passes, 1 when a check fails, 2 for bad input (unknown study, malformed file, missing binary, failed
-smpirun), in which case nothing under ``results/`` is changed.
+passes, 1 when a check fails, 2 for bad input or a failing environment (unknown study, malformed file, missing
+binary, failed smpirun, a full disk, an unwritable cache), in which case nothing under ``results/`` is changed; 130
+for Ctrl-C. Each failure is one line on stderr (``workdirs.stopped``).
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ from pathlib import Path
 
 from study_runner.batch.engine import job_script
 from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
-from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
-from study_runner.simulation.workdirs import Terminated, stopped, unwinding_signals
+from study_runner.simulation.workdirs import STOPPING, stopped, unwinding_signals
 from study_runner.studies.pipeline import run_study
 from study_runner.studies.report import draw_families, write_report
 from study_runner.studies.study import load_study, study_names
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, engine)
             draw_families(args.results)
             report = write_report(args.results)
-    except (StudyError, Terminated) as failure:
+    except STOPPING as failure:
         return stopped(parser.prog, failure, "runs")
     failed = [name for name, ok in verdicts.items() if not ok]
     elapsed = time.monotonic() - started

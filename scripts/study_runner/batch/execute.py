@@ -159,7 +159,12 @@ def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: Smpir
 
 def default_workers() -> int:
     """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
-    return max(1, int(os.environ.get("TOPOLAB_WORKERS", os.cpu_count() or 1)))
+    given = os.environ.get("TOPOLAB_WORKERS")
+    if given is None:
+        return os.cpu_count() or 1
+    if not given.strip().isdigit() or int(given) < 1:
+        raise StudyError(f"TOPOLAB_WORKERS must be a whole number of simulations at once >= 1, got {given!r}")
+    return int(given)
 
 
 def _served(runs: list[PreparedRun], cache: Cache) -> dict[str, RunResult]:

@@ -88,7 +88,7 @@ class Cache:
         path = self._path(key)
         try:
             text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # absent (the cache directory itself may not be one yet)
             return None
         except (OSError, ValueError) as err:
             return _damaged(path, f"unreadable: {err}")

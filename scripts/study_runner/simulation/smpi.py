@@ -12,7 +12,6 @@ prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there a
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -257,42 +256,44 @@ def _run_measured(
 ) -> SmpirunOutcome:
     start = time.monotonic()
     environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
-    with (workdir / ".smpirun.out").open("w+") as out, (workdir / ".smpirun.err").open("w+") as err:
-        try:
-            process = subprocess.Popen(
-                [*_ORPHAN_GUARD, *command],
-                cwd=workdir,
-                env=environment,
-                stdout=out,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
-        sampler = memory.MemorySampler(process.pid)
-        try:
-            pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
-            while process.poll() is None:
-                problem = memory.overrun(sampler, limit_mib, label)
-                if problem:
-                    raise StudyError(problem)
-                if time.monotonic() - start > timeout:
-                    raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
-                if _STOP.is_set():
-                    raise StudyError(f"{label}: stopped")
-                # Waiting (not sleeping) returns as soon as smpirun ends: the wall time is exact to a few ms, not
-                # to the sampling period (it is the data of the estimate of the time left).
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=pause)
+    # Its output is read through pipes, not files: a full disk under TMPDIR must not take the message that says so.
+    try:
+        process = subprocess.Popen(
+            [*_ORPHAN_GUARD, *command],
+            cwd=workdir,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
+    sampler = memory.MemorySampler(process.pid)
+    try:
+        pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S
+        while True:
+            problem = memory.overrun(sampler, limit_mib, label)
+            if problem:
+                raise StudyError(problem)
+            if time.monotonic() - start > timeout:
+                raise StudyError(f"{label}: smpirun did not finish within {timeout:.0f} s")
+            if _STOP.is_set():
+                raise StudyError(f"{label}: stopped")
+            # Waiting (not sleeping) returns as soon as smpirun ends: the wall time is exact to a few ms, not to the
+            # sampling period (it is the data of the estimate of the time left). communicate() keeps what it has
+            # read when it times out, and is called again.
+            try:
+                out, err = process.communicate(timeout=pause)
+                break
+            except subprocess.TimeoutExpired:
                 pause = min(2 * pause, MEMORY_SAMPLE_S)
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    # An app may print any bytes: what is not UTF-8 is shown as U+FFFD, not a UnicodeDecodeError.
+    stdout, stderr = out.decode("utf-8", errors="replace"), err.decode("utf-8", errors="replace")
     if process.returncode not in ok_status:
         raise StudyError(failure_message(label, process.returncode, stderr))
     return SmpirunOutcome(stdout, time.monotonic() - start, sampler.peak_kib / 1024, stderr)

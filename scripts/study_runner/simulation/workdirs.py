@@ -35,6 +35,7 @@ from types import FrameType
 from study_runner.errors import StudyError
 
 __all__ = [
+    "STOPPING",
     "Terminated",
     "owner_tag",
     "remove_stale",
@@ -155,14 +156,30 @@ class Terminated(SystemExit):
         return f"terminated by {self.signal.name}"
 
 
-def stopped(prog: str, failure: StudyError | Terminated, kept: str) -> int:
-    """The exit status of command ``prog`` stopped by ``failure``, after its one line on stderr: 2 for bad input
-    (``StudyError``), 128 + the signal when terminated (what was simulated, ``kept``, is in the cache)."""
+STOPPING = (StudyError, Terminated, OSError, KeyboardInterrupt)
+"""What stops a command (``scripts/repro``, ``scripts/sweep``): each is one line on stderr (:func:`stopped`)."""
+
+
+def stopped(prog: str, failure: BaseException, kept: str) -> int:
+    """The exit status of command ``prog`` stopped by ``failure`` (one of :data:`STOPPING`), after its one line on
+    stderr: 2 for bad input or a failing environment (``StudyError``; ``OSError``: a full disk, a directory that
+    cannot be written), 130 for Ctrl-C and 128 + the signal when terminated (what was simulated, ``kept``, is in the
+    cache). A closed output pipe (``scripts/sweep F --list | head``) ends it quietly, as it ends other Unix tools."""
+    if isinstance(failure, BrokenPipeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush into the pipe
+        return 128 + signal.SIGPIPE
     if isinstance(failure, StudyError):
         print(f"{prog}: error: {failure}", file=sys.stderr)
         return 2
+    if isinstance(failure, OSError):
+        where = f": {failure.filename}" if failure.filename else ""
+        print(f"{prog}: error: {failure.strerror or failure}{where}", file=sys.stderr)
+        return 2
+    if isinstance(failure, KeyboardInterrupt):
+        print(f"{prog}: interrupted; the {kept} simulated so far are in the cache", file=sys.stderr)
+        return 128 + signal.SIGINT
     print(f"{prog}: {failure}; the {kept} simulated so far are in the cache", file=sys.stderr)
-    return int(failure.code or 1)
+    return int(getattr(failure, "code", 1) or 1)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from generators.files import naming
 from study_runner.batch.engine import Engine
 from study_runner.batch.execute import RunResult, execute_runs
 from study_runner.errors import StudyError
@@ -71,7 +72,7 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
         if not checks:
             raise StudyError(f"{study.name}: the analysis produced no check")
         results_dir.mkdir(parents=True, exist_ok=True)
-        with work_directory(f"{study.name}.staged", parent=results_dir) as staging:
+        with naming(results_dir / study.name), work_directory(f"{study.name}.staged", parent=results_dir) as staging:
             _write_runs_csv(staging / "runs.csv", study, results, quick)
             analysis.figures(ctx, staging)
             notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []

@@ -21,16 +21,22 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from generators.files import naming
 from study_runner.batch.engine import Engine, job_script
 from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
 from study_runner.batch.execute import execute_runs
 from study_runner.batch.progress import BarProgress, format_duration
 from study_runner.batch.runs import RunSpec
-from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
 from study_runner.simulation.replay import TraceStore
-from study_runner.simulation.workdirs import Terminated, replace_dir, stopped, unwinding_signals, work_directory
+from study_runner.simulation.workdirs import (
+    STOPPING,
+    replace_dir,
+    stopped,
+    unwinding_signals,
+    work_directory,
+)
 from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.study import PlatformSpec, Study
 from study_runner.sweeps.sweep import Sweep, load_sweep
@@ -89,7 +95,7 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
         results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))
     ordered = [results[run.spec.id] for run in runs]
     table = rows(sweep, ordered, [run.key for run in runs])
-    with work_directory(f"{sweep.name}.staged", parent=results_dir) as staging:
+    with naming(results_dir / sweep.name), work_directory(f"{sweep.name}.staged", parent=results_dir) as staging:
         write_parquet(table, staging / "points.parquet")
         plots = draw_plots(sweep, table, staging)
         simulated = sum(not result.cached for result in ordered)
@@ -145,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         started = time.monotonic()
         with unwinding_signals():
             final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
-    except (StudyError, Terminated) as failure:
+    except STOPPING as failure:
         return stopped(parser.prog, failure, "points")
     summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(

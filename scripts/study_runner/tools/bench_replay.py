@@ -30,7 +30,7 @@ from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC, TraceStore
-from study_runner.simulation.workdirs import Terminated, stopped, unwinding_signals, work_directory
+from study_runner.simulation.workdirs import STOPPING, stopped, unwinding_signals, work_directory
 from study_runner.sweeps.sweep import Sweep, load_sweep
 from study_runner.sweeps.sweep_cli import run_sweep
 
@@ -146,15 +146,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run a sweep online and replayed (record once, replay many); compare wall and simulated times.",
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see scripts/sweeps/)")
-    parser.add_argument("--workers", type=int, default=default_workers(), help="simulations at once (default: cores)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="simulations at once (default: TOPOLAB_WORKERS or cores)"
+    )
     parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
     parser.add_argument("--json", type=Path, default=None, help="also write the comparison to this JSON file")
     args = parser.parse_args(argv)
     try:
+        args.workers = max(1, args.workers or default_workers())
         sweep = load_sweep(args.file)
         with unwinding_signals(), work_directory("bench-replay") as scratch:
-            result = compare(sweep, args.bin, Engine(workers=max(1, args.workers)), scratch)
-    except (StudyError, Terminated) as failure:
+            result = compare(sweep, args.bin, Engine(workers=args.workers), scratch)
+    except STOPPING as failure:
         return stopped(parser.prog, failure, "simulations")
     print(result.summary())
     if args.json is not None:

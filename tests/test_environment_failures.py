@@ -140,6 +140,41 @@ class TestRunsInAFailingEnvironment:
         assert not list((tmp_path / "results").glob("*"))  # nothing staged or half-written left behind
         assert subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0
 
+    def test_paths_with_spaces(self, tmp_path: Path, bin_dir: Path) -> None:
+        """The issue's finding: every sweep point and every smpirun-on run failed under a directory with a space
+        (SimGrid splits the hostfile's path, which smpirun passes as --cfg=smpi/hostfile:PATH); and smpirun split a
+        program's arguments at spaces and globbed them (SimGrid patch 0014)."""
+        spaced = tmp_path / "dir with space, and a comma"
+        command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep_file(tmp_path)), "--workers", "1",
+                   "--results", str(spaced / "results"), "--cache", str(spaced / "cache")]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert (spaced / "results" / "pp" / "points.parquet").is_file()
+        source = tmp_path / "args.c"
+        source.write_text(
+            "#include <mpi.h>\n#include <stdio.h>\nint main(int argc, char **argv) {\n  int rank;\n"
+            "  MPI_Init(&argc, &argv);\n  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+            '  for (int i = 1; rank == 0 && i < argc; i++) printf("[%s]\\n", argv[i]);\n'
+            "  MPI_Finalize();\n  return 0;\n}\n"
+        )
+        (spaced / "app dir").mkdir()
+        app = spaced / "app dir" / "args"
+        built = subprocess.run(["smpicc", str(source), "-o", str(app)], capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr
+        (tmp_path / "c-glob-target").write_text("")  # what "c*" would have matched in the working directory
+        given = ["a b", "", "c*", "x,y", "--cfg-like"]
+        env = {**os.environ, "TOPOLAB_CACHE": str(spaced / "cache")}
+        kept = subprocess.run(
+            [str(REPO / "scripts" / "smpirun-on"), "crossbar", "--hosts", "2", "--keep", str(spaced / "kept dir"),
+             "--", str(app), *given],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+        )  # fmt: skip
+        assert kept.returncode == 0, kept.stderr
+        assert kept.stdout.splitlines() == [f"[{arg}]" for arg in given]
+        rerun = subprocess.run(["sh", str(spaced / "kept dir" / "smpirun.sh")], capture_output=True, text=True,
+                               cwd=tmp_path)  # fmt: skip
+        assert rerun.returncode == 0 and rerun.stdout == kept.stdout, rerun.stderr
+
     def test_bytes_that_are_not_utf8_on_an_apps_stderr(self, tmp_path: Path) -> None:
         """An app printing invalid UTF-8 made the runner die of a UnicodeDecodeError: its output is now read with
         the invalid bytes replaced, and its failure is its one line."""

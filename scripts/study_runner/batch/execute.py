@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from study_runner.batch.claims import Claims
 from study_runner.batch.engine import MEMORY_RESOURCE, Engine
 from study_runner.batch.eta import Estimate, Expected
 from study_runner.batch.progress import LineProgress, Progress
@@ -209,33 +210,78 @@ def execute_runs(
     ``workers`` threads by default). Each simulation's result enters the cache as soon as it is done, so an
     interrupted batch loses only the simulations in flight.
 
+    A simulation that another run on the same cache is already simulating (``batch.claims``) is left to it: after
+    its own simulations, this batch waits for that one and reads its result from the cache.
+
     The first failing simulation raises ``StudyError``; nothing is cached for it.
     """
     progress = progress or LineProgress()
     results = _served(runs, cache)
     # Runs with the same inputs (same key) are one simulation: it runs once and serves them all.
-    same_key: dict[str, list[PreparedRun]] = {}
+    pending: dict[str, list[PreparedRun]] = {}
     for run in runs:
         if run.spec.id not in results:
-            same_key.setdefault(run.key, []).append(run)
-    estimate = _estimate([group[0] for group in same_key.values()], cache)
+            pending.setdefault(run.key, []).append(run)
+    estimate = _estimate([group[0] for group in pending.values()], cache)
     progress.begin(len(runs), len(results), estimate)
     for run in runs:
         if run.spec.id in results:
             result = results[run.spec.id]
             progress.advance(run.label, True, result.wall_s, result.peak_memory_mib)
-    if not same_key:
+    engine = engine or Engine(workers=workers or default_workers())
+    try:
+        with Claims(cache.directory) as claims:
+            while pending:
+                mine = {key: group for key, group in pending.items() if claims.claim(key)}
+                if mine:
+                    _simulate_groups(list(mine.values()), cache, engine, progress, estimate, results, claims)
+                others = [group for key, group in pending.items() if key not in mine]
+                pending = _from_other_runs(others, cache, claims, progress, results)
+    finally:
         progress.end()
-        return results
+    return {run.spec.id: results[run.spec.id] for run in runs}
 
+
+def _from_other_runs(
+    groups: list[list[PreparedRun]], cache: Cache, claims: Claims, progress: Progress, results: dict[str, RunResult]
+) -> dict[str, list[PreparedRun]]:
+    """Wait for the simulations that other runs claimed and put their results in ``results``; return those still to
+    simulate (their claimer failed or was killed before writing a result)."""
+    left: dict[str, list[PreparedRun]] = {}
+    for group in groups:
+        progress.note(f"{group[0].label}: another run on this cache is simulating it; waiting for its result")
+        claims.wait(group[0].key)
+        records = cache.get(group[0].key)
+        if records is None:
+            left[group[0].key] = group
+            continue
+        cost = cache.measured(group[0].key)
+        for run in group:
+            result = RunResult(run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"),
+                               cost.get("peak_memory_mib"))  # fmt: skip
+            results[run.spec.id] = result
+            progress.advance(run.label, True, result.wall_s, result.peak_memory_mib)
+    return left
+
+
+def _simulate_groups(
+    groups: list[list[PreparedRun]],
+    cache: Cache,
+    engine: Engine,
+    progress: Progress,
+    estimate: Estimate,
+    results: dict[str, RunResult],
+    claims: Claims,
+) -> None:
+    """Simulate one simulation per group on Dask (the recordings their replays need first), each result into the
+    cache as soon as it is done and its claim released then."""
     from dask.distributed import as_completed
 
-    engine = engine or Engine(workers=workers or default_workers())
-    recordings = _recordings(list(same_key.values()))
+    recordings = _recordings(groups)
     allow_simulations()
-    with engine.client(len(same_key) + len(recordings)) as client, engine.watch(client, progress.note):
+    with engine.client(len(groups) + len(recordings)) as client, engine.watch(client, progress.note):
         estimate.slots = _slots(client, engine)
-        futures = _submit(client, engine, cache, list(same_key.values()), recordings)
+        futures = _submit(client, engine, cache, groups, recordings)
         try:
             for future in as_completed(futures):
                 group = futures[future]
@@ -249,6 +295,7 @@ def execute_runs(
                     progress.note(f"{group[0].label}: trace recorded in {cost.wall_s:.1f} s")
                     continue
                 cache.put(group[0].key, records, group[0].inputs, measured)
+                claims.release(group[0].key)
                 for run in group:
                     results[run.spec.id] = RunResult(
                         run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_memory_mib
@@ -261,9 +308,6 @@ def execute_runs(
             # that their work directories go too.
             stop_simulations()
             raise
-        finally:
-            progress.end()
-    return {run.spec.id: results[run.spec.id] for run in runs}
 
 
 def _recordings(groups: list[list[PreparedRun]]) -> dict[str, PreparedRun]:

@@ -43,6 +43,7 @@ __all__ = [
     "run_smpirun",
     "run_smpirun_measured",
     "smpirun_command",
+    "start_smpirun",
     "stop_simulations",
 ]
 
@@ -226,6 +227,25 @@ def allow_simulations() -> None:
     _STOP.clear()
 
 
+def start_smpirun(command: Sequence[str], workdir: Path) -> subprocess.Popen[bytes]:
+    """Start ``command`` (an smpirun) in ``workdir`` as topolab starts every one: in a process group of its own (to
+    be killed as a whole), with the parent-death guard (:data:`_ORPHAN_GUARD`), stdin closed, its output read
+    through pipes (a full disk under TMPDIR must not take the message that says so), and ``workdir`` as its TMPDIR:
+    SMPI's per-rank copies of the program go with the run."""
+    try:
+        return subprocess.Popen(
+            [*_ORPHAN_GUARD, *command],
+            cwd=workdir,
+            env={**os.environ, "TMPDIR": str(Path(workdir).absolute())},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
+
+
 def run_smpirun_measured(
     command: Sequence[str],
     workdir: Path,
@@ -255,20 +275,7 @@ def _run_measured(
     command: Sequence[str], workdir: Path, timeout: float, label: str, ok_status: Sequence[int], limit_mib: float
 ) -> SmpirunOutcome:
     start = time.monotonic()
-    environment = {**os.environ, "TMPDIR": str(Path(workdir).absolute())}
-    # Its output is read through pipes, not files: a full disk under TMPDIR must not take the message that says so.
-    try:
-        process = subprocess.Popen(
-            [*_ORPHAN_GUARD, *command],
-            cwd=workdir,
-            env=environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
-        raise StudyError(f"smpirun not found: {SETUP_HINT}") from None
+    process = start_smpirun(command, workdir)
     sampler = memory.MemorySampler(process.pid)
     try:
         pause = 0.005  # short runs end quickly; long ones are sampled every MEMORY_SAMPLE_S

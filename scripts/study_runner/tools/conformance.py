@@ -20,7 +20,6 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from generators.params import positive_int
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.codes import sdist
+from study_runner.simulation.smpi import start_smpirun
 from study_runner.simulation.workdirs import unwinding_signals, work_directory
 from study_runner.tools.conformance_build import build_tests, c_name, unpack_suite, warn_only
 from study_runner.tools.conformance_rules import (
@@ -96,8 +96,6 @@ QUICK_TESTS = (
     "cartshift1", "uallreducef", "allpairf", "winfencef", "uallreducef90", "allpairf90", "winfencef90",
 )  # fmt: skip
 """``--quick``: coll's seven, and two or three quick tests of each other directory."""
-_ORPHAN_GUARD = ("setpriv", "--pdeathsig", "TERM", "--") if shutil.which("setpriv") else ()
-"""smpirun gets SIGTERM if the thread that started it dies, even by SIGKILL of this process (as simulation.smpi)."""
 _QUIET = threading.Lock()
 """Held while ``prepare`` runs with its notices silenced (``sys.stderr`` is the process's, not the thread's)."""
 
@@ -128,26 +126,16 @@ def testlist(suite: Path, directory: str = "coll") -> list[str]:
 
 
 def _communicate(command: Sequence[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run ``command`` in its own process group, all of which is killed after ``timeout`` seconds."""
-    environment = {**os.environ, "TMPDIR": str(cwd)}  # SMPI's per-rank copies of the program go with the run
-    with subprocess.Popen(
-        [*_ORPHAN_GUARD, *command],
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    ) as process:
+    """Run ``command`` (``simulation.smpi.start_smpirun``), all of its process group killed after ``timeout`` s."""
+    with start_smpirun(command, cwd) as process:
         try:
-            stdout, stderr = process.communicate(timeout=timeout)
+            out, err = process.communicate(timeout=timeout)
         except BaseException:  # the timeout, or this process unwinding: smpirun and its simulation go too
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
             raise
+    stdout, stderr = out.decode(errors="replace"), err.decode(errors="replace")
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 
 

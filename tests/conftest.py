@@ -22,8 +22,8 @@ BIN = REPO / "build" / "bin"
 # Hypothesis (tests/test_hostile_input.py). The suite's profile is fixed: derandomized, the same 900 cases on every
 # run (13 s on 2 cores, 30 s with the machine busy), no example database in the repository. An example takes 5 to
 # 300 ms; the deadline is generous because the machine may be busy, while a real hang is caught by the test's own
-# 30 s limit. TOPOLAB_HYPOTHESIS_PROFILE=long (scripts/check-hostile-input) draws new cases on each run: 9 tests x
-# 1200 = 10,800 (168 s).
+# 30 s limit. TOPOLAB_HYPOTHESIS_PROFILE=long (scripts/check-hostile-input) draws new cases on each run: 10 tests x
+# 1200 = 12,000 (about 3 min).
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 settings.register_profile(
     "default", derandomize=True, database=None, max_examples=100, deadline=timedelta(seconds=10),

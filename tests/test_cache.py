@@ -67,6 +67,11 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
         lambda p: p.write_text(json.dumps({"inputs": INPUTS, "records": RECORDS, "measured": {}})),
         "format 1, not 2",
     ),
+    "a count as true": (
+        lambda p: edit(p, lambda e: e.__setitem__("record_counts", {"pingpong": 2, "exchange": True})),
+        "records per app",
+    ),
+    "format as 2.0": (lambda p: edit(p, lambda e: e.__setitem__("format", 2.0)), "format 2.0, not 2"),
     "another key's entry": (lambda p: edit(p, lambda e: e.__setitem__("key", OTHER_KEY)), "written for key"),
 }
 

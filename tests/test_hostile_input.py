@@ -1,6 +1,7 @@
 """Hostile input, property-based (issue 19): any request to ``python -m generators`` and any ``scripts/smpirun-on``
 command line either exits 0 with a platform that SimGrid loads, or exits 2 with exactly one ``error:`` line on
-stderr; exit 0 exactly when the drawn input is valid (tests/hostile.py knows); never a traceback, never a hang.
+stderr; exit 0 exactly when the drawn input is valid (tests/hostile.py knows); never a traceback, never a hang. A
+damaged cache entry (issue 41) is served as written only while it is sound, else a miss with one warning.
 
 Both commands run in this process (their ``main``, stdout and stderr captured, a per-case time limit) for speed,
 smpirun-on with ``os.execvp`` replaced so that nothing runs; a few real subprocesses check the same end to end.
@@ -29,6 +30,7 @@ from unittest import mock
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from generators import crossbar, write_platform
 from generators.cli import main as generators_main
@@ -206,6 +208,98 @@ def test_smpirun_on(tmp_path: Path) -> None:
 
     case()
     judge.finish()
+
+
+ENTRY_RECORDS = [{"app": "pingpong", "bytes": 1, "oneway_s_min": 1.25e-07}, {"app": "exchange", "time_s_min": 2.5}]
+ENTRY_FIELDS = ("format", "key", "record_counts", "records_sha256", "records", "inputs", "measured")
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def damaged_entries(draw: st.DrawFn, text: str) -> str:
+    """A cache entry's text, damaged as a disk, a hand or another program could: cut, bytes changed or inserted, a
+    field removed or replaced, a record's value changed."""
+    how = draw(st.sampled_from(["cut", "byte", "insert", "drop field", "field", "record value", "same"]))
+    if how == "cut":
+        return text[: draw(st.integers(0, len(text)))]
+    if how in ("byte", "insert"):
+        at = draw(st.integers(0, len(text)))
+        piece = draw(st.text(min_size=1, max_size=4))
+        return text[:at] + piece + text[at + (how == "byte") :]
+    entry = json.loads(text)
+    if how == "drop field":
+        entry.pop(draw(st.sampled_from(ENTRY_FIELDS)))
+    elif how == "field":
+        entry[draw(st.sampled_from(ENTRY_FIELDS))] = draw(JSON_VALUES)
+    elif how == "record value":
+        record = entry["records"][draw(st.integers(0, len(entry["records"]) - 1))]
+        record[draw(st.sampled_from([*record, "new"]))] = draw(JSON_VALUES)
+    return json.dumps(entry, indent=draw(st.sampled_from([None, 1])))
+
+
+def _sound(text: str, original: dict[str, Any]) -> bool:
+    """Whether a damaged entry still says what the original said (its proof and its records unchanged)."""
+    try:
+        entry = json.loads(text)
+    except ValueError:
+        return False
+    proof = ("format", "key", "record_counts", "records_sha256", "records")
+
+    def same(a: object, b: object) -> bool:  # as JSON: 1, 1.0 and true are three values
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+    return isinstance(entry, dict) and all(k in entry and same(entry[k], original[k]) for k in proof)
+
+
+def test_cache_entries(tmp_path: Path) -> None:
+    """A cache entry damaged in any way is either still sound and served as written, or a miss with one warning line
+    naming it (issue 41: an entry that parsed was trusted); never other records, never a traceback."""
+    from study_runner.simulation.cache import Cache, run_key
+
+    judge = Judge("cache entry")
+    key = run_key(case="hostile")
+    Cache(tmp_path / "proto").put(key, ENTRY_RECORDS, {"case": "hostile"})
+    original_text = (tmp_path / "proto" / key[:2] / f"{key}.json").read_text()
+    original = json.loads(original_text)
+
+    @given(damaged_entries(original_text))
+    def case(text: str) -> None:
+        with tempfile.TemporaryDirectory(dir=tmp_path) as name:
+            cache = Cache(Path(name))
+            path = Path(name) / key[:2] / f"{key}.json"
+            path.parent.mkdir()
+            path.write_text(text)
+            sound = _sound(text, original)
+            start = time.perf_counter()
+            outcome = run_in_process(lambda _argv: _served(cache, key), [])
+            got = _GOT.pop("records", "nothing")
+            if outcome.failure is not None:
+                kind = outcome.failure
+            elif got == "nothing":
+                kind = "traceback"
+            elif sound:
+                kind = "ok" if got == ENTRY_RECORDS and not outcome.stderr else "valid_refused"
+            elif got is not None:
+                kind = "invalid_accepted"
+            else:
+                lines = outcome.stderr.splitlines()
+                kind = "ok" if len(lines) == 1 and lines[0].startswith(f"warning: cache entry {path}") else "bad_stderr"
+            judge(Command([text[:200]], sound), [text[:200]], outcome, time.perf_counter() - start, kind)
+
+    case()
+    judge.finish()
+
+
+_GOT: dict[str, Any] = {}
+
+
+def _served(cache: Any, key: str) -> int:
+    _GOT["records"] = cache.get(key)
+    return 0
 
 
 @pytest.mark.parametrize(

@@ -178,18 +178,23 @@ def entry_problem(entry: object, key: str) -> str | None:
     """Why a cache entry read for ``key`` cannot be trusted, or None when it proves itself."""
     if not isinstance(entry, dict):
         return "not a JSON object"
-    if entry.get("format") != ENTRY_FORMAT:
+    if not _same_json(entry.get("format"), ENTRY_FORMAT):
         return f"format {entry.get('format', 1)!r}, not {ENTRY_FORMAT} (written by another topolab)"
     if entry.get("key") != key:
         return f"written for key {str(entry.get('key'))[:16]}..., not this one"
     records = entry.get("records")
     if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
         return "its records are missing or empty"
-    if entry.get("record_counts") != _record_counts(records):
+    if not _same_json(entry.get("record_counts"), _record_counts(records)):
         return f"records per app {_record_counts(records)}, where it says {entry.get('record_counts')}"
     if entry.get("records_sha256") != _records_digest(records):
         return "its records do not match their SHA-256 (edited)"
     return None
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Equal as JSON (Python's ``==`` takes ``true``, ``1`` and ``1.0`` for one value)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def _damaged(path: Path, why: str) -> None:

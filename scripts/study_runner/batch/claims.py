@@ -14,6 +14,7 @@ batch.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from pathlib import Path
@@ -28,6 +29,8 @@ class Claims:
     """This process's claims on simulations in the cache at ``directory``."""
 
     def __init__(self, directory: Path) -> None:
+        if directory.exists() and not directory.is_dir():  # mkdir would say "File exists"
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory))
         directory.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(directory / "claims.lock", os.O_RDWR | os.O_CREAT, 0o644)
         self._held: set[str] = set()

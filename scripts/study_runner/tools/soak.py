@@ -1,0 +1,216 @@
+"""``scripts/check-crash-safety``: results that survive kills and concurrent runs, measured.
+
+Two soaks, each against a reference (the same commands run once, uninterrupted, on a fresh cache):
+
+- **kill**: ``--kills N`` times, a study (``scripts/repro --quick STUDY``) or a sweep (``scripts/sweep FILE``; they
+  alternate) is started on one cache and results directory and killed with SIGKILL at a random moment of its run
+  (uniform over the reference's wall time), then both run to the end. The results must equal the reference's (the
+  sweep's rows and the study's checks, less what a simulation cost), and nothing may be left: no hidden directory
+  in the results but the lock, no work directory of topolab in the soak's TMPDIR, no simulation running.
+- **concurrent**: ``--pairs K`` times, the study and the sweep are each started twice at once on one cache and
+  results directory (a fresh cache each time). Each pair must give the reference's results and a REPORT.md that
+  lists the study once, and simulate each point once in all (``simulated`` of the two summaries adds up to the
+  points, the study's run count likewise from its progress lines).
+
+One line per round on stderr, then a summary; exit status 0 when every round held, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from study_runner.paths import REPO
+
+__all__ = ["main"]
+
+COST_FIELDS = {"cached", "sim_wall_s", "sim_peak_memory_mib"}
+"""What differs between two runs of the same points: where a result came from and what its simulation cost."""
+
+SWEEP = """
+name = "soak"
+title = "crash-safety soak: ping-pong on crossbars"
+[grid]
+size = [1000, 10000, 100000, 1000000]
+hosts = [2, 4]
+[platform]
+family = "crossbar"
+hosts = "{hosts}"
+[run]
+app = "pingpong"
+ranks = 2
+args = ["-s", "{size}", "-i", "3000"]
+"""
+"""The soak's sweep: 8 points of about a second each."""
+
+
+@dataclass
+class Place:
+    """Where one soak's commands write: a cache, a results directory, a TMPDIR of its own."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        for name in ("cache", "results", "tmp"):
+            (self.root / name).mkdir(parents=True, exist_ok=True)
+
+    def command(self, kind: str, study: str, sweep: Path) -> list[str]:
+        """The study's or the sweep's command line, writing here."""
+        if kind == "study":  # scripts/repro's and scripts/sweep's Python, without their setup and build steps
+            return [sys.executable, "-m", "study_runner", "--quick", study, "--results", str(self.root / "results"),
+                    "--cache", str(self.root / "cache")]  # fmt: skip
+        return [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep), "--results",
+                str(self.root / "results" / "sweeps"), "--cache", str(self.root / "cache")]  # fmt: skip
+
+    def start(self, command: Sequence[str]) -> subprocess.Popen[str]:
+        env = {**os.environ, "TMPDIR": str(self.root / "tmp")}
+        return subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+
+    def outputs(self, study: str) -> dict[str, object]:
+        """The results that must not depend on how the runs went: the study's checks, the sweep's rows."""
+        import pyarrow.parquet as pq
+
+        summary = json.loads((self.root / "results" / study / "summary.json").read_text())
+        rows = pq.read_table(self.root / "results" / "sweeps" / "soak" / "points.parquet").to_pylist()
+        return {
+            "checks": summary["checks"],
+            "rows": [{k: v for k, v in r.items() if k not in COST_FIELDS} for r in rows],
+        }
+
+    def leftovers(self) -> list[str]:
+        """What a run left behind: hidden directories in the results, topolab's work directories in TMPDIR."""
+        results = self.root / "results"
+        hidden = [p for p in [*results.glob(".*"), *results.glob("sweeps/.*")] if p.name != ".lock"]
+        return sorted(str(p) for p in [*hidden, *(self.root / "tmp").glob("topolab-*")])
+
+
+def _finish(process: subprocess.Popen[str], what: str) -> str:
+    _, stderr = process.communicate(timeout=1800)
+    if process.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {process.returncode}): {stderr.strip().splitlines()[-1:]}")
+    return stderr
+
+
+def _simulations_running(place: Place) -> bool:
+    return subprocess.run(["pgrep", "-f", str(place.root)], capture_output=True).returncode == 0
+
+
+def reference(root: Path, study: str, sweep: Path) -> tuple[dict[str, object], dict[str, float]]:
+    """The uninterrupted results and each command's wall time."""
+    place, walls = Place(root), {}
+    for kind in ("study", "sweep"):
+        start = time.monotonic()
+        _finish(place.start(place.command(kind, study, sweep)), f"the reference {kind}")
+        walls[kind] = time.monotonic() - start
+    return place.outputs(study), walls
+
+
+def kill_soak(root: Path, kills: int, study: str, sweep: Path, expected: dict[str, object],
+              walls: dict[str, float], rng: random.Random) -> list[str]:  # fmt: skip
+    """``kills`` SIGKILLs at random moments, then the runs to the end; what went wrong (empty: nothing)."""
+    place, problems = Place(root), []
+    for number in range(kills):
+        kind = ("study", "sweep")[number % 2]
+        delay = rng.uniform(0, walls[kind])
+        process = place.start(place.command(kind, study, sweep))
+        time.sleep(delay)
+        running = process.poll() is None
+        process.kill()
+        process.communicate()
+        what = f"killed after {delay:.2f} s" if running else f"had ended before {delay:.2f} s"
+        print(f"kill {number + 1}/{kills}: the {kind} {what}", file=sys.stderr)
+    for kind in ("study", "sweep"):
+        _finish(place.start(place.command(kind, study, sweep)), f"the {kind} resumed")
+    deadline = time.monotonic() + 10
+    while _simulations_running(place) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _simulations_running(place):
+        problems.append("a simulation of a killed run is still running")
+    if place.outputs(study) != expected:
+        problems.append("the resumed results differ from the uninterrupted ones")
+    problems += [f"left behind: {path}" for path in place.leftovers()]
+    return problems
+
+
+def _simulated(stderr: str, kind: str) -> tuple[int, int]:
+    """(simulated, in all) of one run, from its stderr: a study's progress lines ``[i/n] label: simulated in``, a
+    sweep's last line ``N points (S simulated, C from cache)``."""
+    if kind == "study":
+        total = re.findall(r"^\[\d+/(\d+)\]", stderr, re.M)
+        return stderr.count(": simulated in "), int(total[0]) if total else 0
+    found = re.findall(r"(\d+) points \((\d+) simulated, \d+ from cache\)", stderr)
+    return (int(found[-1][1]), int(found[-1][0])) if found else (0, 0)
+
+
+def concurrent_soak(root: Path, pairs: int, study: str, sweep: Path, expected: dict[str, object]) -> list[str]:
+    """``pairs`` rounds of the study and the sweep each run twice at once; what went wrong (empty: nothing)."""
+    problems = []
+    for number in range(pairs):
+        place = Place(root / f"pair-{number}")
+        kinds = ("study", "study", "sweep", "sweep")
+        started = [place.start(place.command(kind, study, sweep)) for kind in kinds]
+        counts = [_simulated(_finish(p, f"a concurrent {kind}"), kind) for p, kind in zip(started, kinds, strict=True)]
+        if place.outputs(study) != expected:
+            problems.append(f"pair {number + 1}: results differ from the reference")
+        listed = (place.root / "results" / "REPORT.md").read_text().count(f"| {study} |")
+        if listed != 1:
+            problems.append(f"pair {number + 1}: REPORT.md lists {study} {listed} times")
+        for kind, (first, second) in (("study", counts[:2]), ("sweep", counts[2:])):
+            simulated, total = first[0] + second[0], max(first[1], second[1])
+            print(f"pair {number + 1}/{pairs}: {kind}: {first[0]} + {second[0]} simulations for {total}",
+                  file=sys.stderr)  # fmt: skip
+            if simulated != total:
+                problems.append(f"pair {number + 1}: the two {kind} runs simulated {simulated} for {total}")
+        problems += [f"pair {number + 1}: left behind: {path}" for path in place.leftovers()]
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the soaks; print what went wrong and the wall times."""
+    parser = argparse.ArgumentParser(prog="scripts/check-crash-safety", description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=20, help="SIGKILLs of the kill soak (default: %(default)s)")
+    parser.add_argument("--pairs", type=int, default=3, help="rounds of the concurrent soak (default: %(default)s)")
+    parser.add_argument("--study", default="sanity-alpha-beta", help="the study run (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: random)")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    root = Path(tempfile.mkdtemp(prefix="topolab-soak-"))
+    try:
+        sweep = root / "soak.toml"
+        sweep.write_text(SWEEP)
+        started = time.monotonic()
+        expected, walls = reference(root / "reference", args.study, sweep)
+        print(f"reference: study {walls['study']:.1f} s, sweep {walls['sweep']:.1f} s (seed {seed})", file=sys.stderr)
+        kill_start = time.monotonic()
+        problems = kill_soak(root / "kill", args.kills, args.study, sweep, expected, walls, random.Random(seed))
+        kill_wall = time.monotonic() - kill_start
+        pair_start = time.monotonic()
+        problems += concurrent_soak(root / "concurrent", args.pairs, args.study, sweep, expected)
+        pair_wall = time.monotonic() - pair_start
+    except RuntimeError as err:
+        print(f"check-crash-safety: error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"kill soak: {args.kills} SIGKILLs, {kill_wall:.0f} s; concurrent soak: {args.pairs} pairs, "
+          f"{pair_wall:.0f} s; {time.monotonic() - started:.0f} s in all; {len(problems)} problems")  # fmt: skip
+    for problem in problems:
+        print(f"  {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,8 +2,8 @@
 
 Two soaks, each against a reference (the same commands run once, uninterrupted, on a fresh cache):
 
-- **kill**: ``--kills N`` times, a study (``scripts/repro --quick STUDY``) or a sweep (``scripts/sweep FILE``; they
-  alternate) is started on one cache and results directory and killed with SIGKILL at a random moment of its run
+- **kill**: ``--kills N`` rounds, each on a fresh cache and results directory: a study (``scripts/repro --quick
+  STUDY``) or a sweep (``scripts/sweep FILE``; they alternate) is killed with SIGKILL at a random moment of its run
   (uniform over the reference's wall time), then both run to the end. The results must equal the reference's (the
   sweep's rows and the study's checks, less what a simulation cost), and nothing may be left: no hidden directory
   in the results but the lock, no work directory of topolab in the soak's TMPDIR, no simulation running.
@@ -50,9 +50,9 @@ hosts = "{hosts}"
 [run]
 app = "pingpong"
 ranks = 2
-args = ["-s", "{size}", "-i", "3000"]
+args = ["-s", "{size}", "-i", "20000"]
 """
-"""The soak's sweep: 8 points of about a second each."""
+"""The soak's sweep: 8 points, about 5 s in all on 2 cores."""
 
 
 @dataclass
@@ -120,28 +120,31 @@ def reference(root: Path, study: str, sweep: Path) -> tuple[dict[str, object], d
 
 def kill_soak(root: Path, kills: int, study: str, sweep: Path, expected: dict[str, object],
               walls: dict[str, float], rng: random.Random) -> list[str]:  # fmt: skip
-    """``kills`` SIGKILLs at random moments, then the runs to the end; what went wrong (empty: nothing)."""
-    place, problems = Place(root), []
+    """``kills`` rounds, each on a fresh cache and results directory: the study or the sweep (alternately) killed by
+    SIGKILL at a random moment of its run, then both run to the end; what went wrong (empty: nothing)."""
+    problems = []
     for number in range(kills):
-        kind = ("study", "sweep")[number % 2]
+        place, kind = Place(root / f"round-{number}"), ("study", "sweep")[number % 2]
         delay = rng.uniform(0, walls[kind])
         process = place.start(place.command(kind, study, sweep))
         time.sleep(delay)
         running = process.poll() is None
         process.kill()
         process.communicate()
+        for resumed in ("study", "sweep"):
+            _finish(place.start(place.command(resumed, study, sweep)), f"the {resumed} after the kill")
+        deadline = time.monotonic() + 10
+        while _simulations_running(place) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        found = (["a simulation of the killed run is still running"] if _simulations_running(place) else []) + (
+            ["the results differ from the uninterrupted ones"] if place.outputs(study) != expected else []
+        )
+        found += [f"left behind: {path}" for path in place.leftovers()]
         what = f"killed after {delay:.2f} s" if running else f"had ended before {delay:.2f} s"
-        print(f"kill {number + 1}/{kills}: the {kind} {what}", file=sys.stderr)
-    for kind in ("study", "sweep"):
-        _finish(place.start(place.command(kind, study, sweep)), f"the {kind} resumed")
-    deadline = time.monotonic() + 10
-    while _simulations_running(place) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if _simulations_running(place):
-        problems.append("a simulation of a killed run is still running")
-    if place.outputs(study) != expected:
-        problems.append("the resumed results differ from the uninterrupted ones")
-    problems += [f"left behind: {path}" for path in place.leftovers()]
+        print(f"kill {number + 1}/{kills}: the {kind} {what}; resumed: {'; '.join(found) or 'as the reference'}",
+              file=sys.stderr)  # fmt: skip
+        problems += [f"kill {number + 1}: {problem}" for problem in found]
+        shutil.rmtree(place.root, ignore_errors=True)
     return problems
 
 

@@ -157,13 +157,14 @@ class TestSmpirunOn:
         steps = {}
         for speed in ("1Gf", "2Gf"):
             done = smpirun_on("crossbar", "--hosts", "2", "--host-speed", speed, "--compute", "benchmark", "--",
-                              str(bin_dir / "compute_bound"), "-f", "300", "-i", "3", cache=calibrated)  # fmt: skip
+                              str(bin_dir / "compute_bound"), "-f", "300", "-i", "5", cache=calibrated)  # fmt: skip
             assert done.returncode == 0, done.stderr
             assert OFF_NOTICE not in done.stderr and "computation benchmarked at this machine's" in done.stderr
             (record,) = [json.loads(line) for line in done.stdout.splitlines()]
-            steps[speed] = record["step_s_avg"]
+            steps[speed] = record["step_s_min"]
         # Compute-bound: the step is the burst, timed here and scaled by reference / core speed. The two runs time
-        # their bursts separately, so the ratio is 2 up to this machine's run-to-run noise.
+        # their bursts separately, so the ratio is 2 up to this machine's run-to-run noise: the fastest of 5 steps
+        # each (noise only adds time; the averages of 3 gave 1.58 once, the second run's bursts slowed down).
         assert 1.6 < steps["1Gf"] / steps["2Gf"] < 2.5
         # A step of 300 Mflop at "1 Gflop/s" cores: at least 0.3 s unless this code beat the DGEMM's rate here.
         assert steps["1Gf"] > 0.3 * 0.9

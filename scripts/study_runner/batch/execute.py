@@ -230,13 +230,14 @@ def execute_runs(
             progress.advance(run.label, True, result.wall_s, result.peak_memory_mib)
     engine = engine or Engine(workers=workers or default_workers())
     try:
-        with Claims(cache.directory) as claims:
-            while pending:
-                mine = {key: group for key, group in pending.items() if claims.claim(key)}
-                if mine:
-                    _simulate_groups(list(mine.values()), cache, engine, progress, estimate, results, claims)
-                others = [group for key, group in pending.items() if key not in mine]
-                pending = _from_other_runs(others, cache, claims, progress, results)
+        if pending:  # (a batch served from the cache alone claims nothing: its cache may even be read-only)
+            with Claims(cache.directory) as claims:
+                while pending:
+                    mine = {key: group for key, group in pending.items() if claims.claim(key)}
+                    if mine:
+                        _simulate_groups(list(mine.values()), cache, engine, progress, estimate, results, claims)
+                    others = [group for key, group in pending.items() if key not in mine]
+                    pending = _from_other_runs(others, cache, claims, progress, results)
     finally:
         progress.end()
     return {run.spec.id: results[run.spec.id] for run in runs}

@@ -143,11 +143,14 @@ class TestRunsInAFailingEnvironment:
     def test_paths_with_spaces(self, tmp_path: Path, bin_dir: Path) -> None:
         """The issue's finding: every sweep point and every smpirun-on run failed under a directory with a space
         (SimGrid splits the hostfile's path, which smpirun passes as --cfg=smpi/hostfile:PATH); and smpirun split a
-        program's arguments at spaces and globbed them (SimGrid patch 0014)."""
+        program's arguments at spaces and globbed them (SimGrid patch 0014); a TMPDIR with whitespace or a comma
+        cannot be given to SimGrid at all: runs get a link to it (smpi.smpi_tmpdir; smpirun's -tmpdir, patch 0015)."""
         spaced = tmp_path / "dir with space, and a comma"
+        (spaced / "tmp\tdir").mkdir(parents=True)  # a TMPDIR that SimGrid cannot be told (patch 0015, smpi_tmpdir)
+        environment = {**os.environ, "TMPDIR": str(spaced / "tmp\tdir")}
         command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep_file(tmp_path)), "--workers", "1",
                    "--results", str(spaced / "results"), "--cache", str(spaced / "cache")]  # fmt: skip
-        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=300)
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=300, env=environment)
         assert done.returncode == 0, done.stderr
         assert (spaced / "results" / "pp" / "points.parquet").is_file()
         source = tmp_path / "args.c"
@@ -163,7 +166,7 @@ class TestRunsInAFailingEnvironment:
         assert built.returncode == 0, built.stderr
         (tmp_path / "c-glob-target").write_text("")  # what "c*" would have matched in the working directory
         given = ["a b", "", "c*", "x,y", "--cfg-like"]
-        env = {**os.environ, "TOPOLAB_CACHE": str(spaced / "cache")}
+        env = {**environment, "TOPOLAB_CACHE": str(spaced / "cache")}
         kept = subprocess.run(
             [str(REPO / "scripts" / "smpirun-on"), "crossbar", "--hosts", "2", "--keep", str(spaced / "kept dir"),
              "--", str(app), *given],
@@ -171,6 +174,7 @@ class TestRunsInAFailingEnvironment:
         )  # fmt: skip
         assert kept.returncode == 0, kept.stderr
         assert kept.stdout.splitlines() == [f"[{arg}]" for arg in given]
+        assert " -tmpdir /tmp/topolab-links-" in (spaced / "kept dir" / "smpirun.sh").read_text()
         rerun = subprocess.run(["sh", str(spaced / "kept dir" / "smpirun.sh")], capture_output=True, text=True,
                                cwd=tmp_path)  # fmt: skip
         assert rerun.returncode == 0 and rerun.stdout == kept.stdout, rerun.stderr

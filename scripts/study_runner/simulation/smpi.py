@@ -12,12 +12,14 @@ prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there a
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -42,6 +44,7 @@ __all__ = [
     "message_overhead_options",
     "run_smpirun",
     "run_smpirun_measured",
+    "smpi_tmpdir",
     "smpirun_command",
     "start_smpirun",
     "stop_simulations",
@@ -227,16 +230,58 @@ def allow_simulations() -> None:
     _STOP.clear()
 
 
+SPLITS_OPTION_VALUES = re.compile(r"[\s,]")
+"""Where SimGrid's option syntax (``xbt::config::set_parse``) splits a value, with no escape: smpirun hands SMPI its
+temporary directory as ``--cfg=smpi/tmpdir:DIR``, so a DIR holding one of these cannot be given (SimGrid patch 0014
+makes smpirun say so instead of aborting in the option parser)."""
+LINK_PLACES = ("/tmp", "/var/tmp", "/dev/shm")
+"""Where :func:`smpi_tmpdir` may put its links: the system's usual temporary directories."""
+
+
+def smpi_tmpdir(directory: Path | None = None) -> Path:
+    """``directory`` (default: the temporary directory, as Python finds it) as SMPI can be told about it: itself, or
+    when its path holds whitespace or a comma (:data:`SPLITS_OPTION_VALUES`) the same directory through a link
+    without either, ``<place>/topolab-links-<uid>/<hash>`` to the deepest such part of the path (made once, kept:
+    the files stay where the user put them, and a link costs nothing). StudyError when no place takes a link."""
+    directory = Path(os.path.abspath(tempfile.gettempdir() if directory is None else directory))
+    parts = directory.parts
+    cut = [i for i, part in enumerate(parts) if SPLITS_OPTION_VALUES.search(part)]
+    if not cut:
+        return directory
+    target, rest = Path(*parts[: cut[-1] + 1]), parts[cut[-1] + 1 :]
+    name = hashlib.sha256(os.fsencode(target)).hexdigest()[:16]
+    for place in LINK_PLACES:
+        links = Path(place) / f"topolab-links-{os.getuid()}"
+        try:
+            links.mkdir(mode=0o700, exist_ok=True)
+            if links.is_symlink() or links.stat().st_uid != os.getuid():
+                continue  # another user's: never follow links it could change
+            link = links / name
+            if not (link.is_symlink() and os.readlink(link) == str(target)):
+                made = links / f".{name}.{os.getpid()}"
+                made.unlink(missing_ok=True)
+                os.symlink(target, made)
+                os.replace(made, link)
+            return link.joinpath(*rest)
+        except OSError:
+            continue
+    raise StudyError(
+        f"the temporary directory {str(directory)!r} holds whitespace or a comma, which SimGrid's options cannot "
+        f"hold, and none of {', '.join(LINK_PLACES)} takes a link to it: set TMPDIR to a directory without"
+    )
+
+
 def start_smpirun(command: Sequence[str], workdir: Path) -> subprocess.Popen[bytes]:
     """Start ``command`` (an smpirun) in ``workdir`` as topolab starts every one: in a process group of its own (to
     be killed as a whole), with the parent-death guard (:data:`_ORPHAN_GUARD`), stdin closed, its output read
-    through pipes (a full disk under TMPDIR must not take the message that says so), and ``workdir`` as its TMPDIR:
+    through pipes (a full disk under TMPDIR must not take the message that says so), and ``workdir`` as its TMPDIR
+    (through a link if SimGrid cannot be told its path, :func:`smpi_tmpdir`):
     SMPI's per-rank copies of the program go with the run."""
     try:
         return subprocess.Popen(
             [*_ORPHAN_GUARD, *command],
             cwd=workdir,
-            env={**os.environ, "TMPDIR": str(Path(workdir).absolute())},
+            env={**os.environ, "TMPDIR": str(smpi_tmpdir(workdir))},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,

@@ -46,7 +46,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
-from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+from study_runner.simulation.smpi import SETUP_HINT, smpi_tmpdir, smpirun_command
 from study_runner.tools.memory_mode import (
     MEMORY_MODE,
     fraction,
@@ -362,7 +362,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
     cfg = [*compute_options(mode, speed), *(f"--cfg={option}" for option in args.cfg)]
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
     options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
-    command = [*command[:options_end], *DIES_WITH_SMPIRUN, *command[options_end:]]
+    command = [*command[:options_end], *DIES_WITH_SMPIRUN, *_tmpdir_option(), *command[options_end:]]
     if args.keep is not None:
         script = Path(args.keep).absolute() / "smpirun.sh"
         atomic_write_text(script, f'#!/bin/sh\n# written by {PROG}\nexec {shlex.join(command)} "$@"\n')
@@ -370,16 +370,23 @@ def prepare(argv: Sequence[str]) -> list[str]:
     return command
 
 
+def _tmpdir_option() -> list[str]:
+    """smpirun's ``-tmpdir`` when the directory its ``mktemp`` would find cannot be given to SimGrid (whitespace or a
+    comma: the same directory through a link, ``smpi.smpi_tmpdir``) or does not exist (Python's fallback)."""
+    usable = smpi_tmpdir()
+    return [] if str(usable) == (os.environ.get("TMPDIR") or "/tmp") else ["-tmpdir", str(usable)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command: prepare, print the smpirun command, then become smpirun (its exit status)."""
     try:
         command = prepare(sys.argv[1:] if argv is None else argv)
-    except (UsageError, TopologyError) as err:
+    except (UsageError, TopologyError, StudyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
-    except (OSError, StudyError) as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return 1
+    except OSError as err:  # the environment (a cache that cannot be written, a full disk): exit 2 as bad input
+        print(f"{PROG}: error: {err.strerror or err}{f': {err.filename}' if err.filename else ''}", file=sys.stderr)
+        return 2
     print(shlex.join(command), file=sys.stderr, flush=True)
     sys.stdout.flush()
     os.execvp(command[0], command)

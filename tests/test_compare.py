@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from study_runner.studies.checks import Check, summary_json
 from study_runner.studies.compare import Difference, compare_studies, main
 
 HEADER = "run,platform,sim_wall_s,sim_peak_memory_mib,bytes,time_s\n"
@@ -16,8 +16,12 @@ def write_study(root: Path, runs: str, simulated: float, passed: bool = True, he
     study = root / "demo"
     study.mkdir(parents=True)
     (study / "runs.csv").write_text(header + runs)
-    checks = [{"id": "c1", "simulated": simulated, "pass": passed}, {"id": "c2", "simulated": 2.0, "pass": True}]
-    (study / "summary.json").write_text(json.dumps({"study": "demo", "checks": checks}))
+    published = simulated if passed else 2 * simulated  # tolerance 0: passes exactly when equal
+    checks = [
+        Check("c1", "c1", published, simulated, "s", 0.0, "exact"),
+        Check("c2", "c2", 2.0, 2.0, "s", 0.0, "exact"),
+    ]
+    (study / "summary.json").write_text(summary_json("demo", "Demo", False, checks))
     return root
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "RELATIONS", "Check", "criterion_text", "summary_json"]
+__all__ = ["KINDS", "RELATIONS", "Check", "criterion_text", "read_summary", "summary_json", "summary_problem"]
 
 KINDS = ("calibration", "prediction", "exact")
 RELATIONS = ("within", "at_least", "above")
@@ -120,3 +121,57 @@ def summary_json(study: str, title: str, quick: bool, checks: list[Check], notes
         "notes": list(notes or []),
     }
     return json.dumps(payload, indent=2, sort_keys=False) + "\n"
+
+
+_NUMBER = (int, float)
+SUMMARY_FIELDS: dict[str, type | tuple[type, ...]] = {"study": str, "title": str, "checks": list}
+CHECK_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "id": str, "what": str, "published": _NUMBER, "simulated": _NUMBER, "unit": str, "tolerance": _NUMBER,
+    "kind": str, "rel_error": _NUMBER, "pass": bool,
+}  # fmt: skip
+OPTIONAL_FIELDS: dict[str, type | tuple[type, ...]] = {"quick": bool, "notes": list, "relation": str, "miss": str}
+"""What :func:`summary_json` writes, field by field: what a reader of a summary.json relies on (the optional fields
+when present)."""
+
+
+def _field_problem(where: str, entry: object, fields: dict[str, type | tuple[type, ...]]) -> str | None:
+    if not isinstance(entry, dict):
+        return f"{where} is not an object"
+    for name, kind in {**fields, **{k: v for k, v in OPTIONAL_FIELDS.items() if k in entry}}.items():
+        value = entry.get(name)
+        if not isinstance(value, kind) or (kind is _NUMBER and isinstance(value, bool)):
+            return f"{where} has no {name} of type {getattr(kind, '__name__', 'number')}"
+    return None
+
+
+def summary_problem(summary: object) -> str | None:
+    """Why ``summary`` (a parsed summary.json) is not one :func:`summary_json` wrote, or None when it is.
+
+    >>> summary_problem(json.loads(summary_json("s", "t", False, [Check("s.x", "x", 1.0, 1.0, "s", 0.1, "exact")])))
+    >>> summary_problem({"study": "s", "title": "t", "quick": False, "checks": [{"id": "x"}], "notes": []})
+    'check 1 has no what of type str'
+    """
+    problem = _field_problem("the summary", summary, SUMMARY_FIELDS)
+    if problem is not None:
+        return problem
+    assert isinstance(summary, dict)
+    if not all(isinstance(note, str) for note in summary.get("notes", [])):
+        return "a note is not a string"
+    for number, check in enumerate(summary["checks"], 1):
+        problem = _field_problem(f"check {number}", check, CHECK_FIELDS)
+        if problem is not None:
+            return problem
+    return None
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """The summary.json at ``path``; ValueError naming the file and why when it is not one topolab wrote (OSError
+    when it cannot be read)."""
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:  # a JSON or UTF-8 decoding error
+        raise ValueError(f"{path} is not a summary topolab wrote ({err})") from None
+    problem = summary_problem(summary)
+    if problem is not None:
+        raise ValueError(f"{path} is not a summary topolab wrote ({problem})")
+    return summary

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import sys
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from generators.files import atomic_write_text
 from study_runner.simulation.workdirs import visible
+from study_runner.studies.checks import read_summary
 
 __all__ = ["Difference", "compare_studies", "main"]
 
@@ -68,7 +68,7 @@ def _runs(path: Path) -> tuple[list[str], dict[tuple[str, int], dict[str, str]]]
 
 
 def _checks(path: Path) -> dict[str, dict[str, object]]:
-    return {check["id"]: check for check in json.loads(path.read_text())["checks"]}
+    return {check["id"]: check for check in read_summary(path)["checks"]}
 
 
 def compare_studies(old: Path, new: Path, study: str) -> list[Difference]:
@@ -132,7 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             if not (tree / study / "summary.json").is_file() or not (tree / study / "runs.csv").is_file():
                 print(f"error: {tree / study} has no summary.json and runs.csv", file=sys.stderr)
                 return 2
-        differences = compare_studies(args.old, args.new, study)
+        try:
+            differences = compare_studies(args.old, args.new, study)
+        except (OSError, ValueError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
         lines += [_line(d) for d in differences]
         table += [
             f"| {d.study} | {d.where} | {d.old} | {d.new} | "

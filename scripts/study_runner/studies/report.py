@@ -16,7 +16,7 @@ from typing import Any
 import generators
 from generators.files import atomic_write_text
 from study_runner.simulation.workdirs import results_lock, visible
-from study_runner.studies.checks import criterion_text
+from study_runner.studies.checks import criterion_text, read_summary
 
 __all__ = ["FAMILIES_DIR", "draw_families", "write_report"]
 
@@ -147,11 +147,12 @@ def write_report(results_dir: Path) -> Path:
         summaries = []
         for path in visible(results_dir.glob("*/summary.json")):
             try:
-                summary = json.loads(path.read_text(encoding="utf-8"))
-                if not isinstance(summary, dict) or not isinstance(summary.get("checks"), list):
-                    raise ValueError("not a summary")
-            except (OSError, ValueError) as err:
-                print(f"warning: {path} is not a summary topolab wrote ({err}): left out", file=sys.stderr)
+                summary = read_summary(path)
+            except ValueError as err:
+                print(f"warning: {err}: left out", file=sys.stderr)
+                continue
+            except OSError as err:
+                print(f"warning: {path} cannot be read ({err.strerror or err}): left out", file=sys.stderr)
                 continue
             summaries.append((summary, path.parent))
         return _write_report(results_dir, summaries)

@@ -69,12 +69,16 @@ def test_a_summary_that_cannot_be_read_is_left_out_with_one_warning(tmp_path: Pa
     assert line.startswith(f"warning: {tmp_path / 'broken' / 'summary.json'} is not a summary topolab wrote")
 
 
-def test_an_old_copy_of_a_killed_replace_is_swept_as_a_work_directory(tmp_path: Path) -> None:
+def test_an_old_copy_of_a_killed_replace_is_swept_or_put_back(tmp_path: Path) -> None:
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
     old = tmp_path / f".sanity.work-{owner_tag(os.getpid()).replace(str(os.getpid()), str(pid), 1)}-old"
     old.mkdir()
-    assert remove_stale(tmp_path) == [old]
+    (tmp_path / "sanity").mkdir()  # its replace was done
+    assert remove_stale(tmp_path) == [old] and not old.exists()
+    (old / "inside").mkdir(parents=True)  # its owner died between its two renames: the study's place is empty
+    (tmp_path / "sanity").rmdir()
+    assert remove_stale(tmp_path) == [old] and (tmp_path / "sanity" / "inside").is_dir() and not old.exists()
 
 
 def _writer(results: str, study: str, rounds: int, failures: multiprocessing.Queue) -> None:

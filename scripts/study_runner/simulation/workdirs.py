@@ -109,13 +109,27 @@ def _pattern(parent: Path | None) -> str:
 
 
 def remove_stale(parent: Path | None = None) -> list[Path]:
-    """Remove the work directories in ``parent`` (default: the temporary directory) whose owner has ended; return
-    them."""
+    """Remove the work directories in ``parent`` (default: the temporary directory) whose owner has ended, except
+    the old copy of a replace that died between its renames, which is put back in its empty place; return them."""
     where = Path(tempfile.gettempdir()) if parent is None else parent
     stale = [path for path in where.glob(_pattern(parent)) if path.is_dir() and _owner_gone(path.name)]
     for path in stale:
-        shutil.rmtree(path, ignore_errors=True)
+        if not _put_back(path):
+            shutil.rmtree(path, ignore_errors=True)
     return stale
+
+
+def _put_back(old: Path) -> bool:
+    """Put a dead :func:`replace_dir`'s old copy back in its place when it died between its two renames (the place
+    is empty): the results it replaced are not lost. Whether it did."""
+    if not old.name.endswith("-old"):
+        return False
+    final = old.with_name(old.name[1 : old.name.rindex(".work-")])
+    with results_lock(old.parent):
+        if final.exists():
+            return False
+        old.rename(final)
+    return True
 
 
 @contextlib.contextmanager

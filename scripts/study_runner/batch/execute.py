@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -159,11 +160,11 @@ def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: Smpir
 
 
 def default_workers() -> int:
-    """``$TOPOLAB_WORKERS`` or the number of CPU cores."""
-    given = os.environ.get("TOPOLAB_WORKERS")
-    if given is None:
+    """``$TOPOLAB_WORKERS`` (unset or blank: the number of CPU cores)."""
+    given = os.environ.get("TOPOLAB_WORKERS", "")
+    if not given.strip():
         return os.cpu_count() or 1
-    if not given.strip().isdigit() or int(given) < 1:
+    if not re.fullmatch(r"\s*[0-9]+\s*", given) or int(given) < 1:
         raise StudyError(f"TOPOLAB_WORKERS must be a whole number of simulations at once >= 1, got {given!r}")
     return int(given)
 

@@ -23,7 +23,9 @@ error naming the run, its limit and what it held: never the kernel's OOM killer.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -69,11 +71,8 @@ def memory_limit_mib() -> float:
     value = os.environ.get("TOPOLAB_MEMORY_LIMIT", "").strip()
     if not value:
         return LIMIT_FRACTION * machine_memory_mib()
-    try:
-        limit = float(value)
-    except ValueError:
-        limit = -1.0
-    if not limit > 0:
+    limit = float(value) if re.fullmatch(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?", value) else -1.0
+    if not 0 < limit < math.inf:
         raise StudyError(f"TOPOLAB_MEMORY_LIMIT must be a number of MiB > 0, got {value!r}")
     return limit
 

@@ -73,6 +73,10 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     ),
     "format as 2.0": (lambda p: edit(p, lambda e: e.__setitem__("format", 2.0)), "format 2.0, not 2"),
     "another key's entry": (lambda p: edit(p, lambda e: e.__setitem__("key", OTHER_KEY)), "written for key"),
+    "line breaks in a field": (  # found by check-hostile-input: the warning was cut into several lines
+        lambda p: edit(p, lambda e: e.__setitem__("record_counts", "a\x0bb\x1ec\u2028d\x85e")),
+        "records per app",
+    ),
 }
 
 

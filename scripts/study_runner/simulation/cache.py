@@ -174,19 +174,25 @@ def _record_counts(records: list[dict[str, Any]]) -> dict[str, int]:
     return dict(Counter(str(record.get("app", "")) for record in records))
 
 
+def _shown(value: object) -> str:
+    """``value`` as JSON in ASCII, cut short: a damaged entry's bytes never break the warning's one line."""
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def entry_problem(entry: object, key: str) -> str | None:
     """Why a cache entry read for ``key`` cannot be trusted, or None when it proves itself."""
     if not isinstance(entry, dict):
         return "not a JSON object"
     if not _same_json(entry.get("format"), ENTRY_FORMAT):
-        return f"format {entry.get('format', 1)!r}, not {ENTRY_FORMAT} (written by another topolab)"
+        return f"format {_shown(entry.get('format', 1))}, not {ENTRY_FORMAT} (written by another topolab)"
     if entry.get("key") != key:
-        return f"written for key {str(entry.get('key'))[:16]}..., not this one"
+        return f"written for key {_shown(entry.get('key'))}, not this one"
     records = entry.get("records")
     if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
         return "its records are missing or empty"
     if not _same_json(entry.get("record_counts"), _record_counts(records)):
-        return f"records per app {_record_counts(records)}, where it says {entry.get('record_counts')}"
+        return f"records per app {_shown(_record_counts(records))}, where it says {_shown(entry.get('record_counts'))}"
     if entry.get("records_sha256") != _records_digest(records):
         return "its records do not match their SHA-256 (edited)"
     return None

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform, platform_size
+from generators.families import FAMILIES, platform_request
 from generators.params import REQUIRED, Family, positive_int
 from generators.placement import place_ranks, write_hostfile
-from generators.size import check_size
 from generators.writer import check_platform_path, write_platform
 
 __all__ = ["OneLineParser", "add_family_params", "main", "nonempty"]
@@ -102,10 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
         ranks, per_node = _hostfile_options(parser, args)
-        size = platform_size(args.family, given)
-        check_size(args.family, size, written=True)  # before anything is built
-        check_platform_path(args.output, compiled=size.compiled)
-        platform = build_platform(args.family, given)
+        request = platform_request(args.family, given, written=True)  # too large: refused before anything is built
+        check_platform_path(args.output, compiled=request.size.compiled)
+        platform = request.build()
         if args.picture:  # check that it can be drawn before writing anything
             from generators.drawing import check_picture
 

@@ -30,6 +30,7 @@ __all__ = [
     "REQUIRED",
     "Family",
     "Param",
+    "PlatformRequest",
     "accepts",
     "bandwidth",
     "builds",
@@ -91,6 +92,29 @@ class Family:
     def estimate(self, values: Mapping[str, Any]) -> Size:
         """What the builder would build from the checked ``values`` (:mod:`generators.size`), without building it."""
         return self.build.estimate(values)  # type: ignore[attr-defined]  # set by builds()
+
+    def request(self, given: Mapping[str, object], *, written: bool = False) -> PlatformRequest:
+        """The platform asked for with the parameters ``given`` (names and values as the user wrote them), checked,
+        estimated and refused when too large (to build, or when it is to be ``written``, to write) once; built by
+        :meth:`PlatformRequest.build`."""
+        return self.build.request(given, written)  # type: ignore[attr-defined]  # set by builds()
+
+
+@dataclass(frozen=True)
+class PlatformRequest:
+    """A platform asked for and accepted: the parameters as given, as checked (``values``, defaults filled) and
+    what they build (``size``, within the limits of :func:`generators.size.check_size`), each worked out once."""
+
+    family: str
+    given: dict[str, object]
+    values: dict[str, Any]
+    size: Size
+    make: Callable[[PlatformRequest], Platform]
+
+    def build(self) -> Platform:
+        """The platform; it records ``family``, the values as built (``params``), the parameters as given
+        (``given``) and the estimate (``size``)."""
+        return self.make(self)
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -310,19 +334,13 @@ def builds(
         return node_size(estimate({k: v for k, v in values.items() if k not in applied}), values["shm_bw"])
 
     def decorate(build: Callable[..., Platform]) -> Callable[..., Platform]:
-        @functools.wraps(build)
-        def builder(*args: object, **kwargs: object) -> Platform:
-            try:
-                given = signature.bind_partial(*args, **kwargs).arguments
-            except TypeError as err:
-                raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
-            values = check_params(family, declared, given)
-            size = sized(values)
-            check_size(family, size, written=False)
+        def make(request: PlatformRequest) -> Platform:
+            values = request.values
             platform = build(**{k: v for k, v in values.items() if k not in applied})
             if applied:
                 platform = apply_node(platform, **{k: values[k] for k in applied})
-            platform.family, platform.params, platform.given, platform.size = family, values, dict(given), size
+            platform.family, platform.params, platform.size = family, values, request.size
+            platform.given = request.given
             platform.unrecorded = tuple(
                 p.name
                 for p in declared
@@ -330,9 +348,24 @@ def builds(
             )
             return platform
 
+        def request(given: Mapping[str, object], written: bool) -> PlatformRequest:
+            values = check_params(family, declared, given)
+            size = sized(values)
+            check_size(family, size, written=written)
+            return PlatformRequest(family, dict(given), values, size, make)
+
+        @functools.wraps(build)
+        def builder(*args: object, **kwargs: object) -> Platform:
+            try:
+                given = signature.bind_partial(*args, **kwargs).arguments
+            except TypeError as err:
+                raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
+            return request(given, False).build()
+
         builder.__signature__ = signature  # type: ignore[attr-defined]
         builder.declared = tuple(declared)  # type: ignore[attr-defined]
         builder.estimate = sized  # type: ignore[attr-defined]
+        builder.request = request  # type: ignore[attr-defined]
         return builder
 
     return decorate

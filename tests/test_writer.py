@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,29 @@ def test_provenance_comment_gives_the_parameters_as_given_and_as_built(tmp_path:
         '"nbl": "nominal"}, as built {"cores": 1, "host_speed": 1000000000.0, "hosts": 2, "link_bw": 1000000000.0, '
         '"link_lat": 1e-07, "nbl": 1.0, "shm_bw": null, "shm_lat": 0.0} -->'
     ) in text
+
+
+@pytest.mark.parametrize(
+    ("family", "options", "given"),
+    [
+        ("slimfly", ["--q", "5"], {"q": "5"}),
+        (
+            "crossbar",
+            ["--hosts", "2", "--shm-bw", "10GBps", "--cores", "2"],
+            {"cores": "2", "hosts": "2", "shm_bw": "10GBps"},
+        ),
+    ],
+)
+def test_every_path_records_what_the_user_gave(family: str, options: list[str], given: dict, tmp_path: Path) -> None:
+    """ "As given" is what the user wrote (issue 42: every platform the CLI or build_platform wrote recorded the
+    converted values with every default filled in, the same as "as built")."""
+    from generators import build_platform, platform_suffix
+    from generators.cli import main
+
+    output = tmp_path / f"p{'.so' if family == 'slimfly' else '.xml'}"
+    assert main([family, *options, "-o", str(output)]) == 0
+    written = output.with_suffix(".params") if output.suffix == ".so" else output
+    first = next(line for line in written.read_text().splitlines() if "parameters as given" in line)
+    assert f"parameters as given {json.dumps(given, sort_keys=True)}, as built" in first
+    platform = build_platform(family, given)
+    assert platform.given == given and platform_suffix(platform) == output.suffix

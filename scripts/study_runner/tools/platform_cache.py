@@ -19,11 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from generators.families import FAMILIES, build_platform
+from generators.families import platform_request
 from generators.model import Platform
-from generators.params import check_params
 from generators.placement import write_hostfile
-from generators.size import check_size
 from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
 from study_runner.paths import REPO
 from study_runner.simulation.cache import file_digest, run_key
@@ -94,12 +92,11 @@ def platform_directory(family: str, given: dict[str, Any], cache_dir: Path) -> C
     The place is ``cache_dir/platforms/<key>/``; :func:`write_platform_directory` writes it. A platform beyond the
     size limits (``generators.size``) is refused from its estimate, before it is built.
     """
-    params = check_params(family, FAMILIES[family].params, given)
-    check_size(family, FAMILIES[family].estimate(params), written=True)
-    platform = build_platform(family, given)
-    key = platform_key(family, params, platform)
+    request = platform_request(family, given, written=True)
+    platform = request.build()
+    key = platform_key(family, request.values, platform)
     path = cache_dir / "platforms" / key / f"{platform.name}{platform_suffix(platform)}"
-    return CachedPlatform(family, params, platform, path)
+    return CachedPlatform(family, request.values, platform, path)
 
 
 def write_platform_directory(cached: CachedPlatform) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from study_runner.errors import StudyError
+from study_runner.studies import prepare
 from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY, write_study
@@ -37,3 +38,19 @@ def test_the_key_is_what_decides_the_result(tmp_path: Path, bin_dir: Path) -> No
     ]
     assert keys[0]["pingpong"] == keys[1]["pingpong"] != keys[2]["pingpong"]
     assert keys[0]["exchange"] == keys[2]["exchange"]
+
+
+def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever changes the smpirun command changes the key (issue 42: the key was assembled beside the command, so
+    a change to ``smpirun_command`` would have served stale results); the work directory's path is not in it."""
+    study = load_study(write_study(tmp_path, GOOD_STUDY))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    before = {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "a")[1]}
+    assert before == {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "b")[1]}
+    original = prepare.smpirun_command
+    monkeypatch.setattr(
+        prepare, "smpirun_command", lambda *a: [*original(*a)[:-2], "--cfg=smpi/os:1e-6", *original(*a)[-2:]]
+    )
+    after = {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "a")[1]}
+    assert before.keys() == after.keys() and all(before[app] != after[app] for app in before)

@@ -23,11 +23,11 @@ from generators import (
 from generators.model import Platform
 from study_runner.batch.execute import PreparedRun, simgrid_version
 from study_runner.errors import StudyError
-from study_runner.simulation.cache import file_digest, run_key
+from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration, compute_options
-from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command
-from study_runner.simulation.smpi import STANDARD_OPTIONS, smpirun_command
+from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
+from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
 from study_runner.studies.study import Study
 
 __all__ = ["prepare_runs"]
@@ -89,9 +89,11 @@ def prepare_runs(
             "options": [*STANDARD_OPTIONS, *options],
             "simgrid": simgrid_version(),
         }
-        key = run_key(**inputs)
         if spec.output != "json":
             inputs["output"] = spec.output
+        files = {xml_paths[spec.platform]: xml_digests[spec.platform], hostfile: file_digest(hostfile),
+                 binary: binary_digests[spec.app]}  # fmt: skip
+        key = command_key(command, files, simgrid=inputs["simgrid"], output=spec.output)
         scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
         run = PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
         if spec.replay:
@@ -124,13 +126,18 @@ def _replay(
     trace_inputs: dict[str, Any] = {name: online.inputs[name] for name in kept}
     trace_inputs["host_speeds"] = speeds[:1] if len(set(speeds)) == 1 else speeds
     trace_inputs["trace"] = "SMPI time-independent"
-    trace_key = run_key(**trace_inputs)
+    command = smpirun_command(
+        online.binary, online.inputs["args"], online.platform_file, online.hostfile, online.spec.ranks,
+        (*options, *record_options()),
+    )  # fmt: skip
+    trace_files = {  # a trace depends on each rank's host speed, not on the platform's links or the placement
+        online.binary: online.inputs["binary_sha256"],
+        online.platform_file: f"host speeds {trace_inputs['host_speeds']}",
+        online.hostfile: "any placement",
+    }
+    trace_key = command_key(command, trace_files, simgrid=online.inputs["simgrid"], trace=trace_inputs["trace"])
     index = workdir / f"{trace_key}.replay"
     if trace_key not in recordings:
-        command = smpirun_command(
-            online.binary, online.inputs["args"], online.platform_file, online.hostfile, online.spec.ranks,
-            (*options, *record_options()),
-        )  # fmt: skip
         recordings[trace_key] = dataclasses.replace(
             online,
             spec=dataclasses.replace(online.spec, id=f"{online.spec.id}.record", replay=False),
@@ -143,6 +150,11 @@ def _replay(
         traces.write_index(trace_key, online.spec.ranks, index)
     command = replay_command(online.platform_file, online.hostfile, online.spec.ranks, options, index)
     inputs = {**online.inputs, "options": [*online.inputs["options"], *REPLAY_OPTIONS], "replay": "ti"}
-    return dataclasses.replace(
-        online, command=tuple(command), key=run_key(**inputs), inputs=inputs, recording=recordings[trace_key]
-    )
+    replay_files = {
+        online.platform_file: online.inputs["platform_sha256"],
+        online.hostfile: file_digest(online.hostfile),
+        replay_program(): simgrid_version(),  # SimGrid's own program
+        index: f"trace {trace_key}",
+    }
+    key = command_key(command, replay_files, simgrid=inputs["simgrid"], output="replay")
+    return dataclasses.replace(online, command=tuple(command), key=key, inputs=inputs, recording=recordings[trace_key])

@@ -54,3 +54,12 @@ def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeyp
     )
     after = {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "a")[1]}
     assert before.keys() == after.keys() and all(before[app] != after[app] for app in before)
+
+
+def test_an_option_simgrid_does_not_know_is_found_before_any_simulation(tmp_path: Path, bin_dir: Path) -> None:
+    """Each distinct option set is checked by SimGrid when the study is prepared (issue 42: only smpirun-on did;
+    a study or sweep with a typo aborted its first simulation with a C++ backtrace)."""
+    bad = GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\noptions = ["--cfg=network/modle:CM02"]', 1)
+    study = load_study(write_study(tmp_path, bad))
+    with pytest.raises(StudyError, match=r"mini/pingpong: --cfg: SimGrid has no option 'network/modle'"):
+        prepare_runs(study, False, bin_dir, tmp_path)

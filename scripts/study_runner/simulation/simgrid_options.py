@@ -50,8 +50,9 @@ def collective_algorithms() -> dict[str, tuple[str, ...]]:
     return {name: tuple(algorithms) for name, algorithms in table.items()}
 
 
-def _simgrid_refusal(options: Sequence[str]) -> str | None:
-    """What SimGrid says of ``options`` (NAME:VALUE each), or None if it accepts them all."""
+@cache
+def _simgrid_refusal(options: tuple[str, ...]) -> str | None:
+    """What SimGrid says of ``options`` (NAME:VALUE each), or None if it accepts them all (asked once per process)."""
     if not PLATFORM_CHECK.is_file():
         return None  # the apps are not built: smpirun will say it
     command = [str(PLATFORM_CHECK), _NO_PLATFORM, *(f"--cfg={option}" for option in options)]
@@ -77,5 +78,5 @@ def cfg_problem(options: Sequence[str]) -> str | None:
         algorithms = collective_algorithms().get(collective) if name.startswith("smpi/") else None
         if algorithms and value not in algorithms:
             return f"--cfg={option}: SMPI has no {collective} algorithm {value!r}; known: {', '.join(algorithms)}"
-    refusal = _simgrid_refusal(options) if options else None
+    refusal = _simgrid_refusal(tuple(options)) if options else None
     return None if refusal is None else f"--cfg: {refusal}"

@@ -27,6 +27,7 @@ from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration, compute_options
 from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
+from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
 from study_runner.studies.study import Study
 
@@ -58,6 +59,7 @@ def prepare_runs(
         name: "+".join(file_digest(part) for part in platform_files(path)) for name, path in xml_paths.items()
     }
     binary_digests: dict[str, str] = {}
+    checked: set[tuple[str, ...]] = set()
     prepared = []
     recordings: dict[str, PreparedRun] = {}
     runs = study.selected_runs(quick)
@@ -78,6 +80,7 @@ def prepare_runs(
         args = spec.arguments(quick)
         compute = compute_options(spec.compute, reference)
         options = (*compute, *spec.options)
+        _check_options(label, options, checked)
         command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
         inputs = {
             "platform_sha256": xml_digests[spec.platform],
@@ -102,6 +105,17 @@ def prepare_runs(
             run = _replay(run, options, platforms[spec.platform], traces, recordings, workdir)
         prepared.append(run)
     return platforms, prepared
+
+
+def _check_options(label: str, options: tuple[str, ...], checked: set[tuple[str, ...]]) -> None:
+    """Ask SimGrid about each distinct set of SimGrid options once, before anything runs: an option it does not
+    know would otherwise abort the first simulation that has it with a C++ backtrace (``simgrid_options``)."""
+    if options in checked:
+        return
+    checked.add(options)
+    problem = cfg_problem([option.removeprefix("--cfg=") for option in options if option.startswith("--cfg=")])
+    if problem is not None:
+        raise StudyError(f"{label}: {problem}")
 
 
 def _replay(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from study_runner.paths import REPO
 
-__all__ = ["cfg_problem", "collective_algorithms"]
+__all__ = ["cfg_problem", "collective_algorithms", "options_problem"]
 
 PLATFORM_CHECK = REPO / "build" / "bin" / "platform_check"
 _NO_PLATFORM = "/nonexistent/topolab-cfg-check.xml"  # SimGrid reads the options and models before the platform
@@ -80,3 +80,8 @@ def cfg_problem(options: Sequence[str]) -> str | None:
             return f"--cfg={option}: SMPI has no {collective} algorithm {value!r}; known: {', '.join(algorithms)}"
     refusal = _simgrid_refusal(tuple(options)) if options else None
     return None if refusal is None else f"--cfg: {refusal}"
+
+
+def options_problem(words: Sequence[str]) -> str | None:
+    """:func:`cfg_problem` of the ``--cfg=NAME:VALUE`` words among smpirun options ``words``."""
+    return cfg_problem([word.removeprefix("--cfg=") for word in words if word.startswith("--cfg=")])

@@ -34,12 +34,17 @@ from study_runner.simulation.cache import file_digest
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
+    "EXACT_COMPUTATION",
+    "NO_PRIVATIZATION",
+    "NO_STACK_GUARD",
     "SETUP_HINT",
     "SMPI_ENVELOPE_BYTES",
     "STANDARD_OPTIONS",
     "SmpirunOutcome",
     "allow_simulations",
     "binary_options",
+    "cfg",
+    "collective_option",
     "command_key",
     "failure_message",
     "folded_buffer_options",
@@ -85,6 +90,30 @@ STANDARD_OPTIONS: tuple[str, ...] = (
 )
 
 
+def cfg(option: str) -> str:
+    """The smpirun word of a SimGrid option written ``NAME:VALUE`` (as ``smpirun --help-cfg`` names it, and as
+    smpirun-on's ``--cfg=`` takes it): ``--cfg=NAME:VALUE``. A word that is one already is returned as is.
+
+    >>> cfg("network/model:CM02"), cfg("--cfg=smpi/or:1e-6")
+    ('--cfg=network/model:CM02', '--cfg=smpi/or:1e-6')
+    """
+    return f"--cfg={option.removeprefix('--cfg=')}"
+
+
+def collective_option(collective: str, algorithm: str) -> str:
+    """The option that makes SMPI run ``collective`` (``barrier``, ``allgather``, ...) with ``algorithm``."""
+    return cfg(f"smpi/{collective}:{algorithm}")
+
+
+NO_PRIVATIZATION = cfg("smpi/privatization:0")
+"""Ranks share the program's globals (no per-rank copy of it): for apps that keep no state in globals."""
+NO_STACK_GUARD = cfg("contexts/guard-size:0")
+"""No guard page below each rank's stack: one memory map fewer per rank (``vm.max_map_count``)."""
+EXACT_COMPUTATION = (cfg("smpi/sample-skip:no"), cfg("smpi/shared-malloc:no"))
+"""Every iteration of a sampled loop runs and every rank has its own buffers: the program computes its real result
+(NAS EP's tallies)."""
+
+
 def message_overhead_options(alpha: float) -> tuple[str, ...]:
     """SMPI options that cost every eager message ``alpha`` seconds of software overhead, half on each side.
 
@@ -103,7 +132,7 @@ def message_overhead_options(alpha: float) -> tuple[str, ...]:
     if not alpha >= 0:
         raise ValueError(f"alpha must be >= 0 seconds, got {alpha!r}")
     half = repr(alpha / 2)
-    return (f"--cfg=smpi/os:{half}", f"--cfg=smpi/ois:{half}", f"--cfg=smpi/or:{half}")
+    return (cfg(f"smpi/os:{half}"), cfg(f"smpi/ois:{half}"), cfg(f"smpi/or:{half}"))
 
 
 def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
@@ -123,7 +152,7 @@ def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
     """
     if threshold_bytes < 1:
         raise ValueError(f"threshold_bytes must be >= 1, got {threshold_bytes!r}")
-    return ("--cfg=smpi/shared-malloc:local", f"--cfg=smpi/auto-shared-malloc-thresh:{threshold_bytes}")
+    return (cfg("smpi/shared-malloc:local"), cfg(f"smpi/auto-shared-malloc-thresh:{threshold_bytes}"))
 
 
 def smpirun_command(

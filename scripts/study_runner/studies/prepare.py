@@ -27,7 +27,7 @@ from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration, compute_options
 from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
-from study_runner.simulation.simgrid_options import cfg_problem
+from study_runner.simulation.simgrid_options import options_problem
 from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
 from study_runner.studies.study import Study
 
@@ -113,7 +113,7 @@ def _check_options(label: str, options: tuple[str, ...], checked: set[tuple[str,
     if options in checked:
         return
     checked.add(options)
-    problem = cfg_problem([option.removeprefix("--cfg=") for option in options if option.startswith("--cfg=")])
+    problem = options_problem(options)
     if problem is not None:
         raise StudyError(f"{label}: {problem}")
 

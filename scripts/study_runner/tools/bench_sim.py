@@ -47,7 +47,14 @@ from study_runner.batch.execute import parse_records, simgrid_version
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
-from study_runner.simulation.smpi import folded_buffer_options, run_smpirun_measured, smpirun_command
+from study_runner.simulation.smpi import (
+    NO_PRIVATIZATION,
+    NO_STACK_GUARD,
+    collective_option,
+    folded_buffer_options,
+    run_smpirun_measured,
+    smpirun_command,
+)
 from study_runner.simulation.workdirs import unwinding_signals, work_directory
 from study_runner.studies.study import load_study
 from study_runner.tools.cases import case_parser, cases_to_run
@@ -92,7 +99,7 @@ class Case:
     None where nothing changed."""
 
 
-_BEFORE_BARRIER = "--cfg=smpi/barrier:ompi_recursivedoubling"
+_BEFORE_BARRIER = collective_option("barrier", "ompi_recursivedoubling")
 
 
 def _cluster_xml(hosts: int, **attributes: str) -> str:
@@ -196,7 +203,7 @@ def _mlfm_alltoall(block: str, phases: int | None) -> Case:
         ),
         # The study's folding, and no per-rank copy of the app (it has no mutable globals) nor stack guard pages: one
         # copy of the binary per rank costs more than the phase (a file per rank created and deleted in smpi/tmpdir).
-        options=(*folded_buffer_options(1 << 20), "--cfg=smpi/privatization:0", "--cfg=contexts/guard-size:0"),
+        options=(*folded_buffer_options(1 << 20), NO_PRIVATIZATION, NO_STACK_GUARD),
         ranks=servers,
         placement=f"allocation:{d},{d + 1},{d}",
         reference=flat_cluster("4GBps") if phases == 2 else None,
@@ -232,7 +239,7 @@ def _dragonfly_alltoall(routing: str) -> Case:
         },
         app="alltoall",
         args=("-a", "pairwise", "-s", "1M", "--local-copy", "skip", "-w", "0", "-i", "1"),
-        options=(*folded_buffer_options(1 << 20), "--cfg=smpi/privatization:0", "--cfg=contexts/guard-size:0"),
+        options=(*folded_buffer_options(1 << 20), NO_PRIVATIZATION, NO_STACK_GUARD),
         ranks=1024,
         placement=None,
         reference=None,
@@ -262,7 +269,7 @@ def _fugaku() -> Case:
         # Stacks with guard pages: SimGrid then maps each stack (3 maps per rank with the folded buffer); without,
         # it callocs them from the heap once glibc's 65536 mappings are used, and the zeroing makes them resident
         # (98304 ranks: 8.2 GB against 3.6 GB; all of Fugaku went past 20 GB).
-        options=tuple(o for o in study_run.options if o != "--cfg=contexts/guard-size:0"),
+        options=tuple(o for o in study_run.options if o != NO_STACK_GUARD),
         ranks=ranks,
         placement=None,
         reference=None,

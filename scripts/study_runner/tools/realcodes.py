@@ -28,7 +28,7 @@ from study_runner.paths import REPO
 from study_runner.simulation.codes import build_nas
 from study_runner.simulation.compute import calibration, compute_timing
 from study_runner.simulation.outputs import parse_nas
-from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import EXACT_COMPUTATION, cfg, run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.smpirun_on import prepare
 
@@ -67,7 +67,7 @@ class Code:
 
 DT_GRAPH_NODES = {"S": 5, "W": 11, "A": 21, "B": 43}
 """Processes DT's white-hole graph needs per class (what dt.c prints when there are fewer)."""
-EP_OPTIONS = ("--cfg=smpi/sample-skip:no", "--cfg=smpi/shared-malloc:no")
+EP_OPTIONS = EXACT_COMPUTATION
 """EP computes its real result: every iteration of its sampled loop runs, and each rank has its own tallies."""
 
 
@@ -204,7 +204,7 @@ def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: floa
     reference = calibration(cache_dir).flops
     binary = code.build(cache_dir, "smpi")
     argv = [*place.arguments(reference), "--np", str(ranks), "--ranks-per-node", str(place.ranks_per_node)]
-    argv += ["--compute", "benchmark", *(f"--cfg={o.removeprefix('--cfg=')}" for o in code.options)]
+    argv += ["--compute", "benchmark", *(cfg(o) for o in code.options)]
     command = prepare([*argv, "--", str(binary), *code.args(ranks)])
     label = f"{code.name} on {target}, {ranks} ranks"
     with work_directory("realcode") as scratch:

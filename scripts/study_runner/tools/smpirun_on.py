@@ -46,7 +46,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
-from study_runner.simulation.smpi import SETUP_HINT, smpi_tmpdir, smpirun_command
+from study_runner.simulation.smpi import SETUP_HINT, cfg, smpi_tmpdir, smpirun_command
 from study_runner.tools.memory_mode import (
     MEMORY_MODE,
     fraction,
@@ -359,8 +359,8 @@ def prepare(argv: Sequence[str]) -> list[str]:
         speed, line = memory_mode_speed(reference.flops, fraction(args), core_speed(platform_path), target, cache_dir)
         _say(line)
     mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
-    cfg = [*compute_options(mode, speed), *(f"--cfg={option}" for option in args.cfg)]
-    command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg)
+    cfg_words = [*compute_options(mode, speed), *(cfg(option) for option in args.cfg)]
+    command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg_words)
     options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
     command = [*command[:options_end], *DIES_WITH_SMPIRUN, *_tmpdir_option(), *command[options_end:]]
     if args.keep is not None:

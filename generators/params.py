@@ -287,6 +287,17 @@ def check_params(family: str, declared: Sequence[Param], given: Mapping[str, obj
     return values
 
 
+def _signature(declared: Sequence[Param]) -> inspect.Signature:
+    """The public signature of a builder: its declared parameters, in order, with their defaults."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [
+            inspect.Parameter(p.name, kind, default=inspect.Parameter.empty if p.default is REQUIRED else p.default)
+            for p in declared
+        ]
+    )
+
+
 def builds(
     family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
 ) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
@@ -315,16 +326,7 @@ def builds(
 
     names = tuple(param.name for param in declared)
     applied = APPLIED if set(APPLIED) <= set(names) else ()
-    signature = inspect.Signature(
-        [
-            inspect.Parameter(
-                param.name,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                default=inspect.Parameter.empty if param.default is REQUIRED else param.default,
-            )
-            for param in declared
-        ]
-    )
+    signature = _signature(declared)
 
     def sized(values: Mapping[str, Any]) -> Size:
         """The family's estimate of the values it builds, plus the node's links and routes."""

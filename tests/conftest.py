@@ -37,6 +37,50 @@ settings.load_profile(os.environ.get("TOPOLAB_HYPOTHESIS_PROFILE", "default"))
 
 WrittenPlatform = Callable[..., tuple[Path, Path]]
 
+QUICK = os.environ.get("TOPOLAB_QUICK") == "1"
+"""The quick run (``scripts/test --quick``): no SimGrid, no build. A test that starts a program needing either is
+skipped at that moment (:func:`_skip_simgrid_programs`): which tests need SimGrid is found, not listed by hand."""
+SIMGRID_PROGRAMS = frozenset(
+    {"smpirun", "smpicc", "smpicxx", "smpif90", "smpiff", "smpimain", "smpireplaymain", "mpicc", "mpiexec", "cmake"}
+)
+"""Programs that need SimGrid, MPICH or a build (``build/bin``'s and topolab's commands are found by place)."""
+
+
+def _needs_simgrid(args: object) -> bool:
+    words = [str(args)] if isinstance(args, (str, os.PathLike)) else [str(a) for a in args]  # type: ignore[union-attr]
+    for word in words[:6]:  # a wrapper (setpriv, env, sh -c) comes first
+        path = Path(word.split()[0]) if word.strip() else Path()
+        if path.name in SIMGRID_PROGRAMS or BIN in path.parents:
+            return True
+        if path.parent == REPO / "scripts" or word == "study_runner" or word.startswith(("study_runner.", "scripts/")):
+            return True  # topolab's commands (repro, sweep, smpirun-on, build) and runner modules run SimGrid
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if QUICK:
+        _skip_simgrid_programs()
+
+
+def _skip_simgrid_programs() -> None:
+    """In the quick run, starting a program that needs SimGrid (or looking for one) skips the test that does."""
+    start = subprocess.Popen.__init__
+
+    def guarded(self: subprocess.Popen, args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _needs_simgrid(args):
+            pytest.skip(f"needs SimGrid or the build: {str(args)[:80]} (quick run)")
+        start(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = guarded  # type: ignore[method-assign]
+    which = shutil.which
+
+    def find(name: str, *rest: Any, **kwargs: Any) -> str | None:
+        if Path(name).name in SIMGRID_PROGRAMS:
+            pytest.skip(f"needs SimGrid or MPICH: looks for {name} (quick run)")
+        return which(name, *rest, **kwargs)
+
+    shutil.which = find  # type: ignore[assignment]
+
 
 @pytest.fixture(scope="session")
 def written_platform(tmp_path_factory: pytest.TempPathFactory) -> WrittenPlatform:
@@ -62,6 +106,8 @@ def written_platform(tmp_path_factory: pytest.TempPathFactory) -> WrittenPlatfor
 @pytest.fixture(scope="session")
 def bin_dir() -> Path:
     """``build/bin`` with the smpicc-built apps and the loader (built by scripts/test)."""
+    if QUICK:
+        pytest.skip("needs the built apps (quick run)")
     if not (BIN / "platform_check").is_file():
         pytest.fail("build/bin/platform_check is missing: run scripts/build (scripts/test does)")
     return BIN
@@ -84,6 +130,8 @@ def load_platform(bin_dir: Path) -> Callable[..., dict[str, Any]]:
 @pytest.fixture(scope="session")
 def real_mpi_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The apps built with MPICH's mpicc (-DTOPOLAB_REAL_MPI=ON), warnings as errors."""
+    if QUICK:
+        pytest.skip("needs MPICH and a build (quick run)")
     if shutil.which("mpicc") is None or shutil.which("mpiexec") is None:
         pytest.fail("mpicc/mpiexec not found: run scripts/setup (installs MPICH)")
     build = tmp_path_factory.mktemp("build-mpi")

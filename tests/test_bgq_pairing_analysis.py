@@ -27,6 +27,7 @@ def test_busiest_cable_carries_half_the_longest_ring(dims: tuple[int, ...], busi
     assert loads and all(platform.link_kind(name) == "cable" for name in loads)
 
 
+@pytest.mark.slow
 def test_ratio_of_busiest_cables_is_the_bisection_ratio_at_24_midplanes() -> None:
     """Mira, 24 midplanes: 16 / 12 = 2048 / 1536 = 1.33 (the paper's text says 1.50)."""
     current, proposed = bgq.MIRA_CURRENT[24], bgq.MIRA_PROPOSED[24]

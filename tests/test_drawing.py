@@ -266,6 +266,7 @@ def test_cli_picture(tmp_path: Path) -> None:
     assert not (tmp_path / "c.xml").exists() and not (tmp_path / "c.jpg").exists()
 
 
+@pytest.mark.slow
 def test_module_draws_every_family(tmp_path: Path) -> None:
     done = run("-m", "generators.drawing", str(tmp_path))
     assert done.returncode == 0, done.stderr

@@ -26,6 +26,7 @@ READY = load_catalogue()
 # SimGrid adds one link of its own to every platform (``__loopback__``).
 
 
+@pytest.mark.slow  # builds every machine (or a large model): seconds to a minute
 def test_every_committed_file_is_what_the_catalogue_writes(tmp_path: Path) -> None:
     """A generator change that changes a ready platform must change the committed file in the same commit."""
     written = write_ready(tmp_path, READY)
@@ -36,6 +37,7 @@ def test_every_committed_file_is_what_the_catalogue_writes(tmp_path: Path) -> No
     assert committed - {Path(CATALOGUE.name)} == expected
 
 
+@pytest.mark.slow  # builds every machine (or a large model): seconds to a minute
 def test_every_machine_of_the_papers_is_there() -> None:
     machines = {entry.machine for entry in READY.values()}
     assert machines >= {"three-quads", "chassis-4x16", "mlfm-testbed", "mlfm-d18", "fattree-648", "delta", "mira",
@@ -187,6 +189,7 @@ def test_a_study_naming_a_bad_machine_is_refused(tmp_path: Path, table: str, mes
         load_study(path)
 
 
+@pytest.mark.slow  # builds every machine (or a large model): seconds to a minute
 def test_every_machine_says_where_its_node_comes_from() -> None:
     # A node given by cores/host_speed is a hardware figure with its source; a node the paper leaves open is the
     # placeholder (one core of 1 Gflop/s), and says so.
@@ -200,6 +203,7 @@ def test_every_machine_says_where_its_node_comes_from() -> None:
             assert "placeholder" in entry.node and (hosts[0].cores, hosts[0].speed) == (1, 1e9), key
 
 
+@pytest.mark.slow  # builds every machine (or a large model): seconds to a minute
 def test_blue_gene_q_and_fx10_nodes_are_their_data_sheets() -> None:
     catalogue = load_catalogue()
     for key, cores, speed in (("mira/mira", 16, 12.8e9), ("sequoia/sequoia", 16, 12.8e9), ("fx10/fx10", 16, 14.784e9)):

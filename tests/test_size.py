@@ -182,6 +182,7 @@ def measured_build_bytes(family: str, params: dict[str, object]) -> int:
     return int(done.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("family", "params"), MEASURED)
 def test_the_model_limit_bounds_measured_memory(family: str, params: dict[str, object]) -> None:
     estimate = platform_size(family, params).model_bytes

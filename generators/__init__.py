@@ -8,13 +8,16 @@
 
 from generators.analysis import link_loads, max_link_load
 from generators.crossbar import crossbar
+from generators.dragonfly import dragonfly
 from generators.enterprise import enterprise
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
 from generators.fattree import fattree
+from generators.hyperx import hyperx
 from generators.mlfm import mlfm
 from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, graph_routes
 from generators.placement import place_ranks, write_hostfile
+from generators.slimfly import slimfly
 from generators.threequads import threequads
 from generators.tofu import tofu
 from generators.torus import mesh, torus
@@ -29,10 +32,12 @@ __all__ = [
     "TopologyError",
     "build_platform",
     "crossbar",
+    "dragonfly",
     "duplex_link",
     "enterprise",
     "fattree",
     "graph_routes",
+    "hyperx",
     "link_loads",
     "max_link_load",
     "mesh",
@@ -40,6 +45,7 @@ __all__ = [
     "place_ranks",
     "platform_files",
     "platform_suffix",
+    "slimfly",
     "threequads",
     "tofu",
     "torus",

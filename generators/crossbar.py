@@ -47,6 +47,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         *NODE_PARAMS,
     ),
     estimate=estimate,
+    smallest={"hosts": 2},
+    drawn={"hosts": 16},
 )
 def crossbar(
     hosts: int,

@@ -264,6 +264,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         *NODE_PARAMS,
     ),
     estimate=estimate,
+    smallest={"groups": 2, "routers": 1, "hosts": 1, "global_ports": 1},
+    drawn={"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2},  # Kim et al.'s balanced a = 2p = 2h
 )
 def dragonfly(
     groups: int,

@@ -87,6 +87,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         *NODE_PARAMS,
     ),
     estimate=estimate,
+    smallest={"modules": 2, "ports": 2},
+    drawn={"modules": 4, "ports": 16},  # the Three Quads paper's 4 x 16 GbE chassis
 )
 def enterprise(
     modules: int,

@@ -1,30 +1,32 @@
-"""The registry of topology families: name -> the family each builder declares (``generators.params.family``)."""
+"""The registry of topology families: name -> the family each builder declares (``generators.params.family``).
+
+A family is a module of this package that declares one (``@family(...)`` before its builder): importing this module
+imports each of them, and the declaration registers the family. Adding a family is adding its module.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
+from pathlib import Path
 
-from generators.crossbar import crossbar
-from generators.dragonfly import dragonfly
-from generators.enterprise import enterprise
 from generators.errors import TopologyError, shown
-from generators.fattree import fattree
-from generators.hyperx import hyperx
-from generators.mlfm import mlfm
 from generators.model import Platform
-from generators.params import Family, PlatformRequest, check_params
+from generators.params import REGISTRY, Family, PlatformRequest, check_params
 from generators.size import Size
-from generators.slimfly import slimfly
-from generators.threequads import threequads
-from generators.tofu import tofu
-from generators.torus import mesh, torus
 
 __all__ = ["FAMILIES", "build_platform", "platform_request", "platform_size"]
 
-FAMILIES: dict[str, Family] = {
-    builder.family.name: builder.family  # type: ignore[attr-defined]
-    for builder in (crossbar, dragonfly, enterprise, fattree, hyperx, mesh, mlfm, slimfly, threequads, tofu, torus)
-}
+
+def _declared_families() -> dict[str, Family]:
+    """Import every module of this package that declares a family; the families they registered, by name."""
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if "\n@family(" in path.read_text(encoding="utf-8"):
+            importlib.import_module(f"generators.{path.stem}")
+    return dict(sorted(REGISTRY.items()))
+
+
+FAMILIES: dict[str, Family] = _declared_families()
 
 
 def platform_request(family: str, params: Mapping[str, object], *, written: bool = False) -> PlatformRequest:

@@ -246,6 +246,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         spread_param(packet="a message's packets spread over the up paths"),
     ),
     estimate=estimate,
+    smallest={"radix": 4},
+    drawn={"radix": 8},  # 32 servers, as many as the MLFM testbed
 )
 def fattree(
     radix: int,

@@ -186,6 +186,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         spread_param(packet="a message's packets spread over the lanes, or placed in parts"),
     ),
     estimate=estimate,
+    smallest={"dims": "2", "hosts": 1},
+    drawn={"dims": "4x4", "hosts": 2},  # a 2-D HyperX: rows and columns of switches all-to-all
 )
 def hyperx(
     dims: tuple[int, ...],

@@ -211,6 +211,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
     ),
     estimate=estimate,
     placements={"allocation": _allocation_placement},
+    smallest={"d": 2},
+    drawn={"d": 3, "servers_per_leaf": "3,3,2"},  # the MLFM paper's 32-server testbed
 )
 def mlfm(
     d: int,

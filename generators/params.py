@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from generators.model import Platform
 
 __all__ = [
+    "REGISTRY",
     "REQUIRED",
     "Family",
     "Param",
@@ -88,6 +89,10 @@ class Family:
     params: tuple[Param, ...]
     summary: str
     placements: Mapping[str, Callable[[Any, str], list[str]]] = field(default_factory=dict)
+    smallest: Mapping[str, object] = field(default_factory=dict)
+    """The parameters (as text) of the smallest platform of the family: what tests build of every family."""
+    drawn: Mapping[str, object] = field(default_factory=dict)
+    """The parameters (as text) it is drawn with (``generators.drawing``): close to the papers' machines."""
 
     def estimate(self, values: Mapping[str, Any]) -> Size:
         """What the builder would build from the checked ``values`` (:mod:`generators.size`), without building it."""
@@ -373,17 +378,26 @@ def builds(
     return decorate
 
 
+REGISTRY: dict[str, Family] = {}
+"""Every family declared (:func:`family`), by name: ``generators.families.FAMILIES`` once every module that declares
+one is imported."""
+
+
 def family(
     summary: str,
     params: Sequence[Param],
     estimate: Callable[[Mapping[str, Any]], Size],
     placements: Mapping[str, Callable[[Any, str], list[str]]] | None = None,
+    *,
+    smallest: Mapping[str, object],
+    drawn: Mapping[str, object],
 ) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
-    """Declare the topology family the decorated builder builds, once: its name is the builder's, ``summary``
-    its line in ``--help``, ``params`` what it takes (the builder receives them checked, in this order),
-    ``estimate`` what they build and ``placements`` its named rank placements. The public builder
-    (:func:`builds`) carries the :class:`Family` as ``.family``, and its documentation gains a Parameters
-    section written from ``params``.
+    """Declare the topology family the decorated builder builds, once, and register it (:data:`REGISTRY`): its
+    name is the builder's, ``summary`` its line in ``--help``, ``params`` what it takes (the builder receives them
+    checked, in this order), ``estimate`` what they build, ``placements`` its named rank placements, ``smallest``
+    and ``drawn`` its examples (the tests' smallest platform, the picture's). The public builder (:func:`builds`)
+    carries the :class:`Family` as ``.family``, and its documentation gains a Parameters section written from
+    ``params``.
 
     >>> from generators.crossbar import crossbar
     >>> crossbar.family.name, [param.name for param in crossbar.family.params][:2]
@@ -395,7 +409,10 @@ def family(
     def declare(build: Callable[..., Platform]) -> Callable[..., Platform]:
         builder = builds(build.__name__, params, estimate)(build)
         builder.__doc__ = _documented(build.__doc__ or "", params)
-        builder.family = Family(build.__name__, builder, tuple(params), summary, dict(placements or {}))  # type: ignore[attr-defined]
+        declared = Family(build.__name__, builder, tuple(params), summary, dict(placements or {}), smallest, drawn)
+        if REGISTRY.get(declared.name, declared).build.__module__ != builder.__module__:
+            raise ValueError(f"two families are named {declared.name!r}")
+        builder.family = REGISTRY[declared.name] = declared  # type: ignore[attr-defined]
         return builder
 
     return declare

@@ -184,6 +184,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         spread_param(),
     ),
     estimate=estimate,
+    smallest={"q": 3},
+    drawn={"q": 5, "hosts": 1},  # the Hoffman-Singleton graph: 50 routers of radix 7, diameter 2
 )
 def slimfly(
     q: int,

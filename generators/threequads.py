@@ -116,6 +116,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         *NODE_PARAMS,
     ),
     estimate=estimate,
+    smallest={"q": 2},
+    drawn={"q": 4},  # the paper's 64-node Scube
 )
 def threequads(
     q: int,

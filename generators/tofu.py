@@ -259,6 +259,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
     ),
     estimate=estimate,
     placements={"shape": _shape_placement},
+    smallest={"xyz": "1x1x1", "zone": "auto"},
+    drawn={"xyz": "2x2x2", "zone": "auto"},  # 8 Tofu units, 96 nodes
 )
 def tofu(
     xyz: tuple[int, int, int] | None,

@@ -221,6 +221,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
     ),
     estimate=estimate,
+    smallest={"dims": "3x3"},
+    drawn={"dims": "4x4x4x2x2"},  # Blue Gene/Q-like 5-D (E = 2): half a midplane (4x4x4x4x2 is dense)
 )
 def torus(
     dims: tuple[int, ...],
@@ -384,6 +386,8 @@ def _mesh_estimate(params: Mapping[str, Any]) -> Size:
         *_COMMON,
     ),
     estimate=_mesh_estimate,
+    smallest={"width": 2, "height": 2},
+    drawn={"width": 8, "height": 8},
 )
 def mesh(width: int, height: int, link_bw: float, link_lat: float, nbl: float | None, host_speed: float) -> Platform:
     """A W x H mesh without wrap-around: ``torus((width, height), wrap=False, ...)``.

@@ -14,7 +14,7 @@ from generators.analysis import link_loads
 from generators.drawing import REPRESENTATIVE, Layout, draw_platform, layout
 from generators.errors import TopologyError
 from generators.families import FAMILIES, build_platform
-from generators.model import CABLE, Host, Platform
+from generators.model import CABLE, Platform
 from generators.torus import coordinates
 from tests.conftest import REPO
 
@@ -244,10 +244,15 @@ def test_bad_loads_and_paths_write_nothing(tmp_path: Path) -> None:
     assert target.read_bytes() == before and list(tmp_path.iterdir()) == [target]
 
 
-def test_unknown_families_are_refused() -> None:
-    alien = Platform("p", [Host("host-0")], [], {}, lambda s, d: [], family="hypercube")
-    with pytest.raises(TopologyError, match="no layout for family 'hypercube'"):
-        layout(alien)
+def test_a_family_without_a_layout_of_its_own_gets_the_ring() -> None:
+    """A new family is drawn before it has its own layout: routers on a circle, each host round its router."""
+    alien = build_platform("dragonfly", {"groups": 3, "routers": 2, "hosts": 2, "global_ports": 1})
+    alien.family = "hypercube"
+    lay = layout(alien)
+    assert set(lay.positions) == {*alien.host_names, *alien.routers}
+    radius = {round(math.dist((0, 0), lay.positions[r]), 6) for r in alien.routers}
+    assert len(radius) == 1  # on one circle
+    assert len(lay.edges) == len(alien.cables(alien.links)) // 2  # each cable one edge
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

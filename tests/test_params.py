@@ -5,6 +5,7 @@ the builder's Parameters docs."""
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
@@ -30,15 +31,17 @@ def test_defaults_live_in_the_params_only(family: str) -> None:
         assert public[param.name].default == expected
 
 
+def _value(spec: Any, name: str, text: object) -> object:
+    """The Python value of a parameter given as text (``"3x3"`` -> ``(3, 3)``)."""
+    (param,) = [p for p in spec.params if p.name == name]
+    return param.convert(text, name)
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_python_callers_get_the_checked_defaults(family: str) -> None:
     """Every default goes through its converter, whoever calls: no raw ``"100ns"`` reaches a builder."""
     spec = FAMILIES[family]
-    smallest = {"crossbar": {"hosts": 2}, "dragonfly": {"groups": 2, "routers": 1, "hosts": 1, "global_ports": 1},
-                "hyperx": {"dims": (2,), "hosts": 1}, "slimfly": {"q": 3},
-                "enterprise": {"modules": 2, "ports": 2}, "fattree": {"radix": 4},
-                "mesh": {"width": 2, "height": 2}, "mlfm": {"d": 2}, "threequads": {"q": 2},
-                "tofu": {"xyz": (1, 1, 1), "zone": "auto"}, "torus": {"dims": (3, 3)}}[family]  # fmt: skip
+    smallest = {key: _value(spec, key, text) for key, text in spec.smallest.items()}  # as a Python caller gives it
     by_python = spec.build(**smallest)
     by_text = build_platform(family, {key: _text(value) for key, value in smallest.items()})
     assert by_python.params == by_text.params

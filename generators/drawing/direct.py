@@ -122,3 +122,30 @@ def slimfly_layout(platform: Platform) -> Draft:
         "hosts; cables inside a column of a half in its colour, between the halves (y = m x + c) in green"
     )
     return draft
+
+
+def ring_layout(platform: Platform) -> Draft:
+    """Any family without a layout of its own: the routers on a circle in their order, each host round the router
+    its first link reaches (hosts with no router on the circle themselves); cables as straight lines."""
+    draft = Draft({})
+    nodes = platform.routers or platform.host_names
+    radius = max(3.0, 1.5 * len(nodes) / math.pi)
+    for k, node in enumerate(nodes):
+        angle = math.pi / 2 - 2 * math.pi * k / len(nodes)
+        draft.positions[node] = (radius * math.cos(angle), radius * math.sin(angle))
+    attached: dict[str, str] = {}
+    hosts_named = set(platform.host_names)
+    for link in platform.links.values():
+        a, b = link.ends
+        for host, other in ((a, b), (b, a)):
+            if host in hosts_named and other in draft.positions and other not in hosts_named:
+                attached.setdefault(host, other)
+    ports: dict[str, int] = {}
+    hosts = []
+    for host in platform.host_names:
+        if host in attached:
+            hosts.append((host, attached[host], ports.setdefault(attached[host], 0)))
+            ports[attached[host]] += 1
+    _hosts_round(draft, hosts, 1.0)
+    draft.notes.append(f"{platform.family}: {len(platform.routers)} routers on a circle, hosts round their router")
+    return draft

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from generators.drawing.direct import hyperx_layout, slimfly_layout
+from generators.drawing.direct import hyperx_layout, ring_layout, slimfly_layout
 from generators.drawing.elements import Draft, Edge, Layout
 from generators.drawing.grids import torus_layout
 from generators.drawing.style import si
@@ -84,20 +84,14 @@ def _capacity_note(
 def layout(platform: Platform) -> Layout:
     """Place every node of ``platform`` and turn each of its cables into one edge.
 
-    ``TopologyError`` when the family has no layout.
+    A family without a layout of its own (:data:`FAMILY_LAYOUTS`) gets the generic one (``direct.ring_layout``).
 
     >>> from generators.crossbar import crossbar
     >>> lay = layout(crossbar(3, nbl=1.0))
     >>> sorted(lay.positions), [e.links for e in lay.edges][0], dict(lay.node_links)["host-0"]
     (['host-0', 'host-1', 'host-2', 'xbar'], ('host-0_to_xbar', 'xbar_to_host-0'), ('host-0_nbl',))
     """
-    try:
-        family_layout = FAMILY_LAYOUTS[platform.family]
-    except KeyError:
-        known = ", ".join(sorted(FAMILY_LAYOUTS))
-        raise TopologyError(
-            f"cannot draw {platform.name}: no layout for family {platform.family!r} ({known})"
-        ) from None
+    family_layout = FAMILY_LAYOUTS.get(platform.family, ring_layout)  # a new family is drawn before it has its own
     cables, inside = _split_links(platform)
     draft = family_layout(platform)
     nodes = [*platform.host_names, *platform.routers]

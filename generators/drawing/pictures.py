@@ -16,20 +16,8 @@ from generators.model import Platform
 
 __all__ = ["REPRESENTATIVE", "check_picture", "draw_all_families", "draw_platform"]
 
-#: The parameters each family is drawn with by :func:`draw_all_families`: close to the papers' machines.
-REPRESENTATIVE: dict[str, dict[str, object]] = {
-    "crossbar": {"hosts": 16},
-    "dragonfly": {"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2},  # Kim et al.'s balanced a = 2p = 2h
-    "enterprise": {"modules": 4, "ports": 16},  # the Three Quads paper's 4 x 16 GbE chassis
-    "fattree": {"radix": 8},  # 32 servers, as many as the MLFM testbed
-    "hyperx": {"dims": "4x4", "hosts": 2},  # a 2-D HyperX: rows and columns of switches all-to-all
-    "mesh": {"width": 8, "height": 8},
-    "mlfm": {"d": 3, "servers_per_leaf": "3,3,2"},  # the MLFM paper's 32-server testbed
-    "slimfly": {"q": 5, "hosts": 1},  # the Hoffman-Singleton graph: 50 routers of radix 7, diameter 2
-    "threequads": {"q": 4},  # the paper's 64-node Scube
-    "tofu": {"xyz": "2x2x2", "zone": "auto"},  # 8 Tofu units, 96 nodes
-    "torus": {"dims": "4x4x4x2x2"},  # Blue Gene/Q-like 5-D (E = 2): half a midplane (4x4x4x4x2 is dense)
-}
+#: The parameters each family is drawn with by :func:`draw_all_families`: what it declares (``drawn``).
+REPRESENTATIVE: dict[str, dict[str, object]] = {name: dict(spec.drawn) for name, spec in FAMILIES.items()}
 
 
 def _check_loads(platform: Platform, link_loads: Mapping[str, float]) -> dict[str, float]:

@@ -41,6 +41,7 @@ from study_runner.studies.report import write_report
 from tests.conftest import BIN, REPO
 from tests.hostile_commands import Command
 from tests.hostile_judge import Judge, Outcome, run_command, run_in_process
+from tests.test_environment_failures import SWEEP
 
 STUDIES = ("alpha", "beta", "gamma")
 UNREADABLE = [  # summary.json texts that are not summaries topolab wrote
@@ -238,17 +239,6 @@ NAMES = st.text(st.characters(exclude_characters="/\0", exclude_categories=("Cs"
     lambda name: name not in (".", "..")
 )
 """A directory name: any characters a Linux file name can hold."""
-POINT = """name = "pp"
-[grid]
-size = [1000]
-[platform]
-family = "crossbar"
-hosts = 2
-[run]
-app = "{app}"
-ranks = 2
-args = ["-s", "{{size}}", "-i", "2"]
-"""
 
 
 def _records(outcome: Outcome) -> list[dict[str, object]]:
@@ -270,7 +260,7 @@ def _paths_kind(base: Path, sweep: bool) -> tuple[str, Outcome]:
         return "no pingpong record", outcome
     if not sweep:
         return "ok", outcome
-    (base / "sweep.toml").write_text(POINT.format(app="pingpong"))
+    (base / "sweep.toml").write_text(SWEEP.format(app="pingpong", iterations=2))
     command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(base / "sweep.toml"), "--workers", "1",
                "--results", str(base / "results")]  # fmt: skip
     outcome = run_command(command, {**env, "PYTHONPATH": str(REPO / "scripts")}, REPO, seconds=120)
@@ -329,7 +319,7 @@ def _environment_kind(base: Path, command: str, drawn: dict[str, str | None], go
         env["TMPDIR"] = str(base / drawn["tmpdir"])
         (base / "tmp, spaced").mkdir(exist_ok=True)
     if command == "sweep":
-        (base / "sweep.toml").write_text(POINT.format(app="pingpong"))
+        (base / "sweep.toml").write_text(SWEEP.format(app="pingpong", iterations=2))
         argv = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(base / "sweep.toml"),
                 "--results", str(base / "results")]  # fmt: skip
     else:

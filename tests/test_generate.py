@@ -47,9 +47,18 @@ timeout = 60
 """
 
 
+FIGURES = """
+[figures]  # what nbl_combine's figures read (its FIGURES): checked when the study loads
+testjig = "scan.small.snake.N100"
+heatmaps = { width = 4, height = 4, nbl = "nominal", length = 100 }
+fig7 = { width = 4, height = 4, nbl = "nominal" }
+model_vs_sim = ["4x4"]
+"""
+
+
 def load(tmp_path: Path, text: str):
     path = tmp_path / "demo.toml"
-    path.write_text(HEADER + text)
+    path.write_text(HEADER + text + (FIGURES if "scan.{size}" in text else ""))
     return load_study(path)
 
 

@@ -132,6 +132,9 @@ STUDY = """
 name = "failing"
 title = "a failing run"
 analysis = "sanity_alpha_beta"
+[figures]  # what the analysis reads (its FIGURES)
+pingpong = "fail"
+two_exchanges = "fail"
 
 [platforms.four]
 family = "crossbar"

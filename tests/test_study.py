@@ -3,6 +3,7 @@ files' grids give the runs the paper's models ask for."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,19 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
     assert [run.id for run in full.selected_runs(quick=False)] == ["pingpong", "exchange_one", "exchange_two"]
     with pytest.raises(StudyError, match="full_only must be true or false, got 'yes'"):
         load_study(write_study(tmp_path, text.replace("full_only = true", 'full_only = "yes"')))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "[figures] has no key 'pingpnog' that the analysis reads"),
+        (('pingpong = "pingpong"', 'pingpong = "ping"'), "[figures] pingpong: 'ping' is not a run of the study"),
+        (('two_exchanges = "exchange_two"\n', ""), "[figures] lacks 'two_exchanges', a run id the analysis reads"),
+    ],
+)
+def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message: str, tmp_path: Path) -> None:
+    """A study's [figures] is checked against its analysis's FIGURES when it loads (issue 42: a typo was a KeyError
+    after every simulation had run)."""
+    assert edit[0] in GOOD_STUDY
+    with pytest.raises(StudyError, match=re.escape(message)):
+        load_study(write_study(tmp_path, GOOD_STUDY.replace(*edit)))

@@ -86,6 +86,9 @@ STUDY = """
 name = "mini"
 title = "mini"
 analysis = "sanity_alpha_beta"
+[figures]  # what the analysis reads (its FIGURES)
+pingpong = "wait"
+two_exchanges = "wait"
 [platforms.pair]
 family = "crossbar"
 hosts = 2

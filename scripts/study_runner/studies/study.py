@@ -67,6 +67,7 @@ import importlib
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from generators.errors import TopologyError
@@ -76,6 +77,7 @@ from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.outputs import OUTPUT_FORMATS
+from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
 from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
 from study_runner.studies.templates import positive_number
@@ -323,13 +325,12 @@ def run_execution(raw: dict[str, Any], where: str) -> dict[str, Any]:
     return {"compute": compute, "ranks_per_node": per_node, "output": output}
 
 
-def _template_functions(analysis: str) -> dict[str, Any]:
-    """The model functions the analysis module lets ``[[generate]]`` templates call (``TEMPLATE_FUNCTIONS``)."""
+def _analysis_module(analysis: str) -> ModuleType | None:
+    """The analysis module, or None when there is none (reported when the study runs: pipeline._analysis)."""
     try:
-        module = importlib.import_module(f"study_runner.studies.analyses.{analysis}")
+        return importlib.import_module(f"study_runner.studies.analyses.{analysis}")
     except ModuleNotFoundError:
-        return {}  # reported when the study runs (pipeline._analysis)
-    return dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))
+        return None
 
 
 def read_toml(path: Path, kind: str) -> dict[str, Any]:
@@ -369,7 +370,8 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     if not isinstance(raw_runs, list):
         raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")
     runs = [_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs)]
-    functions = _template_functions(str(data["analysis"]))
+    module = _analysis_module(str(data["analysis"]))
+    functions = dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))  # what [[generate]] templates may call
     for point in generated_runs(data.get("generate", []), functions, where):
         run = _run(point.table, len(runs), platforms, f"{where}: generate {point.block!r}")
         runs.append(replace(run, grid=point.block, variables=point.variables))
@@ -401,6 +403,10 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     unsized = [run.id for run in runs if run.size is None]
     if unsized and len(unsized) < len(runs):
         raise StudyError(f"{where}: run {unsized[0]} has no size: declare size on every run or on none")
+    if module is not None:  # the contract with the analysis: what it reads of [figures] (figure_fields)
+        problem = figures_problem(figures, getattr(module, "FIGURES", {}), set(ids))
+        if problem is not None:
+            raise StudyError(f"{where}: {problem}")
     return Study(
         name=str(data["name"]),
         title=str(data["title"]),

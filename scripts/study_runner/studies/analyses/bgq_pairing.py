@@ -40,7 +40,14 @@ from generators.schedules import pairing_steps
 from paper_models import bgq
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import table
 from study_runner.studies.study_checks import DeclaredCheck
+
+FIGURES = {  # what the study file's [figures] gives (figure_fields): Fig. 3 and 4, the heatmaps
+    "fig3": table("labels", "title"),
+    "fig4": table("labels", "title"),
+    "heatmaps": table("figure", "midplanes", "machine"),
+}
 
 GRID = "pairing"  # the study file's run grid: one run per partition, by node dims ("16x4x4x4x2") and midplanes
 

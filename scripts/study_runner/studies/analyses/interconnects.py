@@ -36,6 +36,9 @@ from generators.schedules import shift_steps
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import FigureField
+
+FIGURES: dict[str, FigureField] = {}  # the figures are drawn from the runs alone (figure_fields)
 
 GB = 1e9
 

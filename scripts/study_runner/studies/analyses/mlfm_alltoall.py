@@ -29,6 +29,9 @@ from generators.schedules import alltoall_steps
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import table
+
+FIGURES = {"heatmaps": table("servers", "size"), "phases": table("servers", "size", "title")}  # (figure_fields)
 
 MIB = 1 << 20
 GRID = "fig3"  # the study file's run grid: servers (with its allocation n, l, m) x algorithm x size (MiB)

@@ -22,7 +22,10 @@ import matplotlib.pyplot as plt
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import run_id
 from study_runner.studies.study_checks import RecordChecks
+
+FIGURES = {"pingpong": run_id(), "two_exchanges": run_id()}  # the runs the figures draw (figure_fields)
 
 
 def alpha_beta_oneway(ctx: StudyContext, run: str, size: int) -> float:

@@ -25,6 +25,9 @@ from generators.schedules import transpose_steps
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import FigureField
+
+FIGURES: dict[str, FigureField] = {}  # the figures are drawn from the runs alone (figure_fields)
 
 PHASES = ("init_s", "transpose_s", "step1_s", "wait_s", "step2_s")
 PHASE_LABELS = ("initialisation", "local transpose", "step 1", "wait", "step 2")

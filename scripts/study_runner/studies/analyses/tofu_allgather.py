@@ -27,6 +27,14 @@ from paper_models import collision_allgather as model
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.figure_fields import run_id, text, texts_by_name
+
+FIGURES = {  # what Fig. 4-7 and the heatmaps show (figure_fields)
+    "pingpong": run_id(),
+    "ratios": texts_by_name(words=2),  # figure -> "<algorithm> <shape>" of the allgather grid
+    "crossover_shape": text(),
+    "heatmap_shape": text(),
+}
 
 __all__ = ["METRICS", "figures", "notes", "predictions"]
 

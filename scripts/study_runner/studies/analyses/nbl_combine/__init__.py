@@ -17,5 +17,13 @@ Fence), and the Fence run traced.
 from study_runner.studies.analyses.nbl_combine.figures import figures
 from study_runner.studies.analyses.nbl_combine.metrics import METRICS, notes
 from study_runner.studies.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS, model_block
+from study_runner.studies.figure_fields import run_id, strings, table
+
+FIGURES = {  # the runs and sizes the figures and notes show (figure_fields)
+    "testjig": run_id(),
+    "heatmaps": table("width", "height", "nbl", "length"),
+    "fig7": table("width", "height", "nbl"),
+    "model_vs_sim": strings(),
+}
 
 __all__ = ["METRICS", "TEMPLATE_FUNCTIONS", "figures", "model_block", "notes"]

@@ -1,0 +1,99 @@
+"""The contract between a study file's ``[figures]`` and its analysis: each analysis module declares what it reads
+there (``FIGURES``: a key and the kind of value), and a study is checked against it when it loads, before anything
+runs: a key the analysis does not read, one it needs and does not find, or a value of the wrong kind (a run id that
+names no run) is one error naming the key, instead of a KeyError after every simulation has run.
+
+>>> declared = {"pingpong": run_id(), "heatmaps": table("servers", "size")}
+>>> figures_problem({"pingpong": "pp", "heatmaps": {"servers": "24B", "size": 16}}, declared, {"pp"})
+>>> figures_problem({"pingpong": "pp", "heatmap": {}}, declared, {"pp"})
+"[figures] has no key 'heatmap' that the analysis reads (it reads: heatmaps, pingpong)"
+>>> figures_problem({"pingpong": "p", "heatmaps": {"servers": "24B", "size": 16}}, declared, {"pp"})
+"[figures] pingpong: 'p' is not a run of the study"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+__all__ = ["FigureField", "figures_problem", "run_id", "strings", "table", "text", "texts_by_name"]
+
+
+@dataclass(frozen=True)
+class FigureField:
+    """A value of ``[figures]`` an analysis reads: what it is, in words, and its check (the value and the study's
+    run ids -> the problem, or None)."""
+
+    what: str
+    problem: Callable[[object, Collection[str]], str | None]
+
+
+def run_id() -> FigureField:
+    """A run of the study, by id."""
+    return FigureField(
+        "a run id", lambda value, runs: None if value in runs else f"{value!r} is not a run of the study"
+    )
+
+
+def texts_by_name(words: int = 1) -> FigureField:
+    """A table of names, each a string of ``words`` words (``"bruck 1x6x4"``: an algorithm and a shape)."""
+
+    def problem(value: object, runs: Collection[str]) -> str | None:
+        if not isinstance(value, dict) or not value:
+            return f"must be a table of names to strings, got {value!r}"
+        bad = [v for v in value.values() if not isinstance(v, str) or len(v.split()) != words]
+        return None if not bad else f"{bad[0]!r} is not {words} word(s)"
+
+    return FigureField(f"a table of names to strings of {words} word(s)", problem)
+
+
+def table(*required: str, optional: Collection[str] = ()) -> FigureField:
+    """A table with the keys ``required`` (and maybe ``optional``): the arguments of a figure function."""
+
+    def problem(value: object, runs: Collection[str]) -> str | None:
+        if not isinstance(value, dict):
+            return f"must be a table with {', '.join(required)}, got {value!r}"
+        missing = [key for key in required if key not in value]
+        unknown = sorted(set(value) - set(required) - set(optional))
+        if missing:
+            return f"lacks {missing[0]!r} (it takes {', '.join([*required, *optional])})"
+        return None if not unknown else f"has no key {unknown[0]!r} (it takes {', '.join([*required, *optional])})"
+
+    return FigureField(f"a table of {', '.join(required)}", problem)
+
+
+def strings() -> FigureField:
+    """A list of strings."""
+    return FigureField(
+        "a list of strings",
+        lambda value, runs: (
+            None
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+            else f"must be a list of strings, got {value!r}"
+        ),
+    )
+
+
+def text() -> FigureField:
+    """A string."""
+    return FigureField(
+        "a string", lambda value, runs: None if isinstance(value, str) and value else f"must be a string, got {value!r}"
+    )
+
+
+def figures_problem(
+    figures: Mapping[str, object], declared: Mapping[str, FigureField], runs: Collection[str]
+) -> str | None:
+    """The first way ``figures`` (a study's ``[figures]``) breaks what its analysis ``declared`` it reads, given the
+    study's run ids ``runs``; None when it keeps to it."""
+    reads = ", ".join(sorted(declared)) or "nothing"
+    for key in sorted(figures):
+        if key not in declared:
+            return f"[figures] has no key {key!r} that the analysis reads (it reads: {reads})"
+    for key, field in sorted(declared.items()):
+        if key not in figures:
+            return f"[figures] lacks {key!r}, {field.what} the analysis reads"
+        problem = field.problem(figures[key], runs)
+        if problem is not None:
+            return f"[figures] {key}: {problem}"
+    return None

@@ -105,7 +105,7 @@ class TestSweepFiles:
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [
             f"scripts/sweep: error: {tmp_path / 'sweep.toml'}: point 0 (dims='16', wrap='yes', bw='1GBps', "
-            "lat='1us', speed='1Gf'): replay must be true or false, got 1"
+            "lat='1us', speed='1Gf'): run: replay must be true or false, got 1"
         ]
         assert not (tmp_path / "results").exists() and not (tmp_path / "cache").exists()
 

@@ -165,3 +165,20 @@ def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message:
     assert edit[0] in GOOD_STUDY
     with pytest.raises(StudyError, match=re.escape(message)):
         load_study(write_study(tmp_path, GOOD_STUDY.replace(*edit)))
+
+
+def test_a_study_run_has_the_fields_of_a_sweep_point(tmp_path: Path) -> None:
+    """One run grammar (studies.run_fields): a study run takes every field a sweep point does (issue 42: replay was
+    accepted in a sweep and refused in a study), with the same rules."""
+    from study_runner.studies.run_fields import RUN_FIELDS
+    from study_runner.sweeps.sweep import _RUN_KEYS as SWEEP_RUN_KEYS
+
+    assert set(RUN_FIELDS) == SWEEP_RUN_KEYS
+    study = load_study(write_study(tmp_path, GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\nreplay = true', 1)))
+    assert [run.replay for run in study.runs] == [True, False, False]
+    with pytest.raises(StudyError, match=r"run pingpong: replay = true needs compute = \"off\""):
+        load_study(
+            write_study(
+                tmp_path, GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\nreplay = true\ncompute = "benchmark"', 1)
+            )
+        )

@@ -14,6 +14,7 @@ from study_runner.batch.engine import Engine
 from study_runner.batch.execute import RunResult, execute_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
+from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import replace_dir, work_directory
 from study_runner.studies.checks import criterion_text, summary_json
 from study_runner.studies.context import RunTracer, StudyContext
@@ -65,7 +66,7 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
     # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
     # reruns one of the runs (ctx.traced_link_bytes).
     with work_directory(study.name) as scratch:
-        platforms, runs = prepare_runs(study, quick, bin_dir, scratch)
+        platforms, runs = prepare_runs(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
         results = execute_runs(runs, cache, engine=engine)
         ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
         checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))

@@ -41,6 +41,10 @@ Example::
     ranks_per_node = 1            # optional: consecutive ranks on each host of the placement
     output = "json"               # optional: the app prints JSON lines, or a third-party format
                                   # (study_runner.simulation.outputs: "nas", "hpcc")
+    replay = false                # optional: record the app's trace once and replay it (docs/sweeps.md)
+
+The fields from ``app`` on are those of every run, a sweep's ``[run]`` too: one grammar, checked by
+``study_runner.studies.run_fields``.
 
 A study with many similar runs writes them as grids, in the sweep grammar (``study_runner.studies.generate``)::
 
@@ -75,10 +79,9 @@ from generators.machines import ReadyPlatform, load_catalogue
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
-from study_runner.simulation.compute import COMPUTE_MODES
-from study_runner.simulation.outputs import OUTPUT_FORMATS
 from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
+from study_runner.studies.run_fields import RUN_FIELDS, run_fields, strings
 from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
 from study_runner.studies.templates import positive_number
 
@@ -89,7 +92,6 @@ __all__ = [
     "Study",
     "load_study",
     "read_toml",
-    "run_execution",
     "study_names",
 ]
 
@@ -108,25 +110,9 @@ _STUDY_KEYS = {
     "reference",
 }
 _REFERENCE_KEYS = {"source", "value", "unit"}
-_RUN_KEYS = {
-    "id",
-    "platform",
-    "app",
-    "ranks",
-    "args",
-    "quick_args",
-    "quick",
-    "full_only",
-    "full_args",
-    "full_timeout",
-    "options",
-    "placement",
-    "timeout",
-    "size",
-    "compute",
-    "ranks_per_node",
-    "output",
-}
+_STUDY_RUN_KEYS = ("id", "platform", "quick_args", "quick", "full_only", "full_args", "full_timeout")
+"""What a study run has beside the fields of every run (``run_fields.RUN_FIELDS``)."""
+_RUN_KEYS = {*_STUDY_RUN_KEYS, *RUN_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -242,21 +228,6 @@ def study_names(directory: Path = STUDIES_DIR) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.toml"))
 
 
-def _strings(value: object, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        raise StudyError(f"{where} must be a list of strings, got {value!r}")
-    return tuple(str(v) for v in value)
-
-
-def _placement(raw: object, where: str) -> tuple[str, ...] | str | None:
-    """A list of hosts, or a named placement of the platform's family (one string, "allocation:2,4,3")."""
-    if raw is None or raw == []:
-        return None
-    if isinstance(raw, str):
-        return raw
-    return _strings(raw, where)
-
-
 def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str) -> RunSpec:
     if not isinstance(raw, dict):
         raise StudyError(f"{where}: runs[{index}] must be a table")
@@ -265,7 +236,7 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         raise StudyError(
             f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}"
         )
-    for key in ("id", "platform", "app", "ranks"):
+    for key in ("id", "platform"):
         if key not in raw:
             raise StudyError(f"{where}: runs[{index}] is missing {key!r}")
     run_id = raw["id"]
@@ -273,56 +244,23 @@ def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str
         raise StudyError(f"{where}: runs[{index}].id must be a non-empty string")
     if raw["platform"] not in platforms:
         raise StudyError(f"{where}: run {run_id} names unknown platform {raw['platform']!r}")
-    ranks = raw["ranks"]
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-        raise StudyError(f"{where}: run {run_id}: ranks must be an integer >= 1, got {ranks!r}")
-    timeout = raw.get("timeout", 600)
-    if not positive_number(timeout):
-        raise StudyError(f"{where}: run {run_id}: timeout must be a finite number of seconds > 0, got {timeout!r}")
+    here = f"{where}: run {run_id}"
     full_timeout = raw.get("full_timeout")
     if full_timeout is not None and not positive_number(full_timeout):
-        raise StudyError(
-            f"{where}: run {run_id}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}"
-        )
-    size = raw.get("size")
-    if size is not None and not positive_number(size):
-        raise StudyError(f"{where}: run {run_id}: size must be a finite number > 0, got {size!r}")
+        raise StudyError(f"{here}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}")
     for flag, default in (("quick", True), ("full_only", False)):
         if not isinstance(raw.get(flag, default), bool):
-            raise StudyError(f"{where}: run {run_id}: {flag} must be true or false, got {raw[flag]!r}")
-    placement = raw.get("placement")
-    execution = run_execution(raw, f"{where}: run {run_id}")
+            raise StudyError(f"{here}: {flag} must be true or false, got {raw[flag]!r}")
     return RunSpec(
         id=run_id,
         platform=raw["platform"],
-        app=str(raw["app"]),
-        ranks=ranks,
-        args=_strings(raw.get("args", []), f"{where}: run {run_id}: args"),
-        quick_args=_strings(raw.get("quick_args", []), f"{where}: run {run_id}: quick_args"),
+        quick_args=strings(raw.get("quick_args", []), f"{here}: quick_args"),
         quick=raw.get("quick", True),
         full_only=raw.get("full_only", False),
-        options=_strings(raw.get("options", []), f"{where}: run {run_id}: options"),
-        placement=_placement(placement, f"{where}: run {run_id}: placement"),
-        timeout=float(timeout),
-        full_args=_strings(raw.get("full_args", []), f"{where}: run {run_id}: full_args"),
+        full_args=strings(raw.get("full_args", []), f"{here}: full_args"),
         full_timeout=None if full_timeout is None else float(full_timeout),
-        size=None if size is None else float(size),
-        **execution,
+        **run_fields(raw, here),
     )
-
-
-def run_execution(raw: dict[str, Any], where: str) -> dict[str, Any]:
-    """A run's optional ``compute`` mode, ``ranks_per_node`` and ``output`` format, checked."""
-    compute = raw.get("compute", "off")
-    if compute not in COMPUTE_MODES:
-        raise StudyError(f"{where}: compute must be one of {', '.join(COMPUTE_MODES)}, got {compute!r}")
-    per_node = raw.get("ranks_per_node", 1)
-    if isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1:
-        raise StudyError(f"{where}: ranks_per_node must be an integer >= 1, got {per_node!r}")
-    output = raw.get("output", "json")
-    if output not in OUTPUT_FORMATS:
-        raise StudyError(f"{where}: output must be one of {', '.join(OUTPUT_FORMATS)}, got {output!r}")
-    return {"compute": compute, "ranks_per_node": per_node, "output": output}
 
 
 def _analysis_module(analysis: str) -> ModuleType | None:

@@ -83,27 +83,16 @@ from generators.params import check_params
 from study_runner.errors import StudyError
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
-from study_runner.studies.study import read_toml, run_execution
-from study_runner.studies.templates import assignments, axes, evaluate, positive_number, render
+from study_runner.studies.run_fields import RUN_FIELDS, run_fields
+from study_runner.studies.study import read_toml
+from study_runner.studies.templates import assignments, axes, evaluate, render
 
 __all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
 
 PLOT_KINDS = ("lines", "regime", "split")
 
 _TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
-_RUN_KEYS = {
-    "app",
-    "ranks",
-    "args",
-    "placement",
-    "options",
-    "timeout",
-    "size",
-    "compute",
-    "ranks_per_node",
-    "output",
-    "replay",
-}
+_RUN_KEYS = set(RUN_FIELDS)  # one grammar with a study's runs (studies.run_fields)
 _OUTPUT_KEYS = {"metric", "better", "plots"}
 _PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
@@ -237,56 +226,14 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
             check_params(family, FAMILIES[family].params, params)
         except TopologyError as err:
             raise StudyError(str(err)) from None
-        ranks = render(run["ranks"], variables)
-        if isinstance(ranks, str) and ranks.strip().isdigit():
-            ranks = int(ranks)
-        if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 1:
-            raise StudyError(f"ranks must be an integer >= 1, got {ranks!r}")
-        args = render(run.get("args", []), variables)
-        options = render(run.get("options", []), variables)
-        if not isinstance(args, list) or not isinstance(options, list):
-            raise StudyError("run.args and run.options must be lists")
-        placement = render(run.get("placement", ""), variables)
-        if not isinstance(placement, str):
-            raise StudyError(f"placement must be a string, got {placement!r}")
-        app = render(run["app"], variables)
-        if not isinstance(app, str) or not app:
-            raise StudyError(f"app must be a non-empty string, got {app!r}")
-        size = render(run["size"], variables) if "size" in run else None
-        if size is not None and not positive_number(size):
-            raise StudyError(f"size must be a finite number > 0, got {size!r}")
-        given = {key: render(run[key], variables) for key in ("compute", "ranks_per_node", "output") if key in run}
-        execution = run_execution(given, "run")
-        replay = _replay(render(run.get("replay", False), variables), execution)
+        rendered = {key: render(value, variables) for key, value in run.items()}
+        if isinstance(rendered["ranks"], str) and rendered["ranks"].strip().isdigit():
+            rendered["ranks"] = int(rendered["ranks"])  # a template renders text
+        fields = run_fields(rendered, "run")
     except StudyError as err:
         raise StudyError(f"{label}: {err}") from None
-    return Point(
-        index=index,
-        variables=variables,
-        family=family,
-        params=params,
-        app=app,
-        ranks=ranks,
-        args=tuple(args),
-        placement=placement or None,
-        options=tuple(options),
-        timeout=float(run.get("timeout", 600)),
-        size=None if size is None else float(size),
-        execution=execution,
-        replay=replay,
-    )
-
-
-def _replay(value: Any, execution: dict[str, Any]) -> bool:
-    """A point's ``replay``, checked: true or false, and true only with computation off."""
-    if not isinstance(value, bool):
-        raise StudyError(f"replay must be true or false, got {value!r}")
-    if value and execution["compute"] != "off":
-        raise StudyError(
-            f'replay = true needs compute = "off" (a trace replays the app\'s MPI calls and modelled computation; '
-            f"benchmarked computation is measured anew in every run), got {execution['compute']!r}"
-        )
-    return value
+    execution = {key: fields.pop(key) for key in ("compute", "ranks_per_node", "output")}
+    return Point(index=index, variables=variables, family=family, params=params, execution=execution, **fields)
 
 
 def load_sweep(path: str | Path) -> Sweep:
@@ -314,9 +261,6 @@ def load_sweep(path: str | Path) -> Sweep:
     for key in ("app", "ranks"):
         if key not in run:
             raise StudyError(f"{where}: run is missing {key!r}")
-    timeout = run.get("timeout", 600)
-    if not positive_number(timeout):
-        raise StudyError(f"{where}: run.timeout must be a finite number of seconds > 0, got {timeout!r}")
     output = data.get("output", {})
     if not isinstance(output, dict):
         raise StudyError(f"{where}: output must be a table ([output])")

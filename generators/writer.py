@@ -125,7 +125,9 @@ def write_platform(platform: Platform, path: str | os.PathLike[str]) -> None:
     if platform.compiled is not None:
         _write_compiled(platform, platform.compiled, Path(path))
         return
-    with atomic_path(path) as tmp, etree.xmlfile(str(tmp), encoding="utf-8") as xf:
+    # An open file, not a file name: libxml2 takes a name for a URI and unescapes its '%' (a '%' in a directory's
+    # name made the file impossible to write).
+    with atomic_path(path) as tmp, open(tmp, "wb") as out, etree.xmlfile(out, encoding="utf-8") as xf:
         xf.write_declaration()
         xf.write_doctype(DOCTYPE)
         with xf.element("platform", version="4.1"):

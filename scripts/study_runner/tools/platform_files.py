@@ -34,12 +34,13 @@ class UsageError(Exception):
 def xml_hosts(path: Path) -> list[str]:
     """Host ids of a SimGrid XML platform, in document order."""
     hosts = []
-    try:
-        for _, element in etree.iterparse(str(path), events=("end",), tag=("host", "cluster"), load_dtd=False):
-            if element.tag == "cluster":
-                raise UsageError(f"{path} declares hosts in a <cluster>: give --hostfile")
-            hosts.append(element.get("id"))
-            element.clear()
+    try:  # an open file, not a name: libxml2 would unescape a '%' in the name (a URI to it)
+        with open(path, "rb") as source:
+            for _, element in etree.iterparse(source, events=("end",), tag=("host", "cluster"), load_dtd=False):
+                if element.tag == "cluster":
+                    raise UsageError(f"{path} declares hosts in a <cluster>: give --hostfile")
+                hosts.append(element.get("id"))
+                element.clear()
     except etree.XMLSyntaxError as err:
         raise UsageError(f"{path} is not a readable platform XML: {err}") from None
     return hosts
@@ -90,9 +91,10 @@ def core_speed(path: Path) -> float:
         return 1e9
     speeds = set()
     try:
-        for _, element in etree.iterparse(str(path), events=("end",), tag="host", load_dtd=False):
-            speeds.add(parse_speed(element.get("speed", ""), "speed"))
-            element.clear()
+        with open(path, "rb") as source:
+            for _, element in etree.iterparse(source, events=("end",), tag="host", load_dtd=False):
+                speeds.add(parse_speed(element.get("speed", ""), "speed"))
+                element.clear()
     except etree.XMLSyntaxError as err:
         raise UsageError(f"{path} is not a readable platform XML: {err}") from None
     if len(speeds) != 1:

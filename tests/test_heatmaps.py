@@ -89,8 +89,11 @@ def test_combine_schedule_is_the_appendix_timeline(algorithm: str, width: int, h
 
 
 # The test study's ping-pong alone, two sizes, one warm-up and two timed round trips each.
-STUDY = GOOD_STUDY[: GOOD_STUDY.index("[platforms.star]")].replace(
-    '"1K", "-i", "1", "-w", "0"', '"1000,100000", "-i", "2", "-w", "1"'
+STUDY = (
+    GOOD_STUDY[: GOOD_STUDY.index("[platforms.star]")].replace(
+        '"1K", "-i", "1", "-w", "0"', '"1000,100000", "-i", "2", "-w", "1"'
+    )
+    + '[figures]  # what the analysis reads (its FIGURES)\npingpong = "pingpong"\ntwo_exchanges = "pingpong"\n'
 )
 PINGPONG_BYTES = sum(3 * (size + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES for size in (1000, 100000))
 

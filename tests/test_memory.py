@@ -106,6 +106,9 @@ TWO_RUNS = """
 name = "pair"
 title = "two ping-pongs"
 analysis = "sanity_alpha_beta"
+[figures]  # what the analysis reads (its FIGURES)
+pingpong = "pingpong.1"
+two_exchanges = "pingpong.2"
 
 [platforms.pair]
 family = "crossbar"

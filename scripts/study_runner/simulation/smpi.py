@@ -13,7 +13,6 @@ prefix): importing this module puts its ``bin`` on ``PATH`` unless it is there a
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
-from study_runner.simulation.cache import file_digest
+from study_runner.simulation.cache import file_digest, run_key
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
@@ -211,7 +210,7 @@ def command_key(command: Sequence[str], files: Mapping[Path, str], **facts: obje
             words.append(file_digest(Path(word)))
         else:
             words.append(word)
-    return hashlib.sha256(json.dumps({"command": words, **facts}, sort_keys=True).encode()).hexdigest()
+    return run_key(command=words, **facts)
 
 
 @cache

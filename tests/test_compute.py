@@ -221,9 +221,7 @@ kind = "split"
 x = "speed"
 """
     )
-    assert [p.execution for p in load_sweep(sweep).points] == [
-        {"compute": "benchmark", "ranks_per_node": 2, "output": "json"}
-    ] * 2
+    assert [(p.compute, p.ranks_per_node, p.output) for p in load_sweep(sweep).points] == [("benchmark", 2, "json")] * 2
     done = subprocess.run(
         [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep), "--workers", "1", "--results",
          str(tmp_path / "results"), "--cache", str(calibrated)],
@@ -281,9 +279,11 @@ class TestStudyFiles:
         for name in ("sanity-alpha-beta", "nbl-combine", "tofu-allgather"):
             assert {run.compute for run in load_study(name).runs} == {"off"}
 
-    @pytest.mark.parametrize(("key", "value", "message"), [("compute", "fast", "compute must be one of"),
-                                                          ("ranks_per_node", 0, "ranks_per_node must be an integer"),
-                                                          ("output", "xml", "output must be one of")])  # fmt: skip
+    @pytest.mark.parametrize(("key", "value", "message"), [
+        ("compute", "fast", r"runs\[0\].compute: 'fast' is not one of"),
+        ("ranks_per_node", 0, r"runs\[0\].ranks_per_node: 0 is less than"),
+        ("output", "xml", r"runs\[0\].output: 'xml' is not one of"),
+    ])  # fmt: skip
     def test_bad_execution_keys_are_errors(self, tmp_path: Path, key: str, value: object, message: str) -> None:
         path = tmp_path / "study.toml"
         shown = json.dumps(value)

@@ -10,7 +10,7 @@ import pytest
 from study_runner.batch.execute import execute_runs, parse_records
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
-from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY, write_study
 
@@ -33,9 +33,9 @@ def test_what_an_app_prints_is_json_objects(stdout: str, message: str) -> None:
 def test_a_run_is_simulated_once_then_served_from_the_cache(tmp_path: Path, bin_dir: Path) -> None:
     study = load_study(write_study(tmp_path, GOOD_STUDY))
     cache = Cache(tmp_path / "cache")
-    _, runs = prepare_runs(study, False, bin_dir, tmp_path)
+    _, runs = prepare_study(study, False, bin_dir, tmp_path)
     first = execute_runs(runs, cache, 1)
-    again = execute_runs(prepare_runs(study, False, bin_dir, tmp_path)[1], cache, 1)
+    again = execute_runs(prepare_study(study, False, bin_dir, tmp_path)[1], cache, 1)
     assert not any(result.cached for result in first.values()) and all(result.cached for result in again.values())
     assert {run: result.records for run, result in again.items()} == {
         run: result.records for run, result in first.items()

@@ -96,8 +96,11 @@ def test_values_reads_a_grid_axis_in_run_order(tmp_path: Path) -> None:
     ("change", "message"),
     [
         (('name = "scan"', 'name = ""'), "name must be a non-empty string"),
-        (('name = "scan"', 'name = "scan"\nrepeat = 2'), "unknown key 'repeat'"),
-        (("{width == 4 and length <= 100}", "{width}"), "quick must be true or false, got 4"),
+        (('name = "scan"', 'name = "scan"\nrepeat = 2'), "generate[0]: unknown key 'repeat'"),
+        (
+            ("{width == 4 and length <= 100}", "{width}"),
+            "generate[0].run.quick: 4 is not of type 'boolean'",
+        ),
         (("{width * width}", "{width * depth}"), "point width=4, size='small', length=100, algorithm='snake'"),
         (("{width * width}", "{width * depth}"), "unknown variable 'depth'"),
         (("model_block(", "optimal_block("), "only arithmetic, comparisons"),

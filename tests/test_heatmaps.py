@@ -21,7 +21,7 @@ from study_runner.simulation.cache import Cache
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
 from study_runner.studies import heatmaps
 from study_runner.studies.context import RunTracer, StudyContext, trace_key
-from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY
@@ -105,7 +105,7 @@ def tiny(tmp_path: Path, bin_dir: Path) -> tuple[StudyContext, Cache, Path]:
     study = load_study(tmp_path / "tiny.toml")
     work = tmp_path / "work"
     work.mkdir()
-    platforms, runs = prepare_runs(study, False, bin_dir, work)
+    platforms, runs = prepare_study(study, False, bin_dir, work)
     (run,) = runs
     records = parse_records(run_smpirun(run.command, work, 60, run.label), run.label)
     results = {"pingpong": RunResult(run.spec, run.inputs["hosts"], records, False, None)}

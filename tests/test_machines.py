@@ -176,7 +176,7 @@ def test_studies_run_on_the_committed_bytes(tmp_path: Path) -> None:
     ("table", "message"),
     [
         ('machine = "delta/nowhere"', r"platform 'p': no ready platform 'delta/nowhere' \(three-quads/three-quads, "),
-        ('machine = "delta/pair-2x1"\nwidth = 3', r"platform 'p' names a machine: it takes no other key"),
+        ('machine = "delta/pair-2x1"\nwidth = 3', r"platforms.p: unknown key 'width'; known: machine"),
     ],
 )
 def test_a_study_naming_a_bad_machine_is_refused(tmp_path: Path, table: str, message: str) -> None:

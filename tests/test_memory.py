@@ -136,14 +136,14 @@ def test_simulations_run_together_only_when_they_fit(
     after the other when each once held 500 MiB (625 with the margin)."""
     from study_runner.batch import execute
     from study_runner.simulation.cache import Cache
-    from study_runner.studies.prepare import prepare_runs
+    from study_runner.studies.pipeline import prepare_study
     from study_runner.studies.study import load_study
 
     monkeypatch.setenv("TOPOLAB_MEMORY_LIMIT", "1000")
     (tmp_path / "pair.toml").write_text(TWO_RUNS)
     study = load_study(tmp_path / "pair.toml")
     cache = Cache(tmp_path / "cache")
-    _, runs = prepare_runs(study, False, bin_dir, tmp_path)
+    _, runs = prepare_study(study, False, bin_dir, tmp_path)
     if peak_mib is not None:
         for run in runs:
             cache.record_history(run.inputs, {"wall_s": 1.0, "peak_memory_mib": peak_mib})

@@ -1,4 +1,4 @@
-"""A study's runs made ready (``study_runner.studies.prepare``): what is wrong with a study is found before
+"""A study's runs made ready (``study_runner.batch.prepare``): what is wrong with a study is found before
 anything is simulated, and a prepared run is keyed by what decides its result, not by its name."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from study_runner.batch import prepare
 from study_runner.errors import StudyError
-from study_runner.studies import prepare
-from study_runner.studies.prepare import prepare_runs
+from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY, write_study
 
@@ -17,13 +17,13 @@ from tests.test_study import GOOD_STUDY, write_study
 def test_a_missing_binary_is_found_before_any_simulation(tmp_path: Path) -> None:
     study = load_study(write_study(tmp_path, GOOD_STUDY))
     with pytest.raises(StudyError, match=r"mini/pingpong: app binary .*pingpong not found; build the apps first"):
-        prepare_runs(study, False, tmp_path / "no-bin", tmp_path)
+        prepare_study(study, False, tmp_path / "no-bin", tmp_path)
 
 
 def test_ranks_that_do_not_fit_the_platform(tmp_path: Path, bin_dir: Path) -> None:
     study = load_study(write_study(tmp_path, GOOD_STUDY.replace("ranks = 2", "ranks = 3", 1)))
     with pytest.raises(StudyError, match=r"mini/pingpong: 3 ranks do not fit on 2 hosts"):
-        prepare_runs(study, False, bin_dir, tmp_path)
+        prepare_study(study, False, bin_dir, tmp_path)
 
 
 def test_the_key_is_what_decides_the_result(tmp_path: Path, bin_dir: Path) -> None:
@@ -33,7 +33,7 @@ def test_the_key_is_what_decides_the_result(tmp_path: Path, bin_dir: Path) -> No
     renamed = load_study(write_study(tmp_path, GOOD_STUDY.replace('name = "mini"', 'name = "other"')))
     changed = load_study(write_study(tmp_path, GOOD_STUDY.replace('"-s", "1K"', '"-s", "2K"')))
     keys = [
-        {run.spec.app: run.key for run in prepare_runs(s, False, bin_dir, tmp_path)[1]}
+        {run.spec.app: run.key for run in prepare_study(s, False, bin_dir, tmp_path)[1]}
         for s in (first, renamed, changed)
     ]
     assert keys[0]["pingpong"] == keys[1]["pingpong"] != keys[2]["pingpong"]
@@ -46,13 +46,13 @@ def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeyp
     study = load_study(write_study(tmp_path, GOOD_STUDY))
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    before = {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "a")[1]}
-    assert before == {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "b")[1]}
+    before = {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "a")[1]}
+    assert before == {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "b")[1]}
     original = prepare.smpirun_command
     monkeypatch.setattr(
         prepare, "smpirun_command", lambda *a: [*original(*a)[:-2], "--cfg=smpi/os:1e-6", *original(*a)[-2:]]
     )
-    after = {run.spec.app: run.key for run in prepare_runs(study, False, bin_dir, tmp_path / "a")[1]}
+    after = {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "a")[1]}
     assert before.keys() == after.keys() and all(before[app] != after[app] for app in before)
 
 
@@ -62,4 +62,4 @@ def test_an_option_simgrid_does_not_know_is_found_before_any_simulation(tmp_path
     bad = GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\noptions = ["--cfg=network/modle:CM02"]', 1)
     study = load_study(write_study(tmp_path, bad))
     with pytest.raises(StudyError, match=r"mini/pingpong: --cfg: SimGrid has no option 'network/modle'"):
-        prepare_runs(study, False, bin_dir, tmp_path)
+        prepare_study(study, False, bin_dir, tmp_path)

@@ -80,8 +80,8 @@ class TestSweepFiles:
     @pytest.mark.parametrize(
         ("edit", "message"),
         [
-            (lambda t: t.replace("replay = true", 'replay = "yes"'), "replay must be true or false, got 'yes'"),
-            (lambda t: t.replace("replay = true", 'replay = "{bw}"'), "replay must be true or false, got '1GBps'"),
+            (lambda t: t.replace("replay = true", 'replay = "yes"'), "run.replay: 'yes' is not of type 'boolean'"),
+            (lambda t: t.replace("replay = true", 'replay = "{bw}"'), r"point 0 \(.*\): run.replay: '1GBps' is not of"),
             (lambda t: t.replace("replay = true", 'replay = true\ncompute = "benchmark"'), 'needs compute = "off"'),
             (lambda t: t.replace('metric = "simulated_s"', 'metric = "time_s_max"'),
              "reports SMPI's simulated time only .*output.metric must be 'simulated_s', got 'time_s_max'"),
@@ -104,8 +104,7 @@ class TestSweepFiles:
         )
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [
-            f"scripts/sweep: error: {tmp_path / 'sweep.toml'}: point 0 (dims='16', wrap='yes', bw='1GBps', "
-            "lat='1us', speed='1Gf'): run: replay must be true or false, got 1"
+            f"scripts/sweep: error: {tmp_path / 'sweep.toml'}: run.replay: 1 is not of type 'boolean'"
         ]
         assert not (tmp_path / "results").exists() and not (tmp_path / "cache").exists()
 

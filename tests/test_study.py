@@ -76,12 +76,12 @@ class TestStudyFiles:
         [
             (lambda s: "flavour = 3\n" + s, r"unknown key 'flavour'"),
             (lambda s: s.replace('platform = "pair"', 'platform = "quad"'), r"unknown platform 'quad'"),
-            (lambda s: s.replace("ranks = 2", "ranks = 0"), r"ranks must be an integer >= 1, got 0"),
-            (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"ranks must be an integer >= 1, got 'two'"),
-            (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[0\] has unknown key 'colour'"),
-            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"pingpong: size must be a finite number > 0"),
+            (lambda s: s.replace("ranks = 2", "ranks = 0"), r"runs\[0\].ranks: 0 is less than the minimum of 1"),
+            (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"runs\[0\].ranks: 'two' is not of type 'integer'"),
+            (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[\d\]: unknown key 'colour'; known: app"),
+            (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"runs\[0\].size: 0 is less than or equal to"),
             (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 36"), r"run exchange_one has no size: declare"),
-            (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\] is missing 'id'"),
+            (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\]: missing 'id'"),
             (
                 lambda s: s + '[[runs]]\nid = "pingpong"\nplatform = "pair"\napp = "x"\nranks = 1\n',
                 r"'pingpong' is used twice",
@@ -147,7 +147,7 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
     assert [run.id for run in study.selected_runs(quick=True)] == ["pingpong", "exchange_one"]
     full = study.full_benchmark()
     assert [run.id for run in full.selected_runs(quick=False)] == ["pingpong", "exchange_one", "exchange_two"]
-    with pytest.raises(StudyError, match="full_only must be true or false, got 'yes'"):
+    with pytest.raises(StudyError, match=r"runs\[2\].full_only: 'yes' is not of type 'boolean'"):
         load_study(write_study(tmp_path, text.replace("full_only = true", 'full_only = "yes"')))
 
 
@@ -170,13 +170,14 @@ def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message:
 def test_a_study_run_has_the_fields_of_a_sweep_point(tmp_path: Path) -> None:
     """One run grammar (studies.run_fields): a study run takes every field a sweep point does (issue 42: replay was
     accepted in a sweep and refused in a study), with the same rules."""
-    from study_runner.studies.run_fields import RUN_FIELDS
-    from study_runner.sweeps.sweep import _RUN_KEYS as SWEEP_RUN_KEYS
+    from study_runner.studies.schema import RUN_PROPERTIES, STUDY_RUN_PROPERTIES, study_schema, sweep_schema
 
-    assert set(RUN_FIELDS) == SWEEP_RUN_KEYS
+    sweep_run = sweep_schema()["properties"]["run"]["properties"]
+    study_run = study_schema()["properties"]["runs"]["items"]["properties"]
+    assert set(sweep_run) == set(RUN_PROPERTIES) and set(study_run) == {*RUN_PROPERTIES, *STUDY_RUN_PROPERTIES}
     study = load_study(write_study(tmp_path, GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\nreplay = true', 1)))
     assert [run.replay for run in study.runs] == [True, False, False]
-    with pytest.raises(StudyError, match=r"run pingpong: replay = true needs compute = \"off\""):
+    with pytest.raises(StudyError, match=r"runs\[0\]: replay = true needs compute = \"off\""):
         load_study(
             write_study(
                 tmp_path, GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\nreplay = true\ncompute = "benchmark"', 1)

@@ -83,13 +83,14 @@ class TestSweepFiles:
         assert len(combos) == 8
         for point in sweep.points:  # zipped variables move together
             assert (point.variables["hosts"], point.variables["lat"]) in {(2, "1us"), (3, "5us")}
-            assert point.params == {
+            assert sweep.platforms[point.platform].params == {
                 "hosts": point.variables["hosts"],
                 "link_bw": point.variables["bw"],
                 "link_lat": point.variables["lat"],
             }
             assert point.args == ("-s", str(point.variables["size"]), "-i", "2")
-        assert [p.index for p in sweep.points] == list(range(8))
+        assert [p.id for p in sweep.points] == [f"point-{i}" for i in range(8)]
+        assert len(sweep.platforms) == 2 * 2  # a platform per distinct (bw, hosts and lat)
         assert sweep.points[0].variables == {"bw": "1GBps", "size": 1000, "hosts": 2, "lat": "1us"}
         assert sweep.points[1].variables["hosts"] == 3  # the last axis varies fastest
 
@@ -97,14 +98,13 @@ class TestSweepFiles:
     def test_shipped_sweeps_load(self, path: Path) -> None:
         sweep = load_sweep(path)
         assert sweep.points and sweep.plots and sweep.metric
-        assert len({json.dumps([p.family, p.params, p.args, p.options], sort_keys=True) for p in sweep.points}) == len(
-            sweep.points
-        ), "two points of a shipped sweep are the same simulation"
+        simulations = {json.dumps([p.platform, p.args, p.options], sort_keys=True) for p in sweep.points}
+        assert len(simulations) == len(sweep.points), "two points of a shipped sweep are the same simulation"
 
     def test_nbl_regime_sweep_has_at_least_200_points(self) -> None:
         sweep = load_sweep(REPO / "scripts" / "sweeps" / "nbl-regime-mesh.toml")
         assert len(sweep.points) >= 200
-        assert {p.family for p in sweep.points} == {"mesh"}
+        assert {platform.family for platform in sweep.platforms.values()} == {"mesh"}
         assert {p.variables["nbl"] for p in sweep.points} == {"none", "2", "nominal"}
 
     @pytest.mark.parametrize(
@@ -122,18 +122,18 @@ class TestSweepFiles:
             (lambda t: t.replace('"{size}"', '"{sise}"'), "unknown variable 'sise'"),
             (lambda t: t.replace('link_lat = "{lat}"', 'link_lat = "{lat}"\nradix = 4'), "unknown parameter"),
             (lambda t: t.replace('link_bw = "{bw}"', 'link_bw = "fast"'), "link_bw"),
-            (lambda t: t.replace("ranks = 2", 'ranks = "{bw}"'), "ranks must be an integer"),
-            (lambda t: t.replace("ranks = 2\n", ""), "run is missing 'ranks'"),
+            (lambda t: t.replace("ranks = 2", 'ranks = "{bw}"'), r"point 0 \(.*\): run.ranks: '1GBps' is not of"),
+            (lambda t: t.replace("ranks = 2\n", ""), "run: missing 'ranks'"),
             (lambda t: t.replace('name = "pp"', 'name = "pp"\ncolour = 1'), "unknown key 'colour'"),
-            (lambda t: t.replace('name = "pp"', 'name = "../pp"'), "file-name-safe"),
+            (lambda t: t.replace('name = "pp"', 'name = "../pp"'), "name: '../pp' does not match"),
             (lambda t: t.replace('series = "bw"', 'series = "bandwidth"'), "unknown variable 'bandwidth'"),
-            (lambda t: t.replace('kind = "regime"', 'kind = "pie"'), "kind must be one of"),
+            (lambda t: t.replace('kind = "regime"', 'kind = "pie"'), r"output.plots\[1\].kind: 'pie' is not one of"),
             (lambda t: t.replace('compare = "bw"', ""), "is missing 'compare'"),
             (lambda t: t.replace('metric = "oneway_s_max"', ""), "plots need output.metric"),
             (lambda t: t.replace('[grid]\nbw', '[grid]\nhosts = [1]\nbw'), "declared twice"),
             (lambda t: t.replace("[[zip]]", "[[zip]]\nbad = [[1, 2]]"), "must hold numbers"),
             (lambda t: t.replace("ranks = 2\n", 'ranks = 2\nsize = "{hosts - 2}"\n'),
-             "size must be a finite number > 0"),
+             "run.size: 0 is less than or equal to the minimum of 0"),
             # the findings: no cost bound, a template that hangs, a timeout of nan
             (lambda t: t.replace("size = [1000, 100000]", "size = [1000, 100000]\n" + "\n".join(
                 f"axis{i} = [{', '.join(map(str, range(10)))}]" for i in range(9))),
@@ -173,12 +173,12 @@ class TestTable:
         from study_runner.batch.runs import RunSpec
 
         sweep = load_sweep(write(tmp_path, PINGPONG))
-        spec = RunSpec("x", "p", "pingpong", 2, (), (), True, (), None, 1.0)
+        spec = RunSpec("x", "p", "pingpong", 2, timeout=1.0)
         results = [
-            RunResult(spec, [], [{"bytes": 1, "app": "pingpong", "t": p.index}, {"bytes": 2, "t": 0.5}], False, 1.0)
-            for p in sweep.points
+            RunResult(spec, [], [{"bytes": 1, "app": "pingpong", "t": i}, {"bytes": 2, "t": 0.5}], False, 1.0)
+            for i in range(len(sweep.points))
         ]
-        table = rows(sweep, results, [f"k{p.index}" for p in sweep.points])
+        table = rows(sweep, results, [f"k{i}" for i in range(len(sweep.points))])
         assert len(table) == 2 * len(sweep.points)
         first = table[0]
         assert first["point"] == 0 and first["bw"] == "1GBps" and first["hosts"] == 2

@@ -1,12 +1,13 @@
 """What one simulation is, as the batch layer runs it: an app, its arguments, ranks and placement on a named
-platform, its options, timeout and cost. Study files and sweep files both describe their runs this way."""
+platform, its options, timeout and cost. Study files and sweep files both describe their runs this way: one
+grammar (``studies.schema``), one validator (``studies.run_fields``), this one dataclass."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RunSpec"]
+__all__ = ["PlatformSpec", "RunSpec"]
 
 
 @dataclass(frozen=True)
@@ -17,15 +18,15 @@ class RunSpec:
     platform: str
     app: str
     ranks: int
-    args: tuple[str, ...]
-    quick_args: tuple[str, ...]
-    quick: bool
-    options: tuple[str, ...]
-    placement: tuple[str, ...] | str | None
-    timeout: float
+    args: tuple[str, ...] = ()
+    quick_args: tuple[str, ...] = ()
+    quick: bool = True
+    options: tuple[str, ...] = ()
+    placement: tuple[str, ...] | str | None = None
+    timeout: float = 600.0
     full_args: tuple[str, ...] = ()
     full_timeout: float | None = None
-    grid: str | None = None  # the [[generate]] grid the run comes from, and its point's variables
+    grid: str | None = None  # the [[generate]] grid the run comes from (a study's), and its point's variables
     variables: dict[str, Any] = field(default_factory=dict)
     size: float | None = None  # relative cost, for the estimate of the time left (batch.eta)
     compute: str = "off"  # simulation.compute: "off" (communication only) or "benchmark"
@@ -37,3 +38,14 @@ class RunSpec:
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""
         return self.quick_args if quick and self.quick_args else self.args
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """A named platform of a study: a topology family and its parameters, and the ready platform
+    (``platforms/<machine>/<file>``) they come from, if the study names one."""
+
+    name: str
+    family: str
+    params: dict[str, Any]
+    machine: str | None = None

@@ -33,35 +33,36 @@ from study_runner.studies.templates import assignments, axes, render
 
 __all__ = ["GeneratedRun", "generated_runs"]
 
-_KEYS = {"name", "grid", "zip", "run"}
-
 
 @dataclass(frozen=True)
 class GeneratedRun:
     """One point of a ``[[generate]]`` grid: its run table (rendered, not yet validated) and its variables."""
 
     block: str
+    number: int
+    """The grid's place among the file's ``[[generate]]`` tables, from 0."""
     variables: dict[str, Any]
     table: dict[str, Any]
 
+    @property
+    def label(self) -> str:
+        """``point a=1, b='x'``: where the run is in its grid."""
+        return "point " + ", ".join(f"{k}={v!r}" for k, v in self.variables.items())
 
-def generated_runs(raw: object, functions: Mapping[str, Callable[..., Any]], where: str) -> list[GeneratedRun]:
-    """Every run of the file's ``[[generate]]`` tables, grid by grid, the last axis varying fastest."""
-    if not isinstance(raw, list) or not all(isinstance(table, dict) for table in raw):
-        raise StudyError(f"{where}: generate must be an array of tables ([[generate]])")
+
+def generated_runs(
+    raw: list[dict[str, Any]], functions: Mapping[str, Callable[..., Any]], where: str
+) -> list[GeneratedRun]:
+    """Every run of the file's ``[[generate]]`` tables (their form checked by the study's schema), grid by grid, the
+    last axis varying fastest."""
     runs: list[GeneratedRun] = []
     names: set[str] = set()
-    for number, table in enumerate(raw, 1):
+    for number, table in enumerate(raw):
         label = f"{where}: generate[{number}]"
-        unknown = sorted(set(table) - _KEYS)
-        if unknown:
-            raise StudyError(f"{label} has unknown key {unknown[0]!r}; known: {', '.join(sorted(_KEYS))}")
-        name, template = table.get("name"), table.get("run")
-        if not isinstance(name, str) or not name or name in names:
+        name, template = table["name"], table["run"]
+        if not name or name in names:
             raise StudyError(f"{label}: name must be a non-empty string used by no other grid, got {name!r}")
         names.add(name)
-        if not isinstance(template, dict):
-            raise StudyError(f"{label} ({name}): run must be a table of templates ([generate.run])")
         try:
             grid = assignments(axes(table, f"{label} ({name})"))
         except StudyError as err:
@@ -70,7 +71,7 @@ def generated_runs(raw: object, functions: Mapping[str, Callable[..., Any]], whe
             try:
                 rendered = {key: render(value, variables, functions) for key, value in template.items()}
             except StudyError as err:
-                point = ", ".join(f"{k}={v!r}" for k, v in variables.items())
-                raise StudyError(f"{label} ({name}), point {point}: {err}") from None
-            runs.append(GeneratedRun(name, variables, rendered))
+                point = GeneratedRun(name, number, variables, {}).label
+                raise StudyError(f"{label} ({name}), {point}: {err}") from None
+            runs.append(GeneratedRun(name, number, variables, rendered))
     return runs

@@ -10,18 +10,26 @@ from pathlib import Path
 from types import ModuleType
 
 from generators.files import naming
+from generators.model import Platform
 from study_runner.batch.engine import Engine
-from study_runner.batch.execute import RunResult, execute_runs
+from study_runner.batch.execute import PreparedRun, RunResult, execute_runs
+from study_runner.batch.prepare import prepare_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import replace_dir, work_directory
 from study_runner.studies.checks import criterion_text, summary_json
 from study_runner.studies.context import RunTracer, StudyContext
-from study_runner.studies.prepare import prepare_runs
 from study_runner.studies.study import Study
 
-__all__ = ["run_study"]
+__all__ = ["prepare_study", "run_study"]
+
+
+def prepare_study(
+    study: Study, quick: bool, bin_dir: Path, workdir: Path, traces: TraceStore | None = None
+) -> tuple[dict[str, Platform], list[PreparedRun]]:
+    """The study's runs (its quick ones under ``quick``) made ready under ``workdir`` (``batch.prepare``)."""
+    return prepare_runs(study.name, study.platforms, study.selected_runs(quick), quick, bin_dir, workdir, traces)
 
 
 def _analysis(study: Study) -> ModuleType:
@@ -66,7 +74,7 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
     # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
     # reruns one of the runs (ctx.traced_link_bytes).
     with work_directory(study.name) as scratch:
-        platforms, runs = prepare_runs(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
+        platforms, runs = prepare_study(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
         results = execute_runs(runs, cache, engine=engine)
         ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
         checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))

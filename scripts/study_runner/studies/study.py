@@ -76,12 +76,14 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.machines import ReadyPlatform, load_catalogue
-from study_runner.batch.runs import RunSpec
+from study_runner.batch.runs import PlatformSpec, RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
-from study_runner.studies.run_fields import RUN_FIELDS, run_fields, strings
+from study_runner.studies.run_fields import run_fields, strings
+from study_runner.studies.schema import STUDY_RUN_SCHEMA, study_schema
+from study_runner.studies.schema import check as check_schema
 from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
 from study_runner.studies.templates import positive_number
 
@@ -96,34 +98,6 @@ __all__ = [
 ]
 
 STUDIES_DIR = REPO / "scripts" / "studies"
-
-_STUDY_KEYS = {
-    "name",
-    "title",
-    "description",
-    "analysis",
-    "platforms",
-    "runs",
-    "generate",
-    "checks",
-    "figures",
-    "reference",
-}
-_REFERENCE_KEYS = {"source", "value", "unit"}
-_STUDY_RUN_KEYS = ("id", "platform", "quick_args", "quick", "full_only", "full_args", "full_timeout")
-"""What a study run has beside the fields of every run (``run_fields.RUN_FIELDS``)."""
-_RUN_KEYS = {*_STUDY_RUN_KEYS, *RUN_FIELDS}
-
-
-@dataclass(frozen=True)
-class PlatformSpec:
-    """A named platform of a study: a topology family and its parameters, and the ready platform
-    (``platforms/<machine>/<file>``) they come from, if the study names one."""
-
-    name: str
-    family: str
-    params: dict[str, Any]
-    machine: str | None = None
 
 
 def _platform(name: str, raw: object, where: str) -> PlatformSpec:
@@ -211,14 +185,10 @@ class Study:
         return replace(self, runs=runs)
 
 
-def _reference(raw: object, where: str) -> dict[str, Any]:
-    """Validate the ``[reference.<name>]`` tables; return each name's value."""
-    if not isinstance(raw, dict):
-        raise StudyError(f"{where}: reference must be a table of names")
+def _reference(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The value of each ``[reference.<name>]`` table (their form is the schema's), whose source says where it is."""
     for name, entry in raw.items():
-        if not isinstance(entry, dict) or not {"source", "value"} <= set(entry) <= _REFERENCE_KEYS:
-            raise StudyError(f"{where}: reference.{name} must have source and value (and optionally unit)")
-        if not isinstance(entry["source"], str) or not entry["source"].strip():
+        if not entry["source"].strip():
             raise StudyError(f"{where}: reference.{name}.source must say where in the paper the value is")
     return {name: entry["value"] for name, entry in raw.items()}
 
@@ -228,38 +198,24 @@ def study_names(directory: Path = STUDIES_DIR) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.toml"))
 
 
-def _run(raw: object, index: int, platforms: dict[str, PlatformSpec], where: str) -> RunSpec:
-    if not isinstance(raw, dict):
-        raise StudyError(f"{where}: runs[{index}] must be a table")
-    unknown = sorted(set(raw) - _RUN_KEYS)
-    if unknown:
-        raise StudyError(
-            f"{where}: runs[{index}] has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}"
-        )
-    for key in ("id", "platform"):
-        if key not in raw:
-            raise StudyError(f"{where}: runs[{index}] is missing {key!r}")
-    run_id = raw["id"]
-    if not isinstance(run_id, str) or not run_id:
-        raise StudyError(f"{where}: runs[{index}].id must be a non-empty string")
+def _run(raw: dict[str, Any], platforms: dict[str, PlatformSpec], where: str, path: str) -> RunSpec:
+    """A run table at ``path`` whose values are all given (a ``[[runs]]`` table, or a rendered ``[generate.run]``)."""
+    fields = run_fields(raw, where, path, STUDY_RUN_SCHEMA)
+    here = f"{where}: run {raw['id']}"
     if raw["platform"] not in platforms:
-        raise StudyError(f"{where}: run {run_id} names unknown platform {raw['platform']!r}")
-    here = f"{where}: run {run_id}"
+        raise StudyError(f"{here} names unknown platform {raw['platform']!r}")
     full_timeout = raw.get("full_timeout")
     if full_timeout is not None and not positive_number(full_timeout):
         raise StudyError(f"{here}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}")
-    for flag, default in (("quick", True), ("full_only", False)):
-        if not isinstance(raw.get(flag, default), bool):
-            raise StudyError(f"{here}: {flag} must be true or false, got {raw[flag]!r}")
     return RunSpec(
-        id=run_id,
+        id=raw["id"],
         platform=raw["platform"],
-        quick_args=strings(raw.get("quick_args", []), f"{here}: quick_args"),
+        quick_args=strings(raw.get("quick_args", [])),
         quick=raw.get("quick", True),
         full_only=raw.get("full_only", False),
-        full_args=strings(raw.get("full_args", []), f"{here}: full_args"),
+        full_args=strings(raw.get("full_args", [])),
         full_timeout=None if full_timeout is None else float(full_timeout),
-        **run_fields(raw, here),
+        **fields,
     )
 
 
@@ -293,25 +249,15 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             raise StudyError(f"unknown study {str(name_or_path)!r}; known studies: {known}")
     where = str(path)
     data = read_toml(path, "study file")
-    unknown = sorted(set(data) - _STUDY_KEYS)
-    if unknown:
-        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_STUDY_KEYS))}")
-    for key in ("name", "title", "analysis", "platforms"):
-        if key not in data:
-            raise StudyError(f"{where}: missing {key!r}")
-    platforms: dict[str, PlatformSpec] = {}
-    if not isinstance(data["platforms"], dict) or not data["platforms"]:
-        raise StudyError(f"{where}: platforms must be a non-empty table of named platforms")
-    for pname, raw in data["platforms"].items():
-        platforms[pname] = _platform(pname, raw, where)
-    raw_runs = data.get("runs", [])
-    if not isinstance(raw_runs, list):
-        raise StudyError(f"{where}: runs must be an array of tables ([[runs]])")
-    runs = [_run(raw, i, platforms, where) for i, raw in enumerate(raw_runs)]
+    check_schema(data, study_schema(), where)
+    platforms = {pname: _platform(pname, raw, where) for pname, raw in data["platforms"].items()}
+    runs = [_run(raw, platforms, where, f"runs[{i}]") for i, raw in enumerate(data.get("runs", []))]
     module = _analysis_module(str(data["analysis"]))
     functions = dict(getattr(module, "TEMPLATE_FUNCTIONS", {}))  # what [[generate]] templates may call
     for point in generated_runs(data.get("generate", []), functions, where):
-        run = _run(point.table, len(runs), platforms, f"{where}: generate {point.block!r}")
+        run = _run(
+            point.table, platforms, f"{where}: grid {point.block!r}, {point.label}", f"generate[{point.number}].run"
+        )
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
@@ -331,8 +277,6 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     if repeated:
         raise StudyError(f"{where}: check {repeated[0]!r} is declared twice")
     figures = data.get("figures", {})
-    if not isinstance(figures, dict):
-        raise StudyError(f"{where}: figures must be a table ([figures])")
     ids = [run.id for run in runs]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:

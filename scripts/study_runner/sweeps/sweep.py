@@ -72,34 +72,26 @@ naming an unknown variable, a replay with benchmarked computation or a metric ot
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.params import check_params
+from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
-from study_runner.studies.run_fields import RUN_FIELDS, run_fields
-from study_runner.studies.study import read_toml
+from study_runner.studies.run_fields import run_fields
+from study_runner.studies.schema import PLOT_KEYS, check, sweep_schema
+from study_runner.studies.study import PlatformSpec, read_toml
 from study_runner.studies.templates import assignments, axes, evaluate, render
 
-__all__ = ["PLOT_KINDS", "Plot", "Point", "Sweep", "evaluate", "load_sweep", "render"]
+__all__ = ["PLOT_KINDS", "Plot", "Sweep", "evaluate", "load_sweep", "render"]
 
-PLOT_KINDS = ("lines", "regime", "split")
-
-_TOP_KEYS = {"name", "title", "description", "grid", "zip", "platform", "run", "output"}
-_RUN_KEYS = set(RUN_FIELDS)  # one grammar with a study's runs (studies.run_fields)
-_OUTPUT_KEYS = {"metric", "better", "plots"}
-_PLOT_KEYS = {
-    "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
-    "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
-    "split": ({"kind", "x"}, {"facets", "title"}),
-}
-_SWEEP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+PLOT_KINDS = tuple(PLOT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -130,27 +122,6 @@ class Plot:
 
 
 @dataclass(frozen=True)
-class Point:
-    """One simulation of the sweep: its variables and the platform and run they give."""
-
-    index: int
-    variables: dict[str, Any]
-    family: str
-    params: dict[str, Any]
-    app: str
-    ranks: int
-    args: tuple[str, ...]
-    placement: str | None
-    options: tuple[str, ...]
-    timeout: float
-    size: float | None = None
-    execution: dict[str, Any] = field(default_factory=dict)
-    """The run's ``compute``, ``ranks_per_node`` and ``output`` (``studies.study``'s checks and defaults)."""
-    replay: bool = False
-    """Whether the point replays the app's recorded trace instead of running it (``simulation.replay``)."""
-
-
-@dataclass(frozen=True)
 class Sweep:
     """A sweep file, validated and expanded."""
 
@@ -158,7 +129,10 @@ class Sweep:
     title: str
     description: str
     variables: tuple[str, ...]
-    points: tuple[Point, ...]
+    platforms: dict[str, PlatformSpec]
+    """The distinct platforms of the points (``platform-0``, ...), each a family and its parameters."""
+    points: tuple[RunSpec, ...]
+    """A run per point (``point-0``, ...), its ``variables`` set, naming one of ``platforms``."""
     metric: str | None
     better: str
     plots: tuple[Plot, ...]
@@ -166,15 +140,10 @@ class Sweep:
 
 
 def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
-    raw_plots = output.get("plots", [])
-    if not isinstance(raw_plots, list) or not all(isinstance(p, dict) for p in raw_plots):
-        raise StudyError(f"{where}: output.plots must be an array of tables ([[output.plots]])")
     plots = []
-    for number, raw in enumerate(raw_plots, 1):
-        kind = raw.get("kind")
-        if kind not in PLOT_KINDS:
-            raise StudyError(f"{where}: plot {number}: kind must be one of {', '.join(PLOT_KINDS)}, got {kind!r}")
-        required, optional = _PLOT_KEYS[kind]
+    for number, raw in enumerate(output.get("plots", []), 1):
+        kind = raw["kind"]
+        required, optional = PLOT_KEYS[kind]
         missing = sorted(required - set(raw))
         if missing:
             raise StudyError(f"{where}: plot {number} ({kind}) is missing {missing[0]!r}")
@@ -192,9 +161,6 @@ def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tu
                 raise StudyError(f"{where}: plot {number} ({kind}) names unknown variable {name!r} (known: {known})")
         if len(set(named)) != len(named):
             raise StudyError(f"{where}: plot {number} ({kind}) uses a variable twice")
-        for flag in ("logx", "logy"):
-            if not isinstance(raw.get(flag, False), bool):
-                raise StudyError(f"{where}: plot {number}: {flag} must be true or false")
         plots.append(
             Plot(
                 kind=kind,
@@ -214,7 +180,9 @@ def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tu
     return tuple(plots)
 
 
-def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run: dict[str, Any], where: str) -> Point:
+def _point(
+    index: int, variables: dict[str, Any], platform: dict[str, Any], run: dict[str, Any], where: str
+) -> tuple[PlatformSpec, RunSpec]:
     label = f"{where}: point {index} ({', '.join(f'{k}={v!r}' for k, v in variables.items())})"
     try:
         family = render(platform["family"], variables)
@@ -229,11 +197,26 @@ def _point(index: int, variables: dict[str, Any], platform: dict[str, Any], run:
         rendered = {key: render(value, variables) for key, value in run.items()}
         if isinstance(rendered["ranks"], str) and rendered["ranks"].strip().isdigit():
             rendered["ranks"] = int(rendered["ranks"])  # a template renders text
-        fields = run_fields(rendered, "run")
     except StudyError as err:
         raise StudyError(f"{label}: {err}") from None
-    execution = {key: fields.pop(key) for key in ("compute", "ranks_per_node", "output")}
-    return Point(index=index, variables=variables, family=family, params=params, execution=execution, **fields)
+    fields = run_fields(rendered, label, "run")
+    spec = RunSpec(id=f"point-{index}", platform="", variables=variables, **fields)
+    return PlatformSpec("", family, params), spec
+
+
+def _named_platforms(points: list[tuple[PlatformSpec, RunSpec]]) -> tuple[dict[str, PlatformSpec], list[RunSpec]]:
+    """One platform per distinct (family, parameters), named in order of first use, and each point's run naming its
+    platform."""
+    names: dict[str, str] = {}
+    platforms: dict[str, PlatformSpec] = {}
+    runs = []
+    for platform, run in points:
+        identity = json.dumps([platform.family, platform.params], sort_keys=True)
+        if identity not in names:
+            names[identity] = f"platform-{len(names)}"
+            platforms[names[identity]] = replace(platform, name=names[identity])
+        runs.append(replace(run, platform=names[identity]))
+    return platforms, runs
 
 
 def load_sweep(path: str | Path) -> Sweep:
@@ -241,38 +224,10 @@ def load_sweep(path: str | Path) -> Sweep:
     path = Path(path)
     where = str(path)
     data = read_toml(path, "sweep file")
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise StudyError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(sorted(_TOP_KEYS))}")
-    for key in ("name", "platform", "run"):
-        if key not in data:
-            raise StudyError(f"{where}: missing {key!r}")
-    name = data["name"]
-    if not isinstance(name, str) or not _SWEEP_NAME.match(name):
-        raise StudyError(f"{where}: name must be a file-name-safe string (letters, digits, . _ -), got {name!r}")
-    platform, run = data["platform"], data["run"]
-    if not isinstance(platform, dict) or "family" not in platform:
-        raise StudyError(f"{where}: [platform] must be a table with a 'family'")
-    if not isinstance(run, dict):
-        raise StudyError(f"{where}: [run] must be a table")
-    unknown = sorted(set(run) - _RUN_KEYS)
-    if unknown:
-        raise StudyError(f"{where}: run has unknown key {unknown[0]!r}; known: {', '.join(sorted(_RUN_KEYS))}")
-    for key in ("app", "ranks"):
-        if key not in run:
-            raise StudyError(f"{where}: run is missing {key!r}")
+    check(data, sweep_schema(), where)
+    name, platform, run = data["name"], data["platform"], data["run"]
     output = data.get("output", {})
-    if not isinstance(output, dict):
-        raise StudyError(f"{where}: output must be a table ([output])")
-    unknown = sorted(set(output) - _OUTPUT_KEYS)
-    if unknown:
-        raise StudyError(f"{where}: output has unknown key {unknown[0]!r}; known: {', '.join(sorted(_OUTPUT_KEYS))}")
-    better = output.get("better", "lower")
-    if better not in ("lower", "higher"):
-        raise StudyError(f"{where}: output.better must be 'lower' or 'higher', got {better!r}")
-    metric = output.get("metric")
-    if metric is not None and (not isinstance(metric, str) or not metric):
-        raise StudyError(f"{where}: output.metric must be the name of a field of the app's records")
+    better, metric = output.get("better", "lower"), output.get("metric")
 
     grid_axes = axes(data, where)
     variables = tuple(name for axis in grid_axes for name in axis[0])
@@ -283,8 +238,8 @@ def load_sweep(path: str | Path) -> Sweep:
         grid = assignments(grid_axes)
     except StudyError as err:
         raise StudyError(f"{where}: {err}") from None
-    points = [_point(i, assignment, platform, run, where) for i, assignment in enumerate(grid)]
-    if any(plot.kind == "split" for plot in plots) and any(p.execution["compute"] != "benchmark" for p in points):
+    platforms, points = _named_platforms([_point(i, point, platform, run, where) for i, point in enumerate(grid)])
+    if any(plot.kind == "split" for plot in plots) and any(p.compute != "benchmark" for p in points):
         raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
     if any(point.replay for point in points):
         if metric not in (None, REPLAY_METRIC):
@@ -299,6 +254,7 @@ def load_sweep(path: str | Path) -> Sweep:
         title=str(data.get("title", name)),
         description=str(data.get("description", "")),
         variables=variables,
+        platforms=platforms,
         points=tuple(points),
         metric=metric,
         better=better,

@@ -19,12 +19,14 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from generators.files import naming
 from study_runner.batch.engine import Engine, job_script
 from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
 from study_runner.batch.execute import execute_runs
+from study_runner.batch.prepare import prepare_runs
 from study_runner.batch.progress import BarProgress, format_duration
 from study_runner.batch.runs import RunSpec
 from study_runner.paths import REPO
@@ -37,59 +39,32 @@ from study_runner.simulation.workdirs import (
     unwinding_signals,
     work_directory,
 )
-from study_runner.studies.prepare import prepare_runs
-from study_runner.studies.study import PlatformSpec, Study
 from study_runner.sweeps.sweep import Sweep, load_sweep
 from study_runner.sweeps.sweep_plots import draw_plots
 from study_runner.sweeps.sweep_table import rows, write_parquet
 
-__all__ = ["as_study", "main", "run_sweep"]
+__all__ = ["main", "run_sweep"]
 
 
-def as_study(sweep: Sweep) -> Study:
-    """The sweep as a study: one platform per distinct (family, parameters), one run per point."""
-    platforms: dict[str, PlatformSpec] = {}
-    names: dict[str, str] = {}
-    runs = []
-    for point in sweep.points:
-        identity = json.dumps([point.family, point.params], sort_keys=True)
-        if identity not in names:
-            names[identity] = f"platform-{len(names)}"
-            platforms[names[identity]] = PlatformSpec(names[identity], point.family, point.params)
-        app = point.app
-        if "/" in app:  # a binary of the user's own, relative to the sweep file
-            app = str((sweep.path.parent / app).resolve())
-        runs.append(
-            RunSpec(
-                id=f"point-{point.index}",
-                platform=names[identity],
-                app=app,
-                ranks=point.ranks,
-                args=point.args,
-                quick_args=(),
-                quick=True,
-                options=point.options,
-                placement=point.placement,
-                timeout=point.timeout,
-                size=point.size,
-                replay=point.replay,
-                **point.execution,
-            )
-        )
-    return Study(sweep.name, sweep.title, sweep.description, "", platforms, tuple(runs), path=sweep.path)
+def _own_binaries(sweep: Sweep) -> list[RunSpec]:
+    """The sweep's points, a binary of the user's own (a path) taken relative to the sweep file."""
+    return [
+        replace(point, app=str((sweep.path.parent / point.app).resolve())) if "/" in point.app else point
+        for point in sweep.points
+    ]
 
 
 def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> Path:
     """Run (or read from the cache) every point and write ``results_dir/<name>/``; return that directory."""
     started = time.monotonic()
-    study = as_study(sweep)
     results_dir.mkdir(parents=True, exist_ok=True)
     # The files the simulations read live beside the results (not in /tmp): remote workers see them there. Those
     # of an earlier run that was killed go as this one starts (study_runner.simulation.workdirs).
     with work_directory(sweep.name, parent=results_dir) as scratch:
-        _, runs = prepare_runs(study, False, bin_dir, scratch, TraceStore.of_cache(cache.directory))
+        traces = TraceStore.of_cache(cache.directory)
+        _, runs = prepare_runs(sweep.name, sweep.platforms, _own_binaries(sweep), False, bin_dir, scratch, traces)
         print(
-            f"{sweep.name}: {len(runs)} points, {len(study.platforms)} platforms, on {engine.describe()}",
+            f"{sweep.name}: {len(runs)} points, {len(sweep.platforms)} platforms, on {engine.describe()}",
             file=sys.stderr,
         )
         results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))

@@ -17,8 +17,9 @@ from typing import Any
 
 from generators.files import atomic_path
 from study_runner.batch.execute import RunResult
+from study_runner.batch.runs import PlatformSpec, RunSpec
 from study_runner.errors import StudyError
-from study_runner.sweeps.sweep import Point, Sweep
+from study_runner.sweeps.sweep import Sweep
 
 __all__ = ["INPUT_COLUMNS", "Row", "best_rows", "rows", "write_parquet"]
 
@@ -43,9 +44,9 @@ Row = dict[str, Any]
 def rows(sweep: Sweep, results: Sequence[RunResult], keys: Sequence[str]) -> list[Row]:
     """The table's rows: for each point (in sweep order), one per record of its app."""
     table: list[Row] = []
-    for point, result, key in zip(sweep.points, results, keys, strict=True):
-        base: Row = {"point": point.index, **point.variables}
-        base.update(_inputs(point))
+    for index, (point, result, key) in enumerate(zip(sweep.points, results, keys, strict=True)):
+        base: Row = {"point": index, **point.variables}
+        base.update(_inputs(sweep.platforms[point.platform], point))
         base.update(
             cached=result.cached,
             sim_wall_s=result.wall_s,
@@ -60,10 +61,10 @@ def rows(sweep: Sweep, results: Sequence[RunResult], keys: Sequence[str]) -> lis
     return table
 
 
-def _inputs(point: Point) -> Row:
+def _inputs(platform: PlatformSpec, point: RunSpec) -> Row:
     return {
-        "family": point.family,
-        "params": json.dumps(point.params, sort_keys=True),
+        "family": platform.family,
+        "params": json.dumps(platform.params, sort_keys=True),
         "app": point.app,
         "ranks": point.ranks,
         "args": " ".join(point.args),

@@ -121,14 +121,13 @@ def compare(sweep: Sweep, bin_dir: Path, engine: Engine, scratch: Path) -> Compa
         walls.append(time.monotonic() - started)
         by_point, simulated = _simulated(final)
         simulations.append(simulated)
-        times.append(tuple(by_point[point.index] for point in sweep.points))
+        times.append(tuple(by_point[index] for index in range(len(sweep.points))))
         traces = sum(1 for _ in TraceStore.of_cache(cache.directory).root.glob("*/*"))
-    platforms = {json.dumps([point.family, point.params], sort_keys=True) for point in sweep.points}
     online, replayed = 0, 1
     return Comparison(
         sweep=sweep.name,
         points=len(sweep.points),
-        platforms=len(platforms),
+        platforms=len(sweep.platforms),
         traces=traces,
         online_wall_s=walls[online],
         replay_wall_s=walls[replayed],

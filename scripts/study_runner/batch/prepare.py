@@ -1,13 +1,16 @@
-"""A study's runs made ready: its platforms built and written, each run's hostfile, command and cache key.
+"""Runs made ready, a study's and a sweep's alike: their platforms built and written, each run's hostfile, command and
+cache key.
 
-Everything that can be wrong with a study (a bad platform, a placement that does not fit, a missing binary) is
-found here, before anything is simulated; ``study_runner.batch.execute`` then runs what this prepares. A run that
+Everything that can be wrong with the runs (a bad platform, a placement that does not fit, a missing binary, an
+option SimGrid does not know) is found here, before anything is simulated; ``study_runner.batch.execute`` then runs
+what this prepares. A run that
 replays (``RunSpec.replay``) gets the recording of its trace beside it (``study_runner.simulation.replay``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from generators import (
 )
 from generators.model import Platform
 from study_runner.batch.execute import PreparedRun, simgrid_version
+from study_runner.batch.runs import PlatformSpec, RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
@@ -29,43 +33,44 @@ from study_runner.simulation.compute import calibration, compute_options
 from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
 from study_runner.simulation.simgrid_options import options_problem
 from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
-from study_runner.studies.study import Study
 
 __all__ = ["prepare_runs"]
 
 
 def prepare_runs(
-    study: Study, quick: bool, bin_dir: Path, workdir: Path, traces: TraceStore | None = None
+    name: str,
+    specs: Mapping[str, PlatformSpec],
+    runs: Sequence[RunSpec],
+    quick: bool,
+    bin_dir: Path,
+    workdir: Path,
+    traces: TraceStore | None = None,
 ) -> tuple[dict[str, Platform], list[PreparedRun]]:
-    """Build every platform of the study, write its XML and hostfiles under ``workdir``, key each run. Replays read
-    and record their traces in ``traces``.
+    """Build every platform of ``specs``, write its XML and ``runs``' hostfiles under ``workdir``, key each run
+    (``quick``: with its quick arguments). Replays read and record their traces in ``traces``.
 
-    Raises ``StudyError`` for a bad platform, a placement that does not fit, or a missing app binary,
-    before anything is simulated.
+    Raises ``StudyError`` naming ``name`` (the study or sweep) for a bad platform, a placement that does not fit, a
+    missing app binary or an option SimGrid refuses, before anything is simulated.
     """
     platforms: dict[str, Platform] = {}
     xml_paths: dict[str, Path] = {}
-    for name, pspec in study.platforms.items():
+    for pname, pspec in specs.items():
         try:
-            platforms[name] = build_platform(pspec.family, pspec.params)
+            platforms[pname] = build_platform(pspec.family, pspec.params)
+            xml_paths[pname] = workdir / f"{pname}{platform_suffix(platforms[pname])}"
+            write_platform(platforms[pname], xml_paths[pname])
         except TopologyError as err:
-            raise StudyError(f"{study.name}: platform {name}: {err}") from None
-        xml_paths[name] = workdir / f"{name}{platform_suffix(platforms[name])}"
-        try:
-            write_platform(platforms[name], xml_paths[name])
-        except TopologyError as err:
-            raise StudyError(f"{study.name}: platform {name}: {err}") from None
+            raise StudyError(f"{name}: platform {pname}: {err}") from None
     xml_digests = {
-        name: "+".join(file_digest(part) for part in platform_files(path)) for name, path in xml_paths.items()
+        pname: "+".join(file_digest(part) for part in platform_files(path)) for pname, path in xml_paths.items()
     }
     binary_digests: dict[str, str] = {}
     checked: set[tuple[str, ...]] = set()
     prepared = []
     recordings: dict[str, PreparedRun] = {}
-    runs = study.selected_runs(quick)
     reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
     for spec in runs:
-        label = f"{study.name}/{spec.id}"
+        label = f"{name}/{spec.id}"
         binary = third_party(spec.app) or bin_dir / spec.app
         if not binary.is_file():
             raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")

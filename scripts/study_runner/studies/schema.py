@@ -1,0 +1,241 @@
+"""The grammar of study files and sweep files as JSON Schema: one description of a run, published for editors and
+used by the loaders, whose errors name the dotted path of the bad field.
+
+A run has the same fields wherever it is written (:data:`RUN_PROPERTIES`): a study's ``[[runs]]`` (which add their
+id, platform and quick and full variants, :data:`STUDY_RUN_PROPERTIES`), a study's ``[generate.run]`` and a sweep's
+``[run]``, whose values may also be templates (``study_runner.studies.templates``): there a string holding ``{`` is
+left to the check of each rendered point. :func:`check` validates a document against a schema with the kept
+``jsonschema`` library and raises ``StudyError`` naming the first bad field by its path (``runs[2].ranks``).
+
+The schemas are published in ``schemas/`` (``study.schema.json``, ``sweep.schema.json``), written by
+``python -m study_runner.studies.schema`` and compared with what this module gives by ``tests/test_schema.py``; a
+study or sweep file's first line ``#:schema ../../schemas/study.schema.json`` lets TOML editors (Taplo, Even Better
+TOML) check and complete it.
+
+>>> check({"app": "pingpong", "ranks": 0}, RUN_SCHEMA, "run pp")
+Traceback (most recent call last):
+...
+study_runner.errors.StudyError: run pp: ranks: 0 is less than the minimum of 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from study_runner.errors import StudyError
+from study_runner.paths import REPO
+from study_runner.simulation.compute import COMPUTE_MODES
+from study_runner.simulation.outputs import OUTPUT_FORMATS
+
+__all__ = [
+    "PLOT_KEYS",
+    "RUN_PROPERTIES",
+    "RUN_SCHEMA",
+    "SCHEMA_DIR",
+    "STUDY_RUN_PROPERTIES",
+    "STUDY_RUN_SCHEMA",
+    "check",
+    "published_schemas",
+    "study_schema",
+    "sweep_schema",
+]
+
+SCHEMA_DIR = REPO / "schemas"
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_WORDS = {"type": "array", "items": {"type": ["string", "number"]}, "description": "words (numbers as their text)"}
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+
+
+def _described(schema: Mapping[str, Any], description: str) -> dict[str, Any]:
+    return {**schema, "description": description}
+
+
+RUN_PROPERTIES: dict[str, dict[str, Any]] = {
+    "app": _described({"type": "string", "minLength": 1}, "a topolab app (build/bin), a path to your own binary, "
+                      "or a third-party code topolab builds (nas:is, nas:ep, nas:dt)"),
+    "ranks": _described({"type": "integer", "minimum": 1}, "the number of MPI processes"),
+    "args": _described(_WORDS, "the app's arguments"),
+    "placement": _described({"type": ["string", "array"], "items": {"type": "string"}},
+                            "the host of each rank, or a named placement of the family (\"allocation:2,4,3\")"),
+    "options": _described(_WORDS, "extra smpirun --cfg flags"),
+    "timeout": _described(_POSITIVE, "seconds (default 600)"),
+    "size": _described(_POSITIVE, "the run's relative cost, for the estimate of the time left only"),
+    "compute": _described({"enum": list(COMPUTE_MODES)}, "charge the app's CPU bursts (\"benchmark\") or not"),
+    "ranks_per_node": _described({"type": "integer", "minimum": 1}, "consecutive ranks on each host"),
+    "output": _described({"enum": list(OUTPUT_FORMATS)}, "what the app prints: JSON lines or a third-party report"),
+    "replay": _described({"type": "boolean"}, "record the app's trace once and replay it (needs compute = \"off\")"),
+}  # fmt: skip
+"""The fields of every run, a study's and a sweep's alike."""
+
+STUDY_RUN_PROPERTIES: dict[str, dict[str, Any]] = {
+    "id": _described({"type": "string", "minLength": 1}, "the run's name, unique in the study"),
+    "platform": _described({"type": "string", "minLength": 1}, "a platform of [platforms]"),
+    "quick_args": _described(_WORDS, "the app's arguments under --quick"),
+    "quick": _described({"type": "boolean"}, "part of the --quick study (default true)"),
+    "full_only": _described({"type": "boolean"}, "run under --full only (default false)"),
+    "full_args": _described(_WORDS, "the app's arguments under --full"),
+    "full_timeout": _described(_POSITIVE, "seconds, under --full"),
+}
+"""What a study's run has beside :data:`RUN_PROPERTIES`."""
+
+_TEMPLATE = {"type": "string", "pattern": "[{]"}
+
+
+def _templated(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Each property as given, or a template string (checked once rendered, at each point)."""
+    return {name: {"if": _TEMPLATE, "then": True, "else": dict(schema)} for name, schema in properties.items()}
+
+
+def _table(properties: Mapping[str, Any], required: Sequence[str], description: str = "") -> dict[str, Any]:
+    table = {"type": "object", "properties": dict(properties), "required": list(required)}
+    return {**table, "additionalProperties": False, **({"description": description} if description else {})}
+
+
+RUN_SCHEMA = {"$schema": _DIALECT, **_table(RUN_PROPERTIES, ("app", "ranks"))}
+"""A sweep point's run, rendered (every value concrete)."""
+STUDY_RUN_SCHEMA = {
+    "$schema": _DIALECT,
+    **_table({**STUDY_RUN_PROPERTIES, **RUN_PROPERTIES}, ("id", "platform", "app", "ranks")),
+}
+"""A study's run, rendered."""
+
+_AXES = {
+    "grid": _described({"type": "object", "minProperties": 1, "additionalProperties": {"type": "array"}},
+                       "variables, each an axis of its own (a cartesian product)"),
+    "zip": _described({"type": "array", "items": {"type": "object", "additionalProperties": {"type": "array"}}},
+                      "axes whose variables vary together (lists of equal length)"),
+}  # fmt: skip
+_TEXT = {"type": "string"}
+
+
+def _platform(template: bool) -> dict[str, Any]:
+    family = _described({"type": "string", "minLength": 1}, "a topology family (python -m generators --list)")
+    schema = {"type": "object", "properties": {"family": family}, "required": ["family"]}
+    if template:
+        return _described(schema, "a topology family and its parameters; every value may be a template")
+    machine = _described({"type": "string"}, "a ready platform of platforms/machines.toml, <machine>/<file>")
+    ready = {"type": "object", "properties": {"machine": machine}, "additionalProperties": False}
+    choice = {"if": {"type": "object", "required": ["machine"]}, "then": ready, "else": schema}
+    return _described(choice, "a topology family and its parameters, or a ready platform")
+
+
+def study_schema() -> dict[str, Any]:
+    """The schema of a study file (``study_runner.studies.study``)."""
+    run = {**STUDY_RUN_PROPERTIES, **RUN_PROPERTIES}
+    required = STUDY_RUN_SCHEMA["required"]
+    generate = _table(
+        {"name": _described(_TEXT, "the grid's name: the analysis reads its axes"), **_AXES,
+         "run": _table(_templated(run), required, "a run whose values may be templates")},
+        ("name", "run"),
+    )  # fmt: skip
+    reference = _table({"source": {"type": "string", "minLength": 1}, "value": {}, "unit": _TEXT}, ("source", "value"))
+    properties = {
+        "name": _TEXT,
+        "title": _TEXT,
+        "description": _TEXT,
+        "analysis": _described(_TEXT, "the module of study_runner.studies.analyses that reads the runs"),
+        "platforms": {"type": "object", "minProperties": 1, "additionalProperties": _platform(False)},
+        "runs": {"type": "array", "items": _table(run, required)},
+        "generate": {"type": "array", "items": generate},
+        "checks": {"type": "array", "items": {"type": "object"}, "description": "published values and their metrics"},
+        "figures": _described({"type": "object"}, "what the figures show: the fields the analysis declares"),
+        "reference": {"type": "object", "additionalProperties": reference},
+    }
+    schema = _table(properties, ("name", "title", "analysis", "platforms"), "A topolab study file")
+    return {"$schema": _DIALECT, "$id": "study.schema.json", "title": "topolab study", **schema}
+
+
+PLOT_KEYS = {
+    "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),
+    "regime": ({"kind", "x", "y", "compare"}, {"facets", "logx", "title"}),
+    "split": ({"kind", "x"}, {"facets", "title"}),
+}
+"""The keys of a sweep's plot of each kind: required, optional (``study_runner.sweeps.sweep``)."""
+
+
+def sweep_schema() -> dict[str, Any]:
+    """The schema of a sweep file (``study_runner.sweeps.sweep``)."""
+    plot = _table(
+        {"kind": {"enum": list(PLOT_KEYS)}, "x": _TEXT, "y": _TEXT, "series": _TEXT, "compare": _TEXT,
+         "facets": {"type": ["string", "array"], "items": _TEXT}, "logx": {"type": "boolean"},
+         "logy": {"type": "boolean"}, "title": _TEXT},
+        ("kind", "x"),
+    )  # fmt: skip
+    output = _table(
+        {"metric": _described({"type": "string", "minLength": 1}, "the field of the app's records the plots show"),
+         "better": {"enum": ["lower", "higher"]}, "plots": {"type": "array", "items": plot}},
+        (),
+    )  # fmt: skip
+    properties = {
+        "name": _described({"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$"}, "results/sweeps/<name>/"),
+        "title": _TEXT,
+        "description": _TEXT,
+        **_AXES,
+        "platform": _platform(True),
+        "run": _table(_templated(RUN_PROPERTIES), ("app", "ranks"), "the run of every point; values may be templates"),
+        "output": output,
+    }
+    schema = _table(properties, ("name", "platform", "run"), "A topolab sweep file")
+    return {"$schema": _DIALECT, "$id": "sweep.schema.json", "title": "topolab sweep", **schema}
+
+
+def published_schemas() -> dict[str, dict[str, Any]]:
+    """The files of ``schemas/`` and what each holds."""
+    return {"study.schema.json": study_schema(), "sweep.schema.json": sweep_schema()}
+
+
+@functools.cache
+def _validator(text: str) -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(json.loads(text))
+
+
+def _path(parts: Sequence[str | int], prefix: str = "") -> str:
+    """``runs[2].ranks`` from ``["runs", 2, "ranks"]``, after ``prefix``."""
+    text = prefix
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: str = "") -> None:
+    """``data`` (found at ``path`` of its file) against ``schema``; ``StudyError`` naming ``where``, the bad field's
+    path and what is wrong."""
+    error = best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(data))
+    if error is None:
+        return
+    message = error.message
+    if error.validator == "additionalProperties":
+        known = error.schema.get("properties", {})
+        unknown = sorted(set(error.instance) - set(known))
+        message = f"unknown key {unknown[0]!r}; known: {', '.join(sorted(known))}"
+    elif error.validator == "required":
+        message = f"missing {error.message.split(' is a required')[0]}"
+    bad = _path(list(error.absolute_path), path)
+    raise StudyError(f"{where}: {bad + ': ' if bad else ''}{message}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m study_runner.studies.schema", description="Write the published schemas (schemas/*.json)."
+    )
+    parser.add_argument("--dir", type=Path, default=SCHEMA_DIR, help="where to write them (default: schemas/)")
+    arguments = parser.parse_args(argv)
+    arguments.dir.mkdir(parents=True, exist_ok=True)
+    for name, schema in published_schemas().items():
+        temporary = arguments.dir / f".{name}.tmp"
+        temporary.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(arguments.dir / name)
+        print(arguments.dir / name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -48,94 +48,44 @@ def test_every_shipped_file_validates_and_names_its_schema(schema: str, path: Pa
     assert not errors, errors[0].message
 
 
-STUDY = """
-name = "mini"
-title = "t"
-analysis = "none"
-[platforms.pair]
-family = "crossbar"
-hosts = 2
-[[runs]]
-id = "a"
-platform = "pair"
-app = "pingpong"
-ranks = 2
-[[runs]]
-id = "b"
-platform = "pair"
-app = "pingpong"
-ranks = 2
-[[generate]]
-name = "scan"
-[generate.grid]
-n = [1, 2]
-[generate.run]
-id = "scan.{n}"
-platform = "pair"
-app = "pingpong"
-ranks = 2
-compute = "off"
-"""
-
-SWEEP = """
-name = "s"
-[grid]
-n = [1, 2]
-[platform]
-family = "crossbar"
-hosts = 2
-[run]
-app = "pingpong"
-ranks = "{n + 1}"
-[output]
-metric = "t"
-[[output.plots]]
-kind = "lines"
-x = "n"
-"""
+GOOD = {
+    "study": REPO / "tests" / "data" / "schema" / "study.toml",
+    "sweep": REPO / "tests" / "data" / "schema" / "sweep.toml",
+}
+LOADERS = {"study": load_study, "sweep": load_sweep}
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("kind", "edit", "message"),
     [
-        (("ranks = 2\n[[runs]]", "ranks = 0\n[[runs]]"), "runs[0].ranks: 0 is less than the minimum of 1"),
-        (('id = "b"', 'id = "b"\ncolour = 1'), "runs[1]: unknown key 'colour'; known: app, args, compute"),
-        (('compute = "off"', 'compute = "fast"'), "generate[0].run.compute: 'fast' is not one of ['off', 'benchmark']"),
-        (("hosts = 2", 'hosts = 2\n[platforms.bad]\nmachine = "x"\nwidth = 1'), "platforms.bad: unknown key 'width'"),
-        (('title = "t"', "title = 3"), "title: 3 is not of type 'string'"),
+        ("study", ("ranks = 2\n[[runs]]", "ranks = 0\n[[runs]]"), "runs[0].ranks: 0 is less than the minimum of 1"),
+        ("study", ('id = "b"', 'id = "b"\ncolour = 1'), "runs[1]: unknown key 'colour'; known: app, args, compute"),
+        ("study", ('compute = "off"', 'compute = "fast"'),
+         "generate[0].run.compute: 'fast' is not one of ['off', 'benchmark']"),
+        ("study", ("hosts = 2", 'hosts = 2\n[platforms.bad]\nmachine = "x"\nwidth = 1'),
+         "platforms.bad: unknown key 'width'"),
+        ("study", ('title = "t"', "title = 3"), "title: 3 is not of type 'string'"),
+        ("sweep", ('kind = "lines"', 'kind = "pie"'),
+         "output.plots[0].kind: 'pie' is not one of ['lines', 'regime', 'split']"),
+        ("sweep", ('ranks = "{n + 1}"', "ranks = 0"), "run.ranks: 0 is less than the minimum of 1"),
+        ("sweep", ('ranks = "{n + 1}"', 'ranks = "{n - 1}"'),
+         "point 0 (n=1): run.ranks: 0 is less than the minimum of 1"),
+        ("sweep", ("[output]", "[outputs]"), "unknown key 'outputs'; known: description, grid, name, output"),
     ],
-)
-def test_a_bad_study_field_is_named_by_its_path(edit: tuple[str, str], message: str, tmp_path: Path) -> None:
-    assert edit[0] in STUDY
-    path = tmp_path / "study.toml"
-    path.write_text(STUDY.replace(*edit, 1))
+)  # fmt: skip
+def test_a_bad_field_is_named_by_its_path(kind: str, edit: tuple[str, str], message: str, tmp_path: Path) -> None:
+    text = GOOD[kind].read_text(encoding="utf-8")
+    assert edit[0] in text
+    path = tmp_path / f"{kind}.toml"
+    path.write_text(text.replace(*edit, 1))
     with pytest.raises(StudyError, match=re.escape(f"{path}: {message}")):
-        load_study(path)
+        LOADERS[kind](path)
 
 
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (('kind = "lines"', 'kind = "pie"'), "output.plots[0].kind: 'pie' is not one of ['lines', 'regime', 'split']"),
-        (('ranks = "{n + 1}"', "ranks = 0"), "run.ranks: 0 is less than the minimum of 1"),
-        (('ranks = "{n + 1}"', 'ranks = "{n - 1}"'), "point 0 (n=1): run.ranks: 0 is less than the minimum of 1"),
-        (("[output]", "[outputs]"), "unknown key 'outputs'; known: description, grid, name, output"),
-    ],
-)
-def test_a_bad_sweep_field_is_named_by_its_path(edit: tuple[str, str], message: str, tmp_path: Path) -> None:
-    assert edit[0] in SWEEP
-    path = tmp_path / "sweep.toml"
-    path.write_text(SWEEP.replace(*edit, 1))
-    with pytest.raises(StudyError, match=re.escape(f"{path}: {message}")):
-        load_sweep(path)
-
-
-def test_the_good_files_load(tmp_path: Path) -> None:
+def test_the_good_files_load() -> None:
     """The two files the edits above start from are sound (each edit alone makes them fail)."""
-    (tmp_path / "study.toml").write_text(STUDY)
-    (tmp_path / "sweep.toml").write_text(SWEEP)
-    assert [run.id for run in load_study(tmp_path / "study.toml").runs] == ["a", "b", "scan.1", "scan.2"]
-    assert [run.ranks for run in load_sweep(tmp_path / "sweep.toml").points] == [2, 3]
+    assert [run.id for run in load_study(GOOD["study"]).runs] == ["a", "b", "scan.1", "scan.2"]
+    assert [run.ranks for run in load_sweep(GOOD["sweep"]).points] == [2, 3]
 
 
 def _toml(value: Any) -> str:
@@ -147,7 +97,7 @@ def _toml(value: Any) -> str:
     return "inf" if value == float("inf") else json.dumps(value)
 
 
-GOOD = {"app": "pingpong", "ranks": 2}
+GOOD_RUN = {"app": "pingpong", "ranks": 2}
 VALUES = {  # good and bad values of each field, never a template (a study has none in [[runs]])
     "app": st.sampled_from(["pingpong", "", 3]),
     "ranks": st.sampled_from([1, 4, 0, -2, 2.5, "two", True]),
@@ -177,7 +127,7 @@ def _verdict(load: Any, path: Path, prefix: str) -> str:
 def test_a_study_run_and_a_sweep_run_are_one_grammar(changes: dict[str, Any], tmp_path: Path) -> None:
     """Any run table, good or bad, is accepted by both loaders or refused by both with the same words (after the
     run's path: ``runs[0]`` in a study, ``run`` in a sweep)."""
-    run = {**GOOD, **changes}
+    run = {**GOOD_RUN, **changes}
     fields = "".join(f"{key} = {_toml(value)}\n" for key, value in run.items())
     study = 'name = "m"\ntitle = "t"\nanalysis = "none"\n[platforms.p]\nfamily = "crossbar"\nhosts = 4\n'
     study += f'[[runs]]\nid = "r"\nplatform = "p"\n{fields}'

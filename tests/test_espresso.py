@@ -1,6 +1,8 @@
-"""Quantum ESPRESSO's pw.x (Debian's espresso 6.7, ``study_runner.tools.espresso``), unmodified, under smpirun: a
-Fortran MPI code whose ranks each write their own files (the case that failed while the ranks shared one gfortran
-runtime), judged by its own test suite's benchmark energy, on three families; and the judgement can fail.
+"""Quantum ESPRESSO's pw.x and ph.x (Debian's espresso 6.7, ``study_runner.tools.espresso``), unmodified, under
+smpirun: Fortran MPI codes whose ranks each write their own files (the case that failed while the ranks shared one
+gfortran runtime), ph.x reading what pw.x wrote and calling the system BLAS's complex functions (the case that
+crashed while smpif90 compiled with -ff2c), each judged by its own test suite's benchmark, on three families; and the
+judgements can fail.
 """
 
 from __future__ import annotations
@@ -10,18 +12,20 @@ from pathlib import Path
 import pytest
 
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.tools.espresso import build_pw, pw_report, pw_setup
+from study_runner.tools.debian_source import fetch_source
+from study_runner.tools.espresso import PH_BENCHMARK, SOURCE, build_qe, ph_report, pw_report, pw_setup
 from study_runner.tools.realcodes import QUICK_CODES, run_case
 
 pytestmark = pytest.mark.simgrid
 
 CODE = QUICK_CODES["qe.scf-disk_io"]
+PHONONS = QUICK_CODES["qe.ph-si-gamma"]
 
 
 @pytest.fixture(scope="module")
 def pw() -> Path:
-    """pw.x built with smpif90, once into the cache (about 3 minutes on 2 cores the first time)."""
-    return build_pw(None, "smpi")
+    """pw.x and ph.x built with smpif90, once into the cache (about 3 minutes on 2 cores the first time)."""
+    return build_qe(None, "smpi")
 
 
 @pytest.mark.parametrize("target", ["crossbar", "tofu", "mlfm"])
@@ -51,3 +55,28 @@ def test_a_wrong_energy_or_a_missing_file_fails(pw: Path, tmp_path: Path) -> Non
 def test_more_ranks_than_the_test_has_planes_do_not_apply() -> None:
     outcome = run_case(CODE, "crossbar", 64, default_cache_dir())
     assert (outcome.status, outcome.detail) == ("n/a", "the test's FFT grid has 16 planes, fewer than 64 ranks")
+
+
+@pytest.mark.parametrize("target", ["crossbar", "tofu", "mlfm"])
+def test_phonons_read_what_pw_wrote_and_match_the_benchmark(pw: Path, target: str) -> None:
+    outcome = run_case(PHONONS, target, 4, default_cache_dir(), timeout=600)
+    assert outcome.status == "pass", outcome.detail
+    record = outcome.record
+    assert record["wavefunction_files"] == 4  # silicon.wfc1 .. silicon.wfc4, one per rank, written by ph.x
+    assert len(record["frequencies_cm"]) == 6  # 3 acoustic and 3 optical modes of silicon at Gamma
+    for found, published in zip(record["frequencies_cm"], record["benchmark_frequencies_cm"], strict=True):
+        assert abs(found - published) <= 2.0  # QE's own tolerance (phfreq)
+
+
+def test_a_wrong_frequency_or_a_missing_rank_file_fails(pw: Path, tmp_path: Path) -> None:
+    benchmark = (fetch_source(SOURCE, None) / PH_BENCHMARK).read_text()
+    output = benchmark.replace("running on     1 processors", "running on     2 processors")
+    out = tmp_path / "out"
+    out.mkdir()
+    for n in (1, 2):
+        (out / f"silicon.wfc{n}").write_bytes(b"x")
+    assert ph_report(output, tmp_path, "test")["verified"] is True
+    wrong = ph_report(output.replace("510.157229 [cm-1]", "515.157229 [cm-1]", 1), tmp_path, "test")
+    assert wrong["verified"] is False and wrong["failed"][0].startswith("frequencies")
+    (out / "silicon.wfc2").unlink()
+    assert ph_report(output, tmp_path, "test")["failed"] == ["wavefunction files ['silicon.wfc1']"]

@@ -2,7 +2,8 @@
 leaves without MPI_Finalize each make smpirun-on, a study run and a sweep point fail, with one line saying why, the
 application's status where it has one, and nothing cached (SimGrid patch 0009; before it, the abort, the deadlock and
 the missing MPI_Finalize exited 0). And a Fortran code whose ranks open files on units they pick by INQUIRE runs, its
-runtime privatized per rank (patch 0010).
+runtime privatized per rank (patch 0010); Fortran calls that crashed the simulation run as under MPICH (patches 0012,
+0013, and 0016: the system BLAS's COMPLEX functions).
 
 The app is apps/bench/fail (``fail HOW [RANK [CODE]]``); MPICH's mpiexec gives 3, 5, 7 and 11 for the first four
 (tests/test_run_failures.py::test_mpich_agrees), hangs on the deadlock and exits 0 without MPI_Finalize.
@@ -77,11 +78,17 @@ def test_mpich_agrees(real_mpi_bin: Path) -> None:
         assert done.returncode == status, (how, done.stderr[-300:])
 
 
+def fortran(name: str, tmp_path: Path, *flags: str, compiler: str = "smpif90") -> Path:
+    """``tests/data/fortran/<name>.f90`` built in ``tmp_path`` with ``compiler`` (topolab's smpif90 by default)."""
+    binary = tmp_path / f"{name}-{compiler}"
+    source = str(REPO / "tests" / "data" / "fortran" / f"{name}.f90")
+    # the flags after the source: a library must follow the objects that use it
+    subprocess.run([str(shutil.which(compiler)), source, *flags, "-o", str(binary)], check=True, cwd=tmp_path)
+    return binary
+
+
 def test_fortran_abort_fails_with_its_code(tmp_path: Path) -> None:
-    binary = tmp_path / "abort"
-    smpif90 = str(shutil.which("smpif90"))
-    subprocess.run([smpif90, str(REPO / "tests/data/fortran/abort.f90"), "-o", str(binary)], check=True, cwd=tmp_path)
-    done = smpirun_on("crossbar", "--hosts", "4", "--", str(binary), cwd=tmp_path)
+    done = smpirun_on("crossbar", "--hosts", "4", "--", str(fortran("abort", tmp_path)), cwd=tmp_path)
     assert done.returncode == 3, done.stderr[-600:]
     assert "rank 1 (on host-1) called MPI_Abort with error code 3" in app_failed_lines(done.stderr)[0]
 
@@ -90,42 +97,43 @@ def test_fortran_ranks_each_have_their_units(tmp_path: Path) -> None:
     # Rank 0 writes a deck on the first free unit (7), every rank then opens it on the first free unit: 7 for each
     # when each rank has its own gfortran runtime; with one shared runtime, ranks 1-3 saw unit 7 taken, picked 8
     # and failed with iostat 5004 (the file is connected to another unit).
-    binary = tmp_path / "units"
-    smpif90 = str(shutil.which("smpif90"))
-    subprocess.run([smpif90, str(REPO / "tests/data/fortran/units.f90"), "-o", str(binary)], check=True, cwd=tmp_path)
-    done = smpirun_on("crossbar", "--hosts", "4", "--", str(binary), "deck", cwd=tmp_path)
+    done = smpirun_on("crossbar", "--hosts", "4", "--", str(fortran("units", tmp_path)), "deck", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-600:]
     records = sorted((json.loads(line) for line in done.stdout.splitlines()), key=lambda record: record["rank"])
     expected = [{"app": "units", "rank": r, "unit": 7, "iostat": 0, "value": 42, "argument": "deck"} for r in range(4)]
     assert records == expected
 
 
-@pytest.mark.parametrize("ranks", [3, 4])
-def test_fortran_null_communicators(tmp_path: Path, ranks: int) -> None:
-    # SimGrid patch 0012: MPI_Comm_split with MPI_UNDEFINED (MUMPS's scaling splits so), MPI_Comm_create outside the
-    # group and MPI_Comm_split_type with MPI_UNDEFINED give MPI_COMM_NULL, which the Fortran bindings asked for its
-    # handle: the run died of SIGSEGV (139). MPICH prints "comm_null: ok" at 3 and 4 ranks.
-    binary = tmp_path / "comm_null"
-    smpif90 = str(shutil.which("smpif90"))
-    subprocess.run([smpif90, str(REPO / "tests/data/fortran/comm_null.f90"), "-o", str(binary)], check=True,
-                   cwd=tmp_path)  # fmt: skip
-    done = smpirun_on("crossbar", "--hosts", str(ranks), "--", str(binary), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-600:]
-    assert done.stdout.splitlines() == ["comm_null: ok"]
+# (program, its compiler flags, what each rank prints): SimGrid patches 0012, 0013 and 0016, each a run that died of
+# SIGSEGV (139) before it; MPICH prints the same.
+FORTRAN_CHECKS = [
+    # MPI_Comm_split with MPI_UNDEFINED (MUMPS's scaling splits so), MPI_Comm_create outside the group and
+    # MPI_Comm_split_type with MPI_UNDEFINED give MPI_COMM_NULL, which the Fortran bindings asked for its handle.
+    ("comm_null", (), "comm_null: ok"),
+    # MPI_GATHERV, MPI_ALLGATHERV and MPI_ALLGATHER with MPI_IN_PLACE and the ignored send type MPI_DATATYPE_NULL, as
+    # Quantum ESPRESSO's pw.x calls them: Fortran's MPI_DATATYPE_NULL became a null pointer.
+    ("null_datatype", ("-fallow-argument-mismatch",), "null_datatype: ok"),
+    # ZDOTC, CDOTC, SDOT and SNRM2 of the system's OpenBLAS: smpif90 compiled with -ff2c (COMPLEX functions return
+    # through a hidden argument), so ZDOTC read its length from the wrong argument (QE's ph.x died there).
+    ("blas_functions", ("-lopenblas",), "blas_functions: ok"),
+]
 
 
 @pytest.mark.parametrize("ranks", [3, 4])
-def test_fortran_null_datatype_where_mpi_ignores_it(tmp_path: Path, ranks: int) -> None:
-    # SimGrid patch 0013: MPI_GATHERV, MPI_ALLGATHERV and MPI_ALLGATHER with MPI_IN_PLACE and the ignored send type
-    # MPI_DATATYPE_NULL (and MPI_DATATYPE_NULL as the non-root ranks' receive type), as Quantum ESPRESSO's pw.x calls
-    # them: Fortran's MPI_DATATYPE_NULL became a null pointer and the run died of SIGSEGV (139). MPICH: ok.
-    binary = tmp_path / "null_datatype"
-    source = str(REPO / "tests/data/fortran/null_datatype.f90")
-    smpif90 = str(shutil.which("smpif90"))
-    subprocess.run([smpif90, "-fallow-argument-mismatch", source, "-o", str(binary)], check=True, cwd=tmp_path)
-    done = smpirun_on("crossbar", "--hosts", str(ranks), "--", str(binary), cwd=tmp_path)
+@pytest.mark.parametrize(("name", "flags", "line"), FORTRAN_CHECKS, ids=[check[0] for check in FORTRAN_CHECKS])
+def test_fortran_calls_that_crashed(name: str, flags: tuple[str, ...], line: str, tmp_path: Path, ranks: int) -> None:
+    # each crashed before its patch: the run died of SIGSEGV (exit status 139)
+    done = smpirun_on("crossbar", "--hosts", str(ranks), "--", str(fortran(name, tmp_path, *flags)), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-600:]
-    assert done.stdout.splitlines() == ["null_datatype: ok"]
+    assert done.stdout.splitlines() == [line]
+
+
+@pytest.mark.skipif(shutil.which("mpif90") is None, reason="needs MPICH's mpif90")
+def test_mpich_agrees_on_the_fortran_calls(tmp_path: Path) -> None:
+    for name, flags, line in FORTRAN_CHECKS:
+        binary = fortran(name, tmp_path, *flags, compiler="mpif90")
+        done = subprocess.run(["mpiexec", "-n", "3", str(binary)], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout.splitlines()) == (0, [line]), name
 
 
 STUDY = """

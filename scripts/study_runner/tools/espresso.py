@@ -33,7 +33,18 @@ from study_runner.simulation.cache import default_cache_dir, run_key
 from study_runner.simulation.codes import compiler_identity
 from study_runner.tools.debian_source import Source, build_once, copy_tree, fetch_source
 
-__all__ = ["ENERGY_TOLERANCE_RY", "INPUT", "SOURCE", "build_pw", "pw_report", "pw_setup"]
+__all__ = [
+    "ENERGY_TOLERANCE_RY",
+    "INPUT",
+    "PH_MAX_RANKS",
+    "PH_STEPS",
+    "SOURCE",
+    "build_qe",
+    "ph_report",
+    "ph_setup",
+    "pw_report",
+    "pw_setup",
+]
 
 SOURCE = Source(
     "espresso", "espresso", "espresso_6.7.orig.tar.gz",
@@ -41,6 +52,8 @@ SOURCE = Source(
 )  # fmt: skip
 """The upstream tarball Debian 12 ships for espresso 6.7, as fetched and checked by apt."""
 COMPILERS = {"smpi": ("smpif90", "smpicc"), "mpich": ("mpif90", "mpicc")}
+PROGRAMS = {"pw.x": "PW/src/pw.x", "ph.x": "PHonon/PH/ph.x"}
+"""The programs built, and where QE's build leaves them."""
 CONFIGURE = ("--with-scalapack=no", "--enable-openmp=no")
 TEST = "test-suite/pw_scf/scf-disk_io.in"
 BENCHMARK = "test-suite/pw_scf/benchmark.out.git.inp=scf-disk_io.in"
@@ -54,14 +67,19 @@ _PROCESSES = re.compile(r"running on\s+(\d+) processors")
 _WALL = re.compile(r"^\s+PWSCF\s+:.*?([\d.]+)s WALL", re.MULTILINE)
 
 
-def build_pw(cache_dir: Path | None, mpi: str, jobs: int = 2) -> Path:
-    """``pw.x`` built with ``mpi``'s Fortran compiler (smpi: smpif90; mpich: mpif90), once into the cache."""
+def build_qe(cache_dir: Path | None, mpi: str, program: str = "pw.x", jobs: int = 2) -> Path:
+    """QE's ``program`` (one of ``PROGRAMS``) built with ``mpi``'s Fortran compiler (smpi: smpif90; mpich: mpif90),
+    once into the cache with the others."""
     if mpi not in COMPILERS:
         raise StudyError(f"mpi must be one of {', '.join(COMPILERS)}, got {mpi!r}")
+    if program not in PROGRAMS:
+        raise StudyError(f"program must be one of {', '.join(PROGRAMS)}, got {program!r}")
     cache_dir = cache_dir or default_cache_dir()
     source = fetch_source(SOURCE, cache_dir)
     f90, cc = COMPILERS[mpi]
-    key = run_key(source=SOURCE.sha256, configure=CONFIGURE, fox="-fPIC", compiler=compiler_identity(f90))[:16]
+    key = run_key(
+        source=SOURCE.sha256, configure=CONFIGURE, fox="-fPIC", programs=PROGRAMS, compiler=compiler_identity(f90)
+    )[:16]
 
     def make(scratch: Path, out: Path) -> None:
         tree = scratch / SOURCE.top
@@ -71,11 +89,14 @@ def build_pw(cache_dir: Path | None, mpi: str, jobs: int = 2) -> Path:
         log = _step(configure, tree, env, "configure")
         settings = (tree / "make.inc").read_text()
         (tree / "make.inc").write_text(re.sub(r"^FOX_FLAGS\s*=.*$", "FOX_FLAGS = -fPIC", settings, flags=re.M))
-        log += _step(["nice", "-n", "10", "make", f"-j{jobs}", "pw"], tree, env, "make pw")
+        for target in ("pw", "ph"):
+            log += _step(["nice", "-n", "10", "make", f"-j{jobs}", target], tree, env, f"make {target}")
         (out / "build.log").write_text(log)
-        shutil.copy2(tree / "PW" / "src" / "pw.x", out / "pw.x")
+        for name, path in PROGRAMS.items():
+            shutil.copy2(tree / path, out / name)
 
-    return build_once(cache_dir / SOURCE.name / "build" / f"{mpi}-{key}", "pw.x", make)
+    built = build_once(cache_dir / SOURCE.name / "build" / f"{mpi}-{key}", "ph.x", make)
+    return built.parent / program
 
 
 def _step(command: list[str], cwd: Path, env: dict[str, str], what: str) -> str:
@@ -86,20 +107,32 @@ def _step(command: list[str], cwd: Path, env: dict[str, str], what: str) -> str:
     return done.stdout + done.stderr
 
 
-def pw_setup(workdir: Path, cache_dir: Path | None = None) -> None:
-    """The test's input in ``workdir``, reading the pseudopotential from ``workdir/pseudo`` and writing to
-    ``workdir/out``."""
-    source = fetch_source(SOURCE, cache_dir)
+def _pseudopotential(workdir: Path, cache_dir: Path | None) -> Path:
+    """``workdir/pseudo`` holding the pseudopotential the tests name, checked against the benchmark's MD5."""
     pseudo = workdir / "pseudo"
     pseudo.mkdir(exist_ok=True)
     path, md5 = PSEUDO
-    data = (source / path).read_bytes()
+    data = (fetch_source(SOURCE, cache_dir) / path).read_bytes()
     if hashlib.md5(data).hexdigest() != md5:  # the checksum QE's benchmark prints
         raise StudyError(f"{path} is not the pseudopotential QE's benchmark used (MD5 {md5})")
     (pseudo / Path(path).name).write_bytes(data)
-    text = (source / TEST).read_text()
-    where = f"\n    pseudo_dir = '{pseudo}'\n    outdir = './out'"
-    (workdir / INPUT).write_text(re.sub(r"(&control)", r"\1" + where.replace("\\", "\\\\"), text, count=1))
+    return pseudo
+
+
+def _input(test: str, workdir: Path, settings: dict[str, str], cache_dir: Path | None) -> None:
+    """The test suite's input ``test`` in ``workdir``, its first namelist setting ``settings`` instead of its own."""
+    text = (fetch_source(SOURCE, cache_dir) / test).read_text()
+    text = re.sub(rf"^\s*({'|'.join(settings)})\s*=.*\n", "", text, flags=re.M | re.I)
+    given = "".join(f"\n    {name} = '{value}'" for name, value in settings.items())
+    text = re.sub(r"(&\w+)", lambda m: m.group(1) + given, text, count=1)
+    (workdir / Path(test).name).write_text(text)
+
+
+def pw_setup(workdir: Path, cache_dir: Path | None = None) -> None:
+    """The test's input in ``workdir``, reading the pseudopotential from ``workdir/pseudo`` and writing to
+    ``workdir/out``."""
+    pseudo = _pseudopotential(workdir, cache_dir)
+    _input(TEST, workdir, {"pseudo_dir": str(pseudo), "outdir": "./out"}, cache_dir)
 
 
 def pw_report(stdout: str, workdir: Path, label: str, cache_dir: Path | None = None) -> dict[str, Any]:
@@ -109,15 +142,79 @@ def pw_report(stdout: str, workdir: Path, label: str, cache_dir: Path | None = N
         raise StudyError(f"{label}: pw.x printed no total energy or no process count")
     benchmark = _ENERGY.findall((fetch_source(SOURCE, cache_dir) / BENCHMARK).read_text())
     energy, reference, ranks = float(energies[-1]), float(benchmark[-1]), int(processes.group(1))
-    files = sorted(path.name for path in (workdir / "out").glob("pwscf.wfc*"))
     wall = _WALL.search(stdout)
     failed = [] if abs(energy - reference) <= ENERGY_TOLERANCE_RY else [f"energy {energy} Ry, not {reference}"]
-    failed += [] if files == sorted(f"pwscf.wfc{n}" for n in range(1, ranks + 1)) else [f"wavefunction files {files}"]
+    files = _rank_files(workdir / "out", "pwscf.wfc", ranks)
+    failed += [files] if files else []
     return {
         "verified": not failed,
         "failed": failed,
         "energy_Ry": energy,
         "benchmark_Ry": reference,
-        "wavefunction_files": len(files),
+        "wavefunction_files": len(list((workdir / "out").glob("pwscf.wfc*"))),
         "time_s": float(wall.group(1)) if wall else None,
     }
+
+
+PH_STEPS = ("test-suite/ph_base/si.scf.in", "test-suite/ph_base/si.phG.in")
+"""QE's test ``ph_base`` for silicon at Gamma: pw.x's SCF, then ph.x's phonons and dielectric constant."""
+PH_BENCHMARK = "test-suite/ph_base/benchmark.out.git.inp=si.phG.in.args=2"
+FREQUENCY_TOLERANCE_CM = 2.0
+"""Of a phonon frequency, in cm^-1 (``phfreq`` in the test suite's ``userconfig.tmp``)."""
+DIELECTRIC_TOLERANCE = 5.0e-2
+"""Of the dielectric constant (``diel`` there)."""
+PH_MAX_RANKS = 20
+"""The test's dense FFT grid is 20 x 20 x 20: QE needs a plane per rank."""
+_FREQUENCY = re.compile(r"^\s+freq \(\s*\d+\) =\s+\S+ \[THz\] =\s+(-?\d+\.\d+) \[cm-1\]", re.MULTILINE)
+_DIELECTRIC = re.compile(r"Dielectric constant in cartesian axis\s*\n\s*\n\s*\(\s*(-?\d+\.\d+)")
+_PH_WALL = re.compile(r"^\s+PHONON\s+:.*?([\d.]+)s WALL", re.MULTILINE)
+
+
+def ph_setup(workdir: Path, cache_dir: Path | None = None) -> None:
+    """The two steps' inputs in ``workdir``: pw.x reads ``workdir/pseudo``, both write to ``workdir/out``."""
+    scf, phonons = PH_STEPS
+    _input(scf, workdir, {"pseudo_dir": str(_pseudopotential(workdir, cache_dir)), "outdir": "./out"}, cache_dir)
+    _input(phonons, workdir, {"outdir": "./out"}, cache_dir)
+
+
+def ph_report(stdout: str, workdir: Path, label: str, cache_dir: Path | None = None) -> dict[str, Any]:
+    """ph.x's verdict: each phonon frequency and the dielectric constant against the benchmark's, and the file each
+    rank wrote for itself: ph.x reads the wavefunctions pw.x collected in ``out/silicon.save`` and writes them again
+    distributed, ``out/silicon.wfcN`` by rank N - 1 (pw.x, at this test's ``disk_io``, leaves none)."""
+    frequencies, dielectric = _FREQUENCY.findall(stdout), _DIELECTRIC.search(stdout)
+    processes = _PROCESSES.search(stdout)
+    if not frequencies or dielectric is None or processes is None:
+        raise StudyError(f"{label}: ph.x printed no frequencies, no dielectric constant or no process count")
+    benchmark = (fetch_source(SOURCE, cache_dir) / PH_BENCHMARK).read_text()
+    reference = [float(f) for f in _FREQUENCY.findall(benchmark)]
+    found = [float(f) for f in frequencies]
+    epsilon, epsilon_reference = float(dielectric.group(1)), float(_DIELECTRIC.search(benchmark).group(1))
+    ranks = int(processes.group(1))
+    failed = []
+    if len(found) != len(reference) or any(
+        abs(a - b) > FREQUENCY_TOLERANCE_CM for a, b in zip(found, reference, strict=True)
+    ):
+        failed.append(f"frequencies {found} cm-1, not {reference}")
+    if abs(epsilon - epsilon_reference) > DIELECTRIC_TOLERANCE:
+        failed.append(f"dielectric constant {epsilon}, not {epsilon_reference}")
+    files = _rank_files(workdir / "out", "silicon.wfc", ranks)
+    if files:
+        failed.append(files)
+    wall = _PH_WALL.search(stdout)
+    return {
+        "verified": not failed,
+        "failed": failed,
+        "frequencies_cm": found,
+        "benchmark_frequencies_cm": reference,
+        "dielectric": epsilon,
+        "benchmark_dielectric": epsilon_reference,
+        "wavefunction_files": len(list((workdir / "out").glob("silicon.wfc*"))),
+        "time_s": float(wall.group(1)) if wall else None,
+    }
+
+
+def _rank_files(directory: Path, prefix: str, ranks: int) -> str:
+    """What is wrong with the files ``prefix1`` .. ``prefix<ranks>`` that QE's ranks each write in ``directory``
+    (their Fortran unit's file, one per rank), or ``""``."""
+    files = sorted(path.name for path in directory.glob(f"{prefix}*"))
+    return "" if files == sorted(f"{prefix}{n}" for n in range(1, ranks + 1)) else f"wavefunction files {files}"

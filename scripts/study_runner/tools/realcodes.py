@@ -63,6 +63,9 @@ class Code:
     """The code's report as one record with ``verified`` (and its own ``time_s``)."""
     exit_ok: tuple[int, ...] = (0,)
     """Exit statuses of a run that reached its report (NAS DT's main returns 1 always, under MPICH too)."""
+    before: Callable[[Path, str], list[tuple[Path, list[str]]]] = lambda cache, mpi: []
+    """``before(cache_dir, mpi)``: runs (binary, arguments) made first, in the same working directory, on the same
+    target and ranks, each of which must succeed (QE's pw.x, whose files ph.x reads)."""
 
 
 DT_GRAPH_NODES = {"S": 5, "W": 11, "A": 21, "B": 43}
@@ -126,11 +129,11 @@ def hpcc(problem: str) -> Code:
 def espresso() -> Code:
     """Quantum ESPRESSO's pw.x on its test ``scf-disk_io`` (``study_runner.tools.espresso``): Fortran, every rank
     writing its own files; judged by the test suite's benchmark energy and each rank's file."""
-    from study_runner.tools.espresso import INPUT, MAX_RANKS, build_pw, pw_report, pw_setup
+    from study_runner.tools.espresso import INPUT, MAX_RANKS, build_qe, pw_report, pw_setup
 
     return Code(
         "qe.scf-disk_io",
-        lambda cache, mpi: build_pw(cache, mpi),
+        lambda cache, mpi: build_qe(cache, mpi),
         lambda n: ["-in", INPUT],
         lambda n: None if n <= MAX_RANKS else f"the test's FFT grid has {MAX_RANKS} planes, fewer than {n} ranks",
         setup=lambda workdir, n: pw_setup(workdir),
@@ -138,16 +141,36 @@ def espresso() -> Code:
     )
 
 
+def phonons() -> Code:
+    """Quantum ESPRESSO's ph.x on its test ``ph_base`` (silicon at Gamma) after pw.x's SCF: a second Fortran program
+    of the suite, reading what pw.x wrote and writing its own files per rank; judged by the benchmark's frequencies
+    and dielectric constant (``study_runner.tools.espresso``)."""
+    from study_runner.tools.espresso import PH_MAX_RANKS, PH_STEPS, build_qe, ph_report, ph_setup
+
+    scf, phonon = (Path(step).name for step in PH_STEPS)
+    return Code(
+        "qe.ph-si-gamma",
+        lambda cache, mpi: build_qe(cache, mpi, "ph.x"),
+        lambda n: ["-in", phonon],
+        lambda n: None if n <= PH_MAX_RANKS else f"the test's FFT grid has {PH_MAX_RANKS} planes, fewer than {n} ranks",
+        setup=lambda workdir, n: ph_setup(workdir),
+        read=lambda stdout, workdir, label: ph_report(stdout, workdir, label),
+        before=lambda cache, mpi: [(build_qe(cache, mpi, "pw.x"), ["-in", scf])],
+    )
+
+
 CODES: dict[str, Code] = {
     **{name: nas(*name.split(".")) for name in ("is.B", "ep.A", "dt.W")},
     "hpcc.default": hpcc("default"),
     "qe.scf-disk_io": espresso(),
+    "qe.ph-si-gamma": phonons(),
 }
 """The codes of the check, by name (code.class or code.problem)."""
 QUICK_CODES: dict[str, Code] = {
     **{name: nas(*name.split(".")) for name in ("is.S", "ep.S", "dt.S")},
     "hpcc.small": hpcc("small"),
     "qe.scf-disk_io": espresso(),
+    "qe.ph-si-gamma": phonons(),
 }
 """``--quick``: the same codes at class S, HPCC's small problem."""
 
@@ -210,6 +233,9 @@ def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: floa
     with work_directory("realcode") as scratch:
         code.setup(scratch, ranks)
         try:
+            for first, args in code.before(cache_dir, "smpi"):
+                step = prepare([*argv, "--", str(first), *args])
+                run_smpirun_measured(step, scratch, timeout, f"{label}: {first.name}")
             outcome = run_smpirun_measured(command, scratch, timeout, label, code.exit_ok)
             record = {**code.read(outcome.stdout, scratch, label), **compute_timing(outcome.stderr)}
         except StudyError as err:

@@ -120,12 +120,14 @@ def _run_real(code: Code, ranks: int, cache_dir: Path) -> float:
     label = f"{code.name} under MPICH, {ranks} ranks"
     with work_directory("validate") as scratch:
         code.setup(scratch, ranks)
-        done = subprocess.run(
-            ["mpiexec", "-n", str(ranks), str(binary), *code.args(ranks)],
-            cwd=scratch, capture_output=True, text=True, timeout=3600, check=False,
-        )  # fmt: skip
-        if done.returncode not in code.exit_ok:
-            raise StudyError(f"{label}: exit {done.returncode}: {(done.stderr or done.stdout).strip()[-200:]}")
+        for program, args, ok in [*((first, args, (0,)) for first, args in code.before(cache_dir, "mpich")),
+                                  (binary, code.args(ranks), code.exit_ok)]:  # fmt: skip
+            done = subprocess.run(
+                ["mpiexec", "-n", str(ranks), str(program), *args],
+                cwd=scratch, capture_output=True, text=True, timeout=3600, check=False,
+            )  # fmt: skip
+            if done.returncode not in ok:
+                raise StudyError(f"{label}: exit {done.returncode}: {(done.stderr or done.stdout).strip()[-200:]}")
         record = code.read(done.stdout, scratch, label)
     if not record.get("verified"):
         raise StudyError(f"{label}: the code's own verification failed")
@@ -140,6 +142,8 @@ def _run_simulated(code: Code, ranks: int, cache_dir: Path, memory_fraction: flo
     label = f"{code.name} simulated on this machine, {ranks} ranks"
     with work_directory("validate") as scratch:
         code.setup(scratch, ranks)
+        for first, args in code.before(cache_dir, "smpi"):
+            run_smpirun_measured(prepare([*argv, *code.options, "--", str(first), *args]), scratch, 3600, label)
         outcome = run_smpirun_measured(command, scratch, 3600, label, code.exit_ok)
         record = code.read(outcome.stdout, scratch, label)
     if not record.get("verified"):

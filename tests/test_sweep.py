@@ -94,6 +94,17 @@ class TestSweepFiles:
         assert sweep.points[0].variables == {"bw": "1GBps", "size": 1000, "hosts": 2, "lat": "1us"}
         assert sweep.points[1].variables["hosts"] == 3  # the last axis varies fastest
 
+    def test_list_prints_every_point_and_runs_nothing(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """``--list``: a line per point (index, variables, platform, app and arguments), in process: no SimGrid."""
+        path = write(tmp_path, PINGPONG)
+        assert main([str(path), "--list", "--results", str(tmp_path / "results")]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == len(load_sweep(path).points) == 8
+        index, variables, platform, run = lines[0].split("\t")
+        assert (index, variables) == ("0", "bw=1GBps size=1000 hosts=2 lat=1us")
+        assert platform.startswith("crossbar {") and json.loads(platform.split(" ", 1)[1])["hosts"] == 2
+        assert run.startswith("pingpong ") and not (tmp_path / "results").exists()
+
     @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
     def test_shipped_sweeps_load(self, path: Path) -> None:
         sweep = load_sweep(path)

@@ -115,9 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine = engine_from_args(args, args.results)
         sweep = load_sweep(args.file)
         if args.list:
-            for point in sweep.points:
+            for index, point in enumerate(sweep.points):
                 values = " ".join(f"{name}={value}" for name, value in point.variables.items())
-                print(f"{point.index}\t{values}\t{point.family} {json.dumps(point.params)}\t{point.app} {point.args}")
+                platform = sweep.platforms[point.platform]
+                print(f"{index}\t{values}\t{platform.family} {json.dumps(platform.params)}\t{point.app} {point.args}")
             return 0
         if args.job_script:
             assert engine.batch is not None

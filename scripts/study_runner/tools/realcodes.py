@@ -41,6 +41,7 @@ __all__ = [
     "Target",
     "nas",
     "run_case",
+    "run_steps_before",
 ]
 
 
@@ -218,6 +219,13 @@ class Outcome:
     record: dict[str, Any] = field(default_factory=dict)
 
 
+def run_steps_before(code: Code, cache_dir: Path, argv: list[str], workdir: Path, timeout: float, label: str) -> None:
+    """``code``'s runs before its own (``Code.before``), each under smpirun-on's ``argv`` in ``workdir``; a failed
+    one is ``StudyError``."""
+    for first, args in code.before(cache_dir, "smpi"):
+        run_smpirun_measured(prepare([*argv, "--", str(first), *args]), workdir, timeout, f"{label}: {first.name}")
+
+
 def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: float = 3600.0) -> Outcome:
     """``code`` at ``ranks`` ranks on ``TARGETS[target]`` with computation benchmarked, judged by its verification."""
     why = code.unfit(ranks)
@@ -233,9 +241,7 @@ def run_case(code: Code, target: str, ranks: int, cache_dir: Path, timeout: floa
     with work_directory("realcode") as scratch:
         code.setup(scratch, ranks)
         try:
-            for first, args in code.before(cache_dir, "smpi"):
-                step = prepare([*argv, "--", str(first), *args])
-                run_smpirun_measured(step, scratch, timeout, f"{label}: {first.name}")
+            run_steps_before(code, cache_dir, argv, scratch, timeout, label)
             outcome = run_smpirun_measured(command, scratch, timeout, label, code.exit_ok)
             record = {**code.read(outcome.stdout, scratch, label), **compute_timing(outcome.stderr)}
         except StudyError as err:

@@ -32,7 +32,7 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import calibrate, calibration
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
-from study_runner.tools.realcodes import Code, hpcc, nas
+from study_runner.tools.realcodes import Code, hpcc, nas, run_steps_before
 from study_runner.tools.smpirun_on import prepare
 from study_runner.tools.this_machine import THIS_MACHINE, intra_node, measure_intra_node
 
@@ -142,8 +142,7 @@ def _run_simulated(code: Code, ranks: int, cache_dir: Path, memory_fraction: flo
     label = f"{code.name} simulated on this machine, {ranks} ranks"
     with work_directory("validate") as scratch:
         code.setup(scratch, ranks)
-        for first, args in code.before(cache_dir, "smpi"):
-            run_smpirun_measured(prepare([*argv, *code.options, "--", str(first), *args]), scratch, 3600, label)
+        run_steps_before(code, cache_dir, [*argv, *code.options], scratch, 3600, label)
         outcome = run_smpirun_measured(command, scratch, 3600, label, code.exit_ok)
         record = code.read(outcome.stdout, scratch, label)
     if not record.get("verified"):

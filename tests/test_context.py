@@ -1,5 +1,5 @@
-"""What an analysis receives (``study_runner.studies.context``): a run it asks for that did not run, or a trace
-without a tracer, is one clear error naming the study and the run."""
+"""What an analysis receives (``study_runner.studies.context``): a run it asks for that did not run, or its link
+bytes, is one clear error naming the study and the run."""
 
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ def test_asking_for_a_run_that_did_not_run_names_it() -> None:
     ctx = StudyContext(load_study("sanity-alpha-beta"), False, {}, {})
     with pytest.raises(StudyError, match=r"sanity-alpha-beta: analysis asks for run 'pingpong', which did not run"):
         ctx.records("pingpong")
-    with pytest.raises(StudyError, match=r"analysis asks to trace run 'pingpong', which did not run"):
+    with pytest.raises(StudyError, match=r"analysis asks for the link bytes of run 'pingpong', which did not run"):
         ctx.traced_link_bytes("pingpong")
     assert ctx.declared_checks({}) == []  # no run ran: no check is made

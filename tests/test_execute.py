@@ -40,4 +40,4 @@ def test_a_run_is_simulated_once_then_served_from_the_cache(tmp_path: Path, bin_
     assert {run: result.records for run, result in again.items()} == {
         run: result.records for run, result in first.items()
     }
-    assert set(first) == {"pingpong", "exchange_one", "exchange_two"}
+    assert set(first) == {"pingpong", "pingpong.links", "exchange_one", "exchange_two"}  # a traced twin too

@@ -1,5 +1,5 @@
-"""Link-load heatmaps (study_runner.studies.heatmaps): static loads of a schedule, traced reruns cached in the
-content-addressed cache, the exact / lower-bound label, captions in the report, and the family pictures."""
+"""Link-load heatmaps (study_runner.studies.heatmaps): static loads of a schedule, traced twins run by the batch and
+cached, the exact / lower-bound label, captions in the report, and the family pictures."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from typing import Any
 
 import pytest
 
-import study_runner.studies.context
 from generators import build_platform
 from generators.drawing import REPRESENTATIVE
 from generators.schedules import combine_steps
 from paper_models import vector_combining as vc
-from study_runner.batch.execute import RunResult, parse_records
+from study_runner.batch.execute import PreparedRun, execute_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.tracing import LINKS_TRACE_NAME, tracing_options
 from study_runner.studies import heatmaps
-from study_runner.studies.context import RunTracer, StudyContext, trace_key
+from study_runner.studies.context import StudyContext
 from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
 from study_runner.studies.study import load_study
@@ -99,67 +99,63 @@ PINGPONG_BYTES = sum(3 * (size + SMPI_ENVELOPE_BYTES) + SMPI_ENVELOPE_BYTES for 
 
 
 @pytest.fixture
-def tiny(tmp_path: Path, bin_dir: Path) -> tuple[StudyContext, Cache, Path]:
-    """A one-run study prepared and run (without Dask), its context with a tracer on a fresh cache."""
+def tiny(tmp_path: Path, bin_dir: Path) -> tuple[StudyContext, list[PreparedRun], Cache]:
+    """The one-run study (its ping-pong declared trace_links = true) prepared and run in the batch on a fresh
+    cache: its context, its prepared runs and the cache."""
     (tmp_path / "tiny.toml").write_text(STUDY)
     study = load_study(tmp_path / "tiny.toml")
     work = tmp_path / "work"
     work.mkdir()
     platforms, runs = prepare_study(study, False, bin_dir, work)
-    (run,) = runs
-    records = parse_records(run_smpirun(run.command, work, 60, run.label), run.label)
-    results = {"pingpong": RunResult(run.spec, run.inputs["hosts"], records, False, None)}
     cache = Cache(tmp_path / "cache")
-    return StudyContext(study, False, platforms, results, RunTracer(runs, cache, work)), cache, work
+    results = execute_runs(runs, cache, workers=1)
+    return StudyContext(study, False, platforms, results), runs, cache
 
 
 @pytest.mark.simgrid
 class TestTracedLinkBytes:
-    def test_traced_once_then_served_from_the_cache(
-        self, tiny: tuple[StudyContext, Cache, Path], monkeypatch: pytest.MonkeyPatch
+    def test_the_traced_twin_runs_in_the_batch_and_is_cached(
+        self, tiny: tuple[StudyContext, list[PreparedRun], Cache]
     ) -> None:
-        ctx, cache, work = tiny
-        calls: list[Any] = []
-        real = study_runner.studies.context.traced_run
-
-        def counting(*args: Any, **kwargs: Any) -> Any:
-            calls.append(args)
-            return real(*args, **kwargs)
-
-        monkeypatch.setattr(study_runner.studies.context, "traced_run", counting)
-        first = ctx.traced_link_bytes("pingpong")
-        assert len(calls) == 1
+        ctx, runs, cache = tiny
+        run, twin = runs
+        assert (run.spec.id, twin.spec.id) == ("pingpong", "pingpong.links") and twin.label == "mini/pingpong (traced)"
+        # the twin is the run's exact command with the tracing flags, its trace relative to its work directory
+        added = [word for word in twin.command if word not in run.command]
+        assert added == list(tracing_options()) and [w for w in twin.command if w not in added] == list(run.command)
+        assert twin.key != run.key
+        assert tracing_options()[-1] == f"--cfg=tracing/filename:{LINKS_TRACE_NAME}"
         platform = ctx.platform_of("pingpong")
         route = platform.route("host-0", "host-1") + platform.route("host-1", "host-0")
-        assert first == pytest.approx({name: PINGPONG_BYTES for name in route}, rel=1e-12)
-        # the cache entry: under the run's key + "trace", with what the trace cost
-        (prepared,) = ctx.tracer.runs.values()  # type: ignore[union-attr]
-        assert cache.get(trace_key(prepared)) == [{"link_bytes": first}]
-        assert trace_key(prepared) != prepared.key
-        assert set(cache.measured(trace_key(prepared))) == {"wall_s", "parse_s", "trace_bytes"}
-        # a second call, and a second `scripts/repro` (a new tracer on the same cache), run nothing
-        assert ctx.traced_link_bytes("pingpong") == first
-        again = RunTracer(ctx.tracer.runs.values(), Cache(cache.directory), work)  # type: ignore[union-attr]
-        assert again.link_bytes("pingpong", ctx.records("pingpong")) == first
-        assert len(calls) == 1
-        assert not list(work.glob("trace-*")), "the trace's scratch directory is removed"
+        assert ctx.traced("pingpong") and ctx.unread_traces() == ["pingpong"]
+        traced = ctx.traced_link_bytes("pingpong")
+        assert ctx.unread_traces() == []
+        assert traced == pytest.approx({name: PINGPONG_BYTES for name in route}, rel=1e-12)
+        assert cache.get(twin.key) == [{"link_bytes": traced, "records": ctx.records("pingpong")}]
+        # a second batch (a second `scripts/repro`) serves both from the cache
+        again = execute_runs(runs, Cache(cache.directory), workers=1)
+        assert all(result.cached for result in again.values())
 
-    def test_the_rerun_must_print_what_the_run_printed(self, tiny: tuple[StudyContext, Cache, Path]) -> None:
+    def test_the_twin_must_print_what_the_run_printed(
+        self, tiny: tuple[StudyContext, list[PreparedRun], Cache]
+    ) -> None:
         ctx, _, _ = tiny
         ctx.results["pingpong"].records[0]["oneway_s_avg"] = 1.0
-        with pytest.raises(StudyError, match=r"traced mini/pingpong: the traced rerun printed other results"):
+        with pytest.raises(StudyError, match=r"mini: traced run pingpong printed other results than the run"):
             ctx.traced_link_bytes("pingpong")
 
-    def test_untraceable_requests(self, tiny: tuple[StudyContext, Cache, Path]) -> None:
+    def test_untraced_requests(self, tiny: tuple[StudyContext, list[PreparedRun], Cache]) -> None:
         ctx, _, _ = tiny
-        with pytest.raises(StudyError, match=r"asks to trace run 'nope', which did not run"):
+        with pytest.raises(StudyError, match=r"link bytes of run 'nope', which did not run"):
             ctx.traced_link_bytes("nope")
-        bare = StudyContext(ctx.study, ctx.quick, ctx.platforms, ctx.results)
-        with pytest.raises(StudyError, match=r"no tracer"):
+        untraced = {run_id: result for run_id, result in ctx.results.items() if run_id != "pingpong.links"}
+        bare = StudyContext(ctx.study, ctx.quick, ctx.platforms, untraced)
+        assert not bare.traced("pingpong") and bare.unread_traces() == []
+        with pytest.raises(StudyError, match=r"which the study file does not declare trace_links = true"):
             bare.traced_link_bytes("pingpong")
 
     def test_draw_traced_says_exact_or_lower_bound(
-        self, tiny: tuple[StudyContext, Cache, Path], tmp_path: Path
+        self, tiny: tuple[StudyContext, list[PreparedRun], Cache], tmp_path: Path
     ) -> None:
         ctx, _, _ = tiny
         platform = ctx.platform_of("pingpong")

@@ -68,3 +68,19 @@ def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path)
     assert verdicts["nbl.two_exchanges"] is True
     assert not all(verdicts[k] for k in verdicts if k.startswith("alpha_beta."))
     assert "**FAIL**" in (tmp_path / "results" / "REPORT.md").read_text()
+
+
+def test_traced_runs_are_those_the_study_file_declares(tmp_path: Path, bin_dir: Path) -> None:
+    """The study file says which runs are traced (``trace_links``): the batch runs their twins beside the others, the
+    analysis draws the traced heatmaps of those it draws, and a traced run no figure reads is reported."""
+    text = GOOD_STUDY.replace('args = ["-p", "1", "-s", "1M"]', 'args = ["-p", "1", "-s", "1M"]\ntrace_links = true')
+    done = run_runner(str(write_study(tmp_path, text)), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "mini/pingpong (traced): simulated" in done.stderr and "mini/exchange_one (traced): simulated" in done.stderr
+    warning = "warning: mini: run exchange_one is traced (trace_links) but no figure reads its link bytes"
+    assert done.stderr.count("warning: ") == 1 and warning in done.stderr
+    drawn = sorted(p.name for p in (tmp_path / "results" / "mini").glob("heatmap_traced_*.png"))
+    assert drawn == ["heatmap_traced_pingpong.png"]
+    untraced = run_runner(str(write_study(tmp_path, GOOD_STUDY.replace("trace_links = true\n", ""))), tmp_path=tmp_path)
+    assert untraced.returncode == 0 and "(traced)" not in untraced.stderr
+    assert not list((tmp_path / "results" / "mini").glob("heatmap_traced_*.png"))

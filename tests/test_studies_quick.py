@@ -1,10 +1,9 @@
 """Every study's --quick reproduction passes, draws its link-load heatmaps and the family pictures, and a rerun is
-served from the cache bit for bit (runs and traced reruns alike)."""
+served from the cache bit for bit (runs and their traced twins alike)."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,8 +60,8 @@ def test_quick_study_passes_and_reruns_from_cache(tmp_path: Path, bin_dir: Path,
     outputs = {p.name: p.read_bytes() for p in study_dir.iterdir() if p.suffix in (".json", ".csv")}
     second = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert second.returncode == 0, second.stderr
-    runs = len(load_study(name).selected_runs(quick=True))
-    assert second.stderr.count(": from cache") == runs
-    assert second.stderr.count(": link bytes cached") == len(traced)  # no traced rerun either
-    assert not re.search(r"^traced .*: [0-9.]+ s, trace", second.stderr, re.MULTILINE)
+    runs = load_study(name).selected_runs(quick=True)
+    assert len([run for run in runs if run.trace_links]) == len(traced)  # each traced run is drawn
+    assert second.stderr.count(": from cache") == len(runs) + len(traced)  # their traced twins too
+    assert "simulated in" not in second.stderr
     assert {p.name: p.read_bytes() for p in study_dir.iterdir() if p.suffix in (".json", ".csv")} == outputs

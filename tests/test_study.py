@@ -27,6 +27,7 @@ platform = "pair"
 app = "pingpong"
 ranks = 2
 args = ["-s", "1K", "-i", "1", "-w", "0"]
+trace_links = true
 
 [platforms.star]
 family = "crossbar"
@@ -157,6 +158,9 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
         (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "[figures] has no key 'pingpnog' that the analysis reads"),
         (('pingpong = "pingpong"', 'pingpong = "ping"'), "[figures] pingpong: 'ping' is not a run of the study"),
         (('two_exchanges = "exchange_two"\n', ""), "[figures] lacks 'two_exchanges', a run id the analysis reads"),
+        # a traced run's twin has an id of its own; a replay has no app run to trace
+        (('id = "exchange_one"', 'id = "pingpong.links"'), "run id pingpong.links is the id of run pingpong's traced"),
+        (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true traces"),
     ],
 )
 def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message: str, tmp_path: Path) -> None:
@@ -175,8 +179,8 @@ def test_a_study_run_has_the_fields_of_a_sweep_point(tmp_path: Path) -> None:
     sweep_run = sweep_schema()["properties"]["run"]["properties"]
     study_run = study_schema()["properties"]["runs"]["items"]["properties"]
     assert set(sweep_run) == set(RUN_PROPERTIES) and set(study_run) == {*RUN_PROPERTIES, *STUDY_RUN_PROPERTIES}
-    study = load_study(write_study(tmp_path, GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\nreplay = true', 1)))
-    assert [run.replay for run in study.runs] == [True, False, False]
+    replayed = GOOD_STUDY.replace('args = ["-p", "2", "-s", "1M"]', 'args = ["-p", "2", "-s", "1M"]\nreplay = true')
+    assert [run.replay for run in load_study(write_study(tmp_path, replayed)).runs] == [False, False, True]
     with pytest.raises(StudyError, match=r"runs\[0\]: replay = true needs compute = \"off\""):
         load_study(
             write_study(

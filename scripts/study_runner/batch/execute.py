@@ -41,6 +41,7 @@ from study_runner.simulation.smpi import (
     run_smpirun_measured,
     stop_simulations,
 )
+from study_runner.simulation.tracing import LINKS_TRACE_NAME, link_bytes
 from study_runner.simulation.workdirs import work_directory
 
 __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "simgrid_version"]
@@ -65,6 +66,9 @@ class PreparedRun:
     """For a replay: the run that records the trace it replays (its ``key`` is the trace's)."""
     traces: TraceStore | None = None
     """For a recording: the store its trace goes to, under its ``key``."""
+    links_traced: bool = False
+    """Traced by SimGrid (``simulation.tracing``): its one record holds the bytes each link carried
+    (``link_bytes``) and what the app printed (``records``)."""
 
 
 @dataclass(frozen=True)
@@ -132,15 +136,28 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
             if run.traces is not None:
                 run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.inputs)
+            traced = _traced_links(run, scratch)
         if run.spec.replay:
             records = replayed_records(outcome.stderr, run.label)
         elif run.spec.output == "json":
             records = parse_records(outcome.stdout, run.label)
         else:
             records = parse_output(run.spec.output, outcome.stdout, run.label)
-        return _with_timing(run, records, outcome), outcome
+        records = _with_timing(run, records, outcome)
+        return ([{"link_bytes": traced, "records": records}] if traced is not None else records), outcome
     except StudyError as err:
         return err
+
+
+def _traced_links(run: PreparedRun, scratch: Path) -> dict[str, float] | None:
+    """The bytes per link (those that carried nothing left out) of a traced run, from the trace it wrote in
+    ``scratch``; None for another run."""
+    if not run.links_traced:
+        return None
+    trace = scratch / LINKS_TRACE_NAME
+    if not trace.is_file():
+        raise StudyError(f"{run.label}: smpirun wrote no trace {LINKS_TRACE_NAME}")
+    return {name: value for name, value in sorted(link_bytes(trace).items()) if value > 0}
 
 
 def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: SmpirunOutcome) -> list[dict[str, Any]]:

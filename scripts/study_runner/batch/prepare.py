@@ -4,7 +4,9 @@ cache key.
 Everything that can be wrong with the runs (a bad platform, a placement that does not fit, a missing binary, an
 option SimGrid does not know) is found here, before anything is simulated; ``study_runner.batch.execute`` then runs
 what this prepares. A run that
-replays (``RunSpec.replay``) gets the recording of its trace beside it (``study_runner.simulation.replay``).
+replays (``RunSpec.replay``) gets the recording of its trace beside it (``study_runner.simulation.replay``); a run
+traced for its link bytes (``RunSpec.trace_links``) gets its traced twin after it (``<id>.links``,
+``study_runner.simulation.tracing``), a simulation of the batch like the others.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from study_runner.simulation.compute import calibration, compute_options
 from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
 from study_runner.simulation.simgrid_options import options_problem
 from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
+from study_runner.simulation.tracing import LINK_BYTES_FORMAT, tracing_options
 
 __all__ = ["prepare_runs"]
 
@@ -109,7 +112,24 @@ def prepare_runs(
                 raise StudyError(f"{label}: a replay needs a trace store")
             run = _replay(run, options, platforms[spec.platform], traces, recordings, workdir)
         prepared.append(run)
+        if spec.trace_links:
+            prepared.append(_traced(run, options, files))
     return platforms, prepared
+
+
+def _traced(run: PreparedRun, options: tuple[str, ...], files: Mapping[Path, str]) -> PreparedRun:
+    """The twin of ``run`` (whose SMPI options after the standard ones are ``options``, reading ``files``) that
+    SimGrid traces: the same command with the link tracing flags, its result the bytes each link carried and what
+    the app printed (``batch.execute``). Its key is made from its command, like every run's."""
+    command = smpirun_command(
+        run.binary, run.inputs["args"], run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options())
+    )
+    key = command_key(command, files, simgrid=run.inputs["simgrid"], output="links", format=LINK_BYTES_FORMAT)
+    inputs = {**run.inputs, "options": [*run.inputs["options"], *tracing_options()], "traced": "link bytes"}
+    # tracing slows a simulation down (bgq-pairing's smallest run: 17 s, 27 s traced)
+    spec = dataclasses.replace(run.spec, id=run.spec.traced_id, trace_links=False, timeout=2 * run.spec.timeout)
+    return dataclasses.replace(run, spec=spec, label=f"{run.label} (traced)", command=tuple(command), key=key,
+                               inputs=inputs, links_traced=True)  # fmt: skip
 
 
 def _check_options(label: str, options: tuple[str, ...], checked: set[tuple[str, ...]]) -> None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["PlatformSpec", "RunSpec"]
+__all__ = ["TRACED_SUFFIX", "PlatformSpec", "RunSpec"]
+
+TRACED_SUFFIX = ".links"
+"""The id of a run's traced twin (``trace_links``) is the run's id and this."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,12 @@ class RunSpec:
     output: str = "json"  # what the app prints: JSON lines, or a third-party format (simulation.outputs)
     full_only: bool = False  # runs under --full only
     replay: bool = False  # replays the app's recorded TI trace instead of running it (simulation.replay)
+    trace_links: bool = False  # also run its traced twin: the bytes each link carried (simulation.tracing)
+
+    @property
+    def traced_id(self) -> str:
+        """The id of this run's traced twin (``batch.prepare``)."""
+        return f"{self.id}{TRACED_SUFFIX}"
 
     def arguments(self, quick: bool) -> tuple[str, ...]:
         """The app's arguments in full or quick mode."""

@@ -46,7 +46,16 @@ from pathlib import Path
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
 
-__all__ = ["TRACE_PRECISION", "TRACING_OPTIONS", "TracedRun", "link_bytes", "traced_run", "tracing_options"]
+__all__ = [
+    "LINKS_TRACE_NAME",
+    "LINK_BYTES_FORMAT",
+    "TRACE_PRECISION",
+    "TRACING_OPTIONS",
+    "TracedRun",
+    "link_bytes",
+    "traced_run",
+    "tracing_options",
+]
 
 TRACE_PRECISION = 15
 """Decimals of the times and values in the trace: 1e-15 s, i.e. 2e-6 bytes per interval at 2 GB/s."""
@@ -64,13 +73,24 @@ TRACING_OPTIONS: tuple[str, ...] = (
 """The smpirun flags that trace link usage, without the file name (see :func:`tracing_options`)."""
 
 
-def tracing_options(trace_file: Path) -> tuple[str, ...]:
-    """``TRACING_OPTIONS`` writing the Paje trace to ``trace_file`` (made absolute: smpirun runs in a work dir).
+LINKS_TRACE_NAME = "links.trace"
+"""The Paje trace a study's traced run (``trace_links``) writes in its work directory (``batch.execute``)."""
 
-    >>> tracing_options(Path("/tmp/run.trace"))[-1]
+LINK_BYTES_FORMAT = 1
+"""Version of what a traced run's result holds (bump when :func:`link_bytes` changes what it counts): part of its
+cache key."""
+
+
+def tracing_options(trace_file: Path | str = LINKS_TRACE_NAME) -> tuple[str, ...]:
+    """``TRACING_OPTIONS`` writing the Paje trace to ``trace_file``, relative to smpirun's working directory unless
+    absolute (a relative name keeps work directories out of the command, and so out of its cache key).
+
+    >>> tracing_options("/tmp/run.trace")[-1]
     '--cfg=tracing/filename:/tmp/run.trace'
+    >>> tracing_options()[-1]
+    '--cfg=tracing/filename:links.trace'
     """
-    return (*TRACING_OPTIONS, f"--cfg=tracing/filename:{Path(trace_file).absolute()}")
+    return (*TRACING_OPTIONS, f"--cfg=tracing/filename:{trace_file}")
 
 
 _TOKEN = re.compile(r'"([^"]*)"|(\S+)')

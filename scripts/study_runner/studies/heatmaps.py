@@ -4,7 +4,8 @@
 * **static**: what a communication schedule puts on every link under the platform's routes, from the model
   alone (``generators.analysis.link_loads``). For a schedule in steps, :func:`step_loads` is the most flows a
   link carries in any one step: a congestion-free step schedule is 1 on every cable.
-* **traced**: the bytes each link carried in one real run of the study, from SimGrid's link tracing
+* **traced**: the bytes each link carried in one real run of the study, from SimGrid's link tracing of its traced
+  twin, which the batch runs when the study file declares the run ``trace_links = true``
   (``StudyContext.traced_link_bytes``). SimGrid traces a flow's bytes exactly only while no other flow
   changes its rate (``study_runner.simulation.tracing``), so a traced heatmap is compared with what the run's schedule
   sends on each link (:func:`schedule_bytes`): it is labelled *exact* when every link the schedule uses

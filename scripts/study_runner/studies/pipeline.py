@@ -19,7 +19,7 @@ from study_runner.simulation.cache import Cache
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import replace_dir, work_directory
 from study_runner.studies.checks import criterion_text, summary_json
-from study_runner.studies.context import RunTracer, StudyContext
+from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 
 __all__ = ["prepare_study", "run_study"]
@@ -71,24 +71,25 @@ def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache
     """Run one study and write ``results_dir/<study>/``; return whether every check passed. ``engine``: where the
     simulations run (``batch.engine``)."""
     analysis = _analysis(study)
-    # The scratch directory (platform files, hostfiles) lives until the analysis is done: a traced heatmap
-    # reruns one of the runs (ctx.traced_link_bytes).
-    with work_directory(study.name) as scratch:
+    with work_directory(study.name) as scratch:  # the platform files and hostfiles the runs read
         platforms, runs = prepare_study(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
         results = execute_runs(runs, cache, engine=engine)
-        ctx = StudyContext(study, quick, platforms, results, RunTracer(runs, cache, scratch))
-        checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
-        if not checks:
-            raise StudyError(f"{study.name}: the analysis produced no check")
-        results_dir.mkdir(parents=True, exist_ok=True)
-        with naming(results_dir / study.name), work_directory(f"{study.name}.staged", parent=results_dir) as staging:
-            _write_runs_csv(staging / "runs.csv", study, results, quick)
-            analysis.figures(ctx, staging)
-            notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
-            summary = summary_json(study.name, study.title, quick, checks, notes)
-            (staging / "summary.json").write_text(summary, encoding="utf-8")
-            staging.chmod(0o755)
-            replace_dir(staging, results_dir / study.name)
+    ctx = StudyContext(study, quick, platforms, results)
+    checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
+    if not checks:
+        raise StudyError(f"{study.name}: the analysis produced no check")
+    results_dir.mkdir(parents=True, exist_ok=True)
+    with naming(results_dir / study.name), work_directory(f"{study.name}.staged", parent=results_dir) as staging:
+        _write_runs_csv(staging / "runs.csv", study, results, quick)
+        analysis.figures(ctx, staging)
+        for run_id in ctx.unread_traces():
+            print(f"warning: {study.name}: run {run_id} is traced (trace_links) but no figure reads its link bytes",
+                  file=sys.stderr)  # fmt: skip
+        notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
+        summary = summary_json(study.name, study.title, quick, checks, notes)
+        (staging / "summary.json").write_text(summary, encoding="utf-8")
+        staging.chmod(0o755)
+        replace_dir(staging, results_dir / study.name)
     for check in checks:
         outside = f"; outside its documented miss range {list(check.miss_range)}" if check.miss_range else ""
         print(

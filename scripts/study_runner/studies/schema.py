@@ -83,6 +83,10 @@ STUDY_RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "full_only": _described({"type": "boolean"}, "run under --full only (default false)"),
     "full_args": _described(_WORDS, "the app's arguments under --full"),
     "full_timeout": _described(_POSITIVE, "seconds, under --full"),
+    "trace_links": _described(
+        {"type": "boolean"},
+        "also run it traced by SimGrid: the bytes each link carried, for the analysis's traced heatmap (default false)",
+    ),
 }
 """What a study's run has beside :data:`RUN_PROPERTIES`."""
 

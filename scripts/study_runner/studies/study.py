@@ -204,6 +204,8 @@ def _run(raw: dict[str, Any], platforms: dict[str, PlatformSpec], where: str, pa
     full_timeout = raw.get("full_timeout")
     if full_timeout is not None and not positive_number(full_timeout):
         raise StudyError(f"{here}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}")
+    if raw.get("trace_links", False) and fields["replay"]:
+        raise StudyError(f"{here}: trace_links = true traces the app's own run; a replay (replay = true) has none")
     return RunSpec(
         id=raw["id"],
         platform=raw["platform"],
@@ -212,6 +214,7 @@ def _run(raw: dict[str, Any], platforms: dict[str, PlatformSpec], where: str, pa
         full_only=raw.get("full_only", False),
         full_args=strings(raw.get("full_args", [])),
         full_timeout=None if full_timeout is None else float(full_timeout),
+        trace_links=raw.get("trace_links", False),
         **fields,
     )
 
@@ -258,6 +261,9 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
+    twins = [run for run in runs if run.trace_links and run.traced_id in {other.id for other in runs}]
+    if twins:
+        raise StudyError(f"{where}: run id {twins[0].traced_id} is the id of run {twins[0].id}'s traced twin")
     run_grids: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for run in runs:
         if run.grid is not None:

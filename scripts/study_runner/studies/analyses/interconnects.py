@@ -292,8 +292,9 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     if "kim.adversarial.valiant-packet" in ctx.results:
         title = "dragonfly, consecutive ports, per-packet Valiant: every server of group i to group i + 1"
         _static_heatmap(ctx, out_dir, "kim.adversarial.valiant-packet", 0, "kim_adversarial_valiant-packet", title)
-    if "kim.adversarial.ugal-g" in ctx.results:
-        _adaptive_heatmap(ctx, out_dir, "kim.adversarial.ugal-g", "kim_adversarial_ugal-g")
+    for run in ctx.study.runs:  # the adaptive runs the study file traces (trace_links)
+        if ctx.traced(run.id) and ctx.platform_of(run.id).adaptive:
+            _adaptive_heatmap(ctx, out_dir, run.id, run.id.replace(".", "_"))
     if "fattree.shifts" in ctx.results:
         shifts = [int(r["shift"]) for r in _records(ctx, "fattree.shifts")]
         title = "full three-level fat tree, D-mod-K: the shift by 64"

@@ -213,4 +213,5 @@ def _heatmaps(ctx: StudyContext, out_dir: Path, servers: str, size: int) -> None
         message = repeats * (int(record["block_bytes"]) + SMPI_ENVELOPE_BYTES)
         scheduled = heatmaps.schedule_bytes(platform, hosts, [(step, message) for step in steps])
         what = f"{algorithm}_{servers}"
-        heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, title, "bytes per link over the run.")
+        if ctx.traced(run):
+            heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, title, "bytes per link over the run.")

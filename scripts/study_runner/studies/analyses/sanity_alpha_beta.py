@@ -101,7 +101,8 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         for r in ctx.records(run)
     ]
     scheduled = heatmaps.schedule_bytes(platform, hosts, messages)
-    heatmaps.draw_traced(ctx, out_dir, "pingpong", run, scheduled, title, "bytes per link over the run.")
+    if ctx.traced(run):
+        heatmaps.draw_traced(ctx, out_dir, "pingpong", run, scheduled, title, "bytes per link over the run.")
 
     run = ctx.study.figures["two_exchanges"]
     platform, hosts = ctx.platform_of(run), ctx.results[run].hosts

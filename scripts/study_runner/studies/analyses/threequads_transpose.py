@@ -148,4 +148,5 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         block = int(_ranks(ctx, run)[0]["block"])
         message = block * block * 8 + SMPI_ENVELOPE_BYTES  # one block of doubles per message
         scheduled = heatmaps.schedule_bytes(platform, hosts, [(step, message) for step in steps])
-        heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, f"{title} ({run})", "bytes per link over the run.")
+        if ctx.traced(run):
+            heatmaps.draw_traced(ctx, out_dir, what, run, scheduled, f"{title} ({run})", "bytes per link over the run.")

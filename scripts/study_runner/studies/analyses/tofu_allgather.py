@@ -178,8 +178,8 @@ def notes(ctx: StudyContext) -> list[str]:
 
 
 def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
-    """Ring and Bruck on the ``[figures]`` heatmap shape: the most messages per link in one step (static), Ring
-    traced."""
+    """Ring and Bruck on the ``[figures]`` heatmap shape: the most messages per link in one step (static), and the
+    bytes per link of those the study file traces (``trace_links``)."""
     shape = ctx.study.figures["heatmap_shape"]
     for algorithm in model.ALGORITHMS:
         rid, count = run_id(ctx, algorithm, shape), ranks(ctx)
@@ -193,7 +193,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
             "limiter (node colour) carries its messages in and out."
         )
         heatmaps.draw_static(platform, out_dir, f"{algorithm}_{shape}", loads, title, caption, "messages")
-        if algorithm != "ring":
+        if not ctx.traced(rid):
             continue
         args = ctx.results[rid].spec.arguments(ctx.quick)
         warmup = int(args[args.index("-w") + 1])  # not in the app's records

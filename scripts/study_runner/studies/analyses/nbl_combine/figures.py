@@ -254,7 +254,7 @@ def _heatmaps(ctx: StudyContext, out_dir: Path, width: int, height: int, nbl: st
             "node uses at once."
         )
         heatmaps.draw_static(platform, out_dir, f"{algorithm}_{width}x{height}", loads, title, caption)
-        if algorithm != "fence":
+        if not ctx.traced(run):
             continue
         repeats = int(record["warmup"]) + int(record["iterations"])
         messages = [

@@ -245,15 +245,20 @@ def geometries(machine: Sequence[int] | str, midplanes: int) -> list[Geometry]:
     return found
 
 
-def best_partition(machine: Sequence[int] | str, midplanes: int) -> tuple[Geometry, int]:
-    """Geometry with the highest bisection (ties: lexicographically smallest) and that bisection.
+def ranked_partitions(machine: Sequence[int] | str, midplanes: int) -> list[tuple[Geometry, int]]:
+    """Every geometry of ``midplanes`` midplanes that fits ``machine``, with its bisection: highest bisection first,
+    ties in lexicographic order.
 
-    >>> best_partition("mira", 16)
-    ((2, 2, 2, 2), 2048)
+    >>> ranked_partitions("juqueen", 16)[:2]
+    [((2, 2, 2, 2), 2048), ((4, 2, 2, 1), 1024)]
     """
-    gs = geometries(machine, midplanes)
-    g = min(gs, key=lambda g: (-partition_bisection(g), g))
-    return g, partition_bisection(g)
+    return sorted(((g, partition_bisection(g)) for g in geometries(machine, midplanes)), key=lambda gb: (-gb[1], gb[0]))
+
+
+def best_partition(machine: Sequence[int] | str, midplanes: int) -> tuple[Geometry, int]:
+    """Geometry with the highest bisection (ties: lexicographically smallest) and that bisection: ``mira``, 16
+    midplanes: ((2, 2, 2, 2), 2048)."""
+    return ranked_partitions(machine, midplanes)[0]
 
 
 def worst_partition(machine: Sequence[int] | str, midplanes: int) -> tuple[Geometry, int]:
@@ -262,9 +267,7 @@ def worst_partition(machine: Sequence[int] | str, midplanes: int) -> tuple[Geome
     >>> worst_partition("juqueen", 16)
     ((4, 2, 2, 1), 1024)
     """
-    gs = geometries(machine, midplanes)
-    g = max(gs, key=lambda g: (-partition_bisection(g), g))
-    return g, partition_bisection(g)
+    return ranked_partitions(machine, midplanes)[-1]
 
 
 def midplanes_for_nodes(nodes: int) -> int:

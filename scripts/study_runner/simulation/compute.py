@@ -34,8 +34,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
@@ -129,6 +131,29 @@ def machine_key() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+T = TypeVar("T")
+
+
+def store_measurement(path: Path, result: object) -> None:
+    """Cache a measurement of this machine (a dataclass) at ``path``, atomically."""
+    atomic_write_text(path, json.dumps(asdict(result), indent=1) + "\n")  # type: ignore[call-overload]
+
+
+def cached_measurement(
+    path: Path, read: Callable[[dict[str, Any]], T], measure: Callable[[], T] | None, what: str
+) -> T | None:
+    """The measurement cached at ``path`` (``read`` from its JSON), or ``measure()`` when there is none (None without
+    ``measure``); ``StudyError`` naming ``what`` it should be when the file is not one topolab wrote."""
+    try:
+        return read(json.loads(path.read_text()))
+    except FileNotFoundError:
+        return measure() if measure is not None else None
+    except (ValueError, TypeError, KeyError):
+        raise StudyError(
+            f"{path} is not {what} topolab wrote: remove it, or run scripts/calibrate-compute --force"
+        ) from None
+
+
 def calibration_path(cache_dir: Path | None = None) -> Path:
     """Where this machine's calibration is cached: ``<cache>/calibration/compute-<machine key>.json``."""
     return (cache_dir or default_cache_dir()) / "calibration" / f"compute-{machine_key()}.json"
@@ -156,22 +181,18 @@ def calibrate(cache_dir: Path | None = None) -> Calibration:
         machine=socket.gethostname(),
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
-    atomic_write_text(calibration_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
+    store_measurement(calibration_path(cache_dir), result)
     return result
 
 
 def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calibration | None:
     """This machine's cached calibration; measured first if there is none and ``measure`` (else None)."""
-    path = calibration_path(cache_dir)
-    try:
-        raw = json.loads(path.read_text())
-        return Calibration(**{**raw, "samples": tuple(raw["samples"])})
-    except FileNotFoundError:
-        return calibrate(cache_dir) if measure else None
-    except (ValueError, TypeError, KeyError):
-        raise StudyError(
-            f"{path} is not a calibration topolab wrote: remove it, or run scripts/calibrate-compute --force"
-        ) from None
+    return cached_measurement(
+        calibration_path(cache_dir),
+        lambda raw: Calibration(**{**raw, "samples": tuple(raw["samples"])}),
+        (lambda: calibrate(cache_dir)) if measure else None,
+        "a calibration",
+    )
 
 
 def compute_options(mode: str, reference_flops: float | None = None) -> tuple[str, ...]:

@@ -26,13 +26,12 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import ONE_THREAD, machine_key
+from study_runner.simulation.compute import ONE_THREAD, cached_measurement, machine_key, store_measurement
 
 __all__ = [
     "CORE_ELEMENTS",
@@ -96,7 +95,9 @@ class MemoryBandwidth:
     """This machine's memory bandwidth (bytes/s), one core alone and all cores together, and how it was measured."""
 
     core_Bps: float
+    """What one core streams alone."""
     node_Bps: float
+    """What all cores stream together."""
     cores: int
     core_samples: tuple[float, ...]
     node_samples: tuple[float, ...]
@@ -154,7 +155,7 @@ def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
         ),
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
-    atomic_write_text(memory_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
+    store_measurement(memory_path(cache_dir), result)
     return result
 
 
@@ -165,17 +166,12 @@ def memory_path(cache_dir: Path | None = None) -> Path:
 
 def memory_bandwidth(cache_dir: Path | None = None, *, measure: bool = True) -> MemoryBandwidth | None:
     """This machine's cached memory bandwidth; measured first if there is none and ``measure`` (else None)."""
-    path = memory_path(cache_dir)
-    try:
-        raw = json.loads(path.read_text())
-        samples = {key: tuple(raw[key]) for key in ("core_samples", "node_samples")}
-        return MemoryBandwidth(**{**raw, **samples})
-    except FileNotFoundError:
-        return measure_memory(cache_dir) if measure else None
-    except (ValueError, TypeError, KeyError):
-        raise StudyError(
-            f"{path} is not a memory bandwidth topolab wrote: remove it, or run scripts/calibrate-compute --force"
-        ) from None
+    return cached_measurement(
+        memory_path(cache_dir),
+        lambda raw: MemoryBandwidth(**{**raw, **{key: tuple(raw[key]) for key in ("core_samples", "node_samples")}}),
+        (lambda: measure_memory(cache_dir)) if measure else None,
+        "a memory bandwidth",
+    )
 
 
 @dataclass(frozen=True)

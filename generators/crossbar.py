@@ -15,7 +15,7 @@ from typing import Any
 
 from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, family, latency, nbl_cap, positive_int
+from generators.params import Param, bandwidth, family, latency, nbl_param, positive_int
 from generators.size import Size
 
 __all__ = ["crossbar", "estimate"]
@@ -43,7 +43,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("hosts", positive_int, "number of hosts N"),
         Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
         Param("link_lat", latency, "latency of each host cable", "1us"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        nbl_param(),
         *NODE_PARAMS,
     ),
     estimate=estimate,

@@ -75,7 +75,7 @@ from generators.model import (
     with_nbl,
 )
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, positive_int
+from generators.params import Param, bandwidth, choice, family, latency, nbl_param, positive_int
 from generators.paths import ROUTING_MODES, framed, spread_evenly, spread_param
 from generators.size import Size, switched_size
 
@@ -88,7 +88,9 @@ class Dragonfly:
 
     groups: int
     routers: int
+    """Routers per group (a)."""
     hosts: int
+    """Hosts per router (p)."""
     links_per_pair: int
     arrangement: str
     port_order: str = "round-robin"
@@ -260,7 +262,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("link_bw", bandwidth, "bandwidth of every cable, per direction (Slingshot: 200 Gb/s)", "25GBps"),
         Param("link_lat", latency, "latency of a host or local cable", "100ns"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        nbl_param(),
         *NODE_PARAMS,
     ),
     estimate=estimate,

@@ -37,7 +37,7 @@ from generators.params import (
     bandwidth,
     family,
     latency,
-    nbl_cap,
+    nbl_param,
     optional_bandwidth,
     positive_int,
 )
@@ -83,7 +83,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
         Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
         Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k host-cable bandwidths", "none"),
+        nbl_param("host-cable"),
         *NODE_PARAMS,
     ),
     estimate=estimate,

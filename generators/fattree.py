@@ -65,7 +65,7 @@ from generators.model import (
     with_nbl,
 )
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
+from generators.params import Param, bandwidth, choice, family, latency, nbl_param, optional, positive_int
 from generators.paths import framed, spread_evenly, spread_param
 from generators.size import Size, switched_size
 
@@ -226,7 +226,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
         Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
         Param("link_lat", latency, "latency of every cable", "100ns"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        nbl_param(),
         *NODE_PARAMS,
         Param("levels", positive_int, f"switch levels, 2 to {MAX_LEVELS}", "2", recorded_when_default=False),
         Param(

@@ -62,7 +62,7 @@ from generators.model import (
     with_nbl,
 )
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, int_tuple, latency, nbl_cap, positive_int
+from generators.params import Param, bandwidth, choice, family, int_tuple, latency, nbl_param, positive_int
 from generators.paths import framed, hop_latency, spread_evenly, spread_param
 from generators.router_graph import host_coordinates, host_name
 from generators.size import Size, switched_size
@@ -174,7 +174,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("links", positive_int, "cables between every two switches that differ in one coordinate (K)", "1"),
         Param("link_bw", bandwidth, "bandwidth of every cable, per direction", "25GBps"),
         Param("link_lat", latency, "latency of every cable", "100ns"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        nbl_param(),
         *NODE_PARAMS,
         Param(
             "routing",

@@ -69,7 +69,7 @@ from generators.params import (
     family,
     int_tuple,
     latency,
-    nbl_cap,
+    nbl_param,
     optional,
     optional_bandwidth,
     positive_int,
@@ -190,7 +190,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "port that picks the spine of same-column traffic: source|destination",
             "source",
         ),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k server-link bandwidths", "none"),
+        nbl_param("server-link"),
         *NODE_PARAMS,
         Param(
             "zone",

@@ -43,6 +43,7 @@ __all__ = [
     "latency",
     "letter_order",
     "nbl_cap",
+    "nbl_param",
     "nonnegative_int",
     "optional",
     "optional_bandwidth",
@@ -273,6 +274,12 @@ def nbl_cap(value: object, name: str) -> float | None:
         raise TopologyError(
             f"{name} must be 'none', 'nominal' or a number of link bandwidths > 0, got {shown(value)}"
         ) from None
+
+
+def nbl_param(cable: str = "link", limit: str = "node-bandwidth limit", help: str = "", default: str = "none") -> Param:
+    """The ``nbl`` parameter (:func:`nbl_cap`), declared here for every family: ``help`` says what it limits, by
+    default the ``limit`` in ``cable`` bandwidths (what the family calls a host's cable)."""
+    return Param("nbl", nbl_cap, help or f"{limit}: none, nominal (=1) or k {cable} bandwidths", default)
 
 
 def check_params(family: str, declared: Sequence[Param], given: Mapping[str, object]) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from generators.errors import TopologyError
 from generators.finite_field import FiniteField, prime_power
 from generators.model import Host, Platform
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, latency, nbl_cap, optional, positive_int
+from generators.params import Param, bandwidth, choice, family, latency, nbl_param, optional, positive_int
 from generators.paths import ROUTING_MODES, spread_param
 from generators.router_graph import (
     RouterGraph,
@@ -172,7 +172,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
         Param("link_bw", bandwidth, "bandwidth of every cable, per direction", "25GBps"),
         Param("link_lat", latency, "latency of every cable", "100ns"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+        nbl_param(),
         *NODE_PARAMS,
         Param(
             "routing",

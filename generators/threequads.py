@@ -50,7 +50,7 @@ from generators.params import (
     family,
     latency,
     letter_order,
-    nbl_cap,
+    nbl_param,
     optional_bandwidth,
     positive_int,
 )
@@ -112,7 +112,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("link_lat", latency, "NIC cable latency", "1us"),
         Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
         Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
-        Param("nbl", nbl_cap, "node-bandwidth limit: none, nominal (=1) or k NIC bandwidths", "none"),
+        nbl_param("NIC"),
         *NODE_PARAMS,
     ),
     estimate=estimate,

@@ -77,7 +77,7 @@ from generators.params import (
     flag_tuple,
     int_tuple,
     latency,
-    nbl_cap,
+    nbl_param,
     nonnegative_int,
     optional,
 )
@@ -243,11 +243,9 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
         Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
         Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
-        Param(
-            "nbl",
-            nbl_cap,
-            "endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
-            "4",
+        nbl_param(
+            help="endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
+            default="4",
         ),
         *NODE_PARAMS,
         Param(

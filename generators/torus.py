@@ -70,7 +70,7 @@ from generators.params import (
     flag_tuple,
     int_tuple,
     latency,
-    nbl_cap,
+    nbl_param,
     positive_int,
 )
 from generators.size import Size
@@ -143,7 +143,7 @@ def _steps(src: int, dst: int, size: int, wrapped: bool) -> list[int]:
 _COMMON = (
     Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
     Param("link_lat", latency, "latency of each link", "100ns"),
-    Param("nbl", nbl_cap, "endpoint-only node-bandwidth limit: none, nominal (=1) or k link bandwidths", "none"),
+    nbl_param(limit="endpoint-only node-bandwidth limit"),
     *NODE_PARAMS,
 )
 

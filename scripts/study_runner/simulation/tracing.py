@@ -284,6 +284,7 @@ class TracedRun:
     """One traced simulation: what the app printed, the bytes per link, and what tracing cost."""
 
     stdout: str
+    """What the app printed."""
     link_bytes: dict[str, float]
     trace_file: Path
     trace_size: int

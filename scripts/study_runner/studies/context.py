@@ -41,8 +41,11 @@ class StudyContext:
 
     study: Study
     quick: bool
+    """Whether the study runs in its reduced form (``--quick``)."""
     platforms: dict[str, Platform]
+    """The platform model of each of the study's platforms, by name."""
     results: dict[str, RunResult]
+    """Every run's result by run id (a traced run's twin under ``<id>.links``)."""
     read_traces: set[str] = field(default_factory=set)
     """The traced runs whose link bytes the analysis read."""
 

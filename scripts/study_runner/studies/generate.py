@@ -39,6 +39,7 @@ class GeneratedRun:
     """One point of a ``[[generate]]`` grid: its run table (rendered, not yet validated) and its variables."""
 
     block: str
+    """The grid's name (``[[generate]]``'s ``name``)."""
     number: int
     """The grid's place among the file's ``[[generate]]`` tables, from 0."""
     variables: dict[str, Any]

@@ -44,6 +44,7 @@ class Comparison:
     sweep: str
     points: int
     platforms: int
+    """Distinct platforms among the points."""
     traces: int
     """Traces the replayed run recorded (one per distinct app, arguments, ranks, options and host speeds)."""
     online_wall_s: float

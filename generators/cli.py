@@ -72,11 +72,13 @@ def _parser() -> argparse.ArgumentParser:
         fp.add_argument(
             "--picture", metavar="FILE.png", type=nonempty, help="also draw the platform's structure to this PNG"
         )
-        if family.placements:
-            names = ", ".join(f"{name}:ARG" for name in family.placements)
-            fp.add_argument(
-                "--placement", metavar="SPEC", help=f"rank placement of the hostfile ({names}; needs --hostfile)"
-            )
+        names = ", ".join(f"{name}:ARG" for name in family.placements)
+        policies = "allocation policies contiguous[:START], stride:K[,START], random:SEED, random-chunks:C,SEED"
+        fp.add_argument(
+            "--placement",
+            metavar="SPEC",
+            help=f"rank placement of the hostfile ({names + '; ' if names else ''}{policies}; needs --hostfile)",
+        )
     return parser
 
 

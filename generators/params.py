@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from generators.allocation import ALLOCATION_POLICIES
 from generators.errors import TopologyError, shown
 from generators.size import Size, check_size
 from generators.units import parse_bandwidth, parse_number, parse_speed, parse_time
@@ -417,6 +418,9 @@ def family(
         builder = builds(build.__name__, params, estimate)(build)
         builder.__doc__ = _documented(build.__doc__ or "", params)
         declared = Family(build.__name__, builder, tuple(params), summary, dict(placements or {}), smallest, drawn)
+        taken = sorted(set(declared.placements) & set(ALLOCATION_POLICIES))
+        if taken:
+            raise ValueError(f"{declared.name}: placement {taken[0]!r} is an allocation policy of every family")
         if REGISTRY.get(declared.name, declared).build.__module__ != builder.__module__:
             raise ValueError(f"two families are named {declared.name!r}")
         builder.family = REGISTRY[declared.name] = declared  # type: ignore[attr-defined]

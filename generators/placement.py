@@ -1,8 +1,10 @@
 """Rank placement: which host each MPI rank runs on, written as an smpirun hostfile.
 
 A placement is the platform's host order (the default), an explicit list of hosts, or a named
-placement of the platform's family, ``"<name>:<argument>"`` (e.g. ``"allocation:2,4,3"`` on an MLFM:
-the servers of the paper's allocation n = 2, l = 4, m = 3, in the schedule's rank order). Each host of it takes
+placement, ``"<name>:<argument>"``: an allocation policy of every family (``generators.allocation``:
+``random:7``, ``contiguous:16``, ``stride:4``, ``random-chunks:8,7``) or one of the platform's family
+(e.g. ``"allocation:2,4,3"`` on an MLFM: the servers of the paper's allocation n = 2, l = 4, m = 3, in the
+schedule's rank order). Each host of it takes
 one rank, or ``ranks_per_node`` consecutive ranks (block placement).
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from generators.allocation import ALLOCATION_POLICIES
 from generators.errors import TopologyError
 from generators.files import atomic_write_text
 from generators.model import Platform
@@ -24,13 +27,14 @@ MAX_RANKS = 10**7
 
 
 def named_placement(platform: Platform, spec: str) -> list[str]:
-    """The hosts of the family placement ``"<name>:<argument>"`` of ``platform``, in rank order."""
+    """The hosts of the named placement ``"<name>:<argument>"`` of ``platform``, in rank order: an allocation policy
+    of every family (``generators.allocation``: contiguous, stride, random, random-chunks) or the family's own."""
     from generators.families import FAMILIES  # the registry imports the families, which import this module
 
     name, _, argument = spec.partition(":")
-    placements = FAMILIES[platform.family].placements
+    placements = {**ALLOCATION_POLICIES, **FAMILIES[platform.family].placements}
     if name not in placements:
-        known = ", ".join(sorted(placements)) or "none"
+        known = ", ".join(sorted(placements))
         raise TopologyError(f"{platform.family} has no placement {name!r} (named placements: {known})")
     return placements[name](platform, argument)
 

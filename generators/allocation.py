@@ -1,0 +1,97 @@
+"""Allocation policies: which hosts of a machine a job gets, on every family, as named placements
+(``"<policy>:<argument>"``, ``generators.placement``).
+
+A batch scheduler gives a job the nodes its allocation policy picks, and on a shared machine that choice decides
+which cables the job shares with its neighbours. The packet-level simulators name the same policies (SST's
+linear, random, random-linear and interval allocators; CODES' contiguous, random and stripe placements). Each
+policy here orders *every* host of the platform; a job of N hosts takes the first N of that order
+(``place_ranks``), so one policy serves any job size:
+
+``contiguous[:start]``
+    the platform's host order from host ``start`` on (default 0), wrapping round to host 0: a linear allocation.
+``stride:k[,start]``
+    every k-th host from ``start`` (an interval or stripe allocation), wrapping round: start, start + k, ..., then
+    start + 1, start + 1 + k, ... until every host is listed.
+``random:seed``
+    the hosts in a random order drawn from ``seed`` (a fragmented machine); the same seed, the same order.
+``random-chunks:c,seed``
+    the hosts in chunks of c consecutive hosts (the last one may be shorter), the chunks in a random order drawn
+    from ``seed``: a job gets whole chunks (SST's random-linear).
+
+The platform's host order is its families' natural one (a torus's lexicographic coordinates, a fat tree's leaves
+one after the other, a dragonfly's groups), so ``contiguous`` is a compact block of the machine where the family's
+order is. A family's own named placements (an MLFM ``allocation``, a Tofu ``shape``) are declared with the family.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from generators.errors import TopologyError, shown
+from generators.model import Platform
+
+__all__ = ["ALLOCATION_POLICIES", "contiguous", "random_chunks", "random_order", "stride"]
+
+
+def _integers(policy: str, argument: str, form: str, least: tuple[int, ...]) -> list[int]:
+    """The comma-separated integers of ``argument`` (as many as ``least`` gives at most, each >= its bound);
+    ``TopologyError`` naming the policy's ``form`` otherwise."""
+    words = [word.strip() for word in argument.split(",")] if argument.strip() else []
+    try:
+        values = [int(word) for word in words]
+    except ValueError:
+        values = []
+    if not values or len(values) > len(least) or any(v < bound for v, bound in zip(values, least, strict=False)):
+        raise TopologyError(f"placement {policy}: takes {form}, got {shown(argument)}")
+    return values
+
+
+def contiguous(platform: Platform, argument: str) -> list[str]:
+    """The hosts in the platform's order from host ``start`` on, wrapping round (``contiguous[:start]``)."""
+    hosts = platform.host_names
+    (start,) = _integers("contiguous", argument, "a first host index >= 0", (0,)) if argument else (0,)
+    if start >= len(hosts):
+        raise TopologyError(f"placement contiguous: host {start} does not exist ({platform.name} has {len(hosts)})")
+    return hosts[start:] + hosts[:start]
+
+
+def stride(platform: Platform, argument: str) -> list[str]:
+    """Every k-th host from ``start``, then from start + 1, ... (``stride:k[,start]``)."""
+    hosts = platform.host_names
+    k, *rest = _integers("stride", argument, "k[,start]: a stride >= 1 and a first host index >= 0", (1, 0))
+    start = rest[0] if rest else 0
+    if start >= len(hosts):
+        raise TopologyError(f"placement stride: host {start} does not exist ({platform.name} has {len(hosts)})")
+    rotated = hosts[start:] + hosts[:start]
+    return [host for offset in range(k) for host in rotated[offset::k]]
+
+
+def random_order(platform: Platform, argument: str) -> list[str]:
+    """The hosts in a random order drawn from ``seed`` (``random:seed``)."""
+    (seed,) = _integers("random", argument, "a seed, an integer >= 0", (0,))
+    hosts = list(platform.host_names)
+    random.Random(seed).shuffle(hosts)
+    return hosts
+
+
+def random_chunks(platform: Platform, argument: str) -> list[str]:
+    """Chunks of ``c`` consecutive hosts in a random order drawn from ``seed`` (``random-chunks:c,seed``)."""
+    form = "c,seed: a chunk of c >= 1 consecutive hosts and a seed >= 0"
+    values = _integers("random-chunks", argument, form, (1, 0))
+    if len(values) != 2:
+        raise TopologyError(f"placement random-chunks: takes {form}, got {shown(argument)}")
+    size, seed = values
+    hosts = platform.host_names
+    chunks = [hosts[first : first + size] for first in range(0, len(hosts), size)]
+    random.Random(seed).shuffle(chunks)
+    return [host for chunk in chunks for host in chunk]
+
+
+ALLOCATION_POLICIES: dict[str, Callable[[Platform, str], list[str]]] = {
+    "contiguous": contiguous,
+    "stride": stride,
+    "random": random_order,
+    "random-chunks": random_chunks,
+}
+"""The allocation policies every family has, by name (a family's own placements are declared with it)."""

@@ -1,0 +1,109 @@
+"""Allocation policies of every family (``generators.allocation``): each orders every host once, keeps its
+contiguity, repeats itself for a seed, and refuses an impossible request with one clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from generators import TopologyError, build_platform, place_ranks
+from generators.allocation import ALLOCATION_POLICIES
+from generators.families import FAMILIES
+from generators.model import Platform
+
+POLICIES = ["contiguous", "contiguous:3", "stride:3", "stride:2,1", "random:7", "random-chunks:2,7"]
+
+
+def smallest(family: str) -> Platform:
+    return build_platform(family, FAMILIES[family].smallest)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_policy_orders_every_host_once(family: str, policy: str) -> None:
+    platform = smallest(family)
+    if len(platform.host_names) <= 3 and policy.startswith("contiguous:"):
+        pytest.skip("the smallest platform has no host 3")
+    hosts = place_ranks(platform, None, policy)
+    assert sorted(hosts) == sorted(platform.host_names) and len(set(hosts)) == len(hosts)
+    assert place_ranks(platform, None, policy) == hosts  # a policy is a function of its argument and seed
+
+
+def test_contiguous_is_the_host_order_from_its_start() -> None:
+    platform = build_platform("torus", {"dims": "4x4"})
+    names = platform.host_names
+    assert place_ranks(platform, 16, "contiguous") == names
+    assert place_ranks(platform, 5, "contiguous:14") == [names[14], names[15], *names[:3]]  # wraps round
+
+
+def test_stride_takes_every_kth_host_then_the_next_residue() -> None:
+    names = build_platform("crossbar", {"hosts": 10}).host_names
+    order = place_ranks(build_platform("crossbar", {"hosts": 10}), None, "stride:4,1")
+    assert order == [names[i] for i in (1, 5, 9, 2, 6, 0, 3, 7, 4, 8)]  # every 4th of 1, 2, ..., 9, 0
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 4, 7])
+def test_random_chunks_keep_their_chunks_whole(chunk: int) -> None:
+    platform = build_platform("fattree", {"radix": 6, "leaves": 6})
+    index = {name: i for i, name in enumerate(platform.host_names)}
+    order = [index[h] for h in place_ranks(platform, None, f"random-chunks:{chunk},3")]
+    runs, first = [], 0
+    while first < len(order):  # cut the order where it leaves the platform's host order
+        last = first
+        while last + 1 < len(order) and order[last + 1] == order[last] + 1 and (order[last] + 1) % chunk:
+            last += 1
+        runs.append(order[first : last + 1])
+        first = last + 1
+    assert all(run[0] % chunk == 0 and len(run) == min(chunk, len(order) - run[0]) for run in runs)
+
+
+def test_seeds_draw_different_orders_and_the_same_seed_the_same() -> None:
+    platform = build_platform("dragonfly", {"groups": 5, "routers": 2, "hosts": 2, "global_ports": 2})
+    orders = {tuple(place_ranks(platform, None, f"random:{seed}")) for seed in range(8)}
+    assert len(orders) == 8
+    assert place_ranks(platform, 6, "random:5") == place_ranks(platform, None, "random:5")[:6]
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ("random:x", "placement random: takes a seed, an integer >= 0, got 'x'"),
+        ("random:", "placement random: takes a seed, an integer >= 0, got ''"),
+        ("random:-1", "placement random: takes a seed, an integer >= 0, got '-1'"),
+        ("stride:0", "placement stride: takes k[,start]: a stride >= 1 and a first host index >= 0, got '0'"),
+        ("stride:2,1,0", "placement stride: takes k[,start]"),
+        ("contiguous:16", "placement contiguous: host 16 does not exist (torus-4x4 has 16)"),
+        ("random-chunks:3", "placement random-chunks: takes c,seed: a chunk of c >= 1 consecutive hosts"),
+        ("random-chunks:0,1", "placement random-chunks: takes c,seed"),
+        ("packed:1", "torus has no placement 'packed' (named placements: contiguous, random, random-chunks, stride)"),
+    ],
+)
+def test_an_impossible_request_is_one_clear_error(policy: str, message: str) -> None:
+    with pytest.raises(TopologyError) as raised:
+        place_ranks(build_platform("torus", {"dims": "4x4"}), 4, policy)
+    assert str(raised.value).startswith(message)
+
+
+def test_more_ranks_than_the_policy_has_hosts_are_refused() -> None:
+    with pytest.raises(TopologyError, match=r"17 ranks do not fit on 16 hosts"):
+        place_ranks(build_platform("torus", {"dims": "4x4"}), 17, "random:1")
+
+
+def test_a_family_placement_cannot_take_a_policy_name() -> None:
+    from generators.params import family
+
+    with pytest.raises(ValueError, match=r"placement 'random' is an allocation policy of every family"):
+        family(
+            "x", (), FAMILIES["crossbar"].estimate, {"random": ALLOCATION_POLICIES["random"]}, smallest={}, drawn={}
+        )(lambda: None)
+
+
+def test_the_generator_cli_writes_a_policy_hostfile(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from generators.cli import main
+
+    out = Path(str(tmp_path))
+    args = ["torus", "--dims", "4x4", "-o", str(out / "t.xml"), "--hostfile", str(out / "hosts")]
+    assert main([*args, "--ranks", "6", "--placement", "random:7"]) == 0
+    platform = build_platform("torus", {"dims": "4x4"})
+    assert (out / "hosts").read_text().split() == place_ranks(platform, 6, "random:7")

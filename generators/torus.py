@@ -78,6 +78,7 @@ from generators.size import Size
 __all__ = [
     "MAX_DIMS",
     "MAX_EXPLICIT_HOSTS",
+    "block_hosts",
     "build_torus",
     "coordinates",
     "estimate",
@@ -109,6 +110,40 @@ def coordinates(k: int, dims: tuple[int, ...]) -> tuple[int, ...]:
         k, c = divmod(k, d)
         coords.append(c)
     return tuple(coords)
+
+
+def block_hosts(dims: tuple[int, ...], block: tuple[int, ...], origin: tuple[int, ...]) -> list[str]:
+    """The hosts of the box of shape ``block`` whose first corner is ``origin``, in the machine's order (first
+    dimension fastest): a Blue Gene/Q partition of a machine, or a job's block of a torus.
+
+    >>> block_hosts((4, 4), (2, 2), (1, 2))
+    ['host-9', 'host-10', 'host-13', 'host-14']
+    """
+    if len(block) != len(dims) or len(origin) != len(dims):
+        shape = "x".join(map(str, dims))
+        raise TopologyError(f"placement block: a block of the {shape} machine has {len(dims)} dimensions")
+    for axis, (size, first, length) in enumerate(zip(block, origin, dims, strict=True)):
+        if size < 1 or first < 0 or first + size > length:
+            held = f"{first}..{first + size - 1}"
+            raise TopologyError(
+                f"placement block: dimension {axis} holds {held}, outside the machine's 0..{length - 1}"
+            )
+    corners = (coordinates(k, block) for k in range(math.prod(block)))
+    return [f"host-{index(tuple(o + c for o, c in zip(origin, corner, strict=True)), dims)}" for corner in corners]
+
+
+def _block_placement(platform: Platform, argument: str) -> list[str]:
+    """Named placement ``block:AxBx...[@o1,o2,...]`` (``generators.allocation``: a family's own policy)."""
+    dims = tuple(platform.params.get("dims") or (platform.params["width"], platform.params["height"]))
+    shape, _, corner = argument.strip().partition("@")
+    try:
+        block = tuple(int(n) for n in shape.split("x"))
+        origin = tuple(int(n) for n in corner.split(",")) if corner else (0,) * len(dims)
+    except ValueError:
+        raise TopologyError(
+            f"placement block needs AxBx...[@o1,o2,...] (e.g. block:2x2@1,2), got {argument!r}"
+        ) from None
+    return block_hosts(dims, block, origin)
 
 
 def graph_routable(dims: tuple[int, ...], wraps: tuple[bool, ...]) -> bool:
@@ -221,6 +256,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
     ),
     estimate=estimate,
+    placements={"block": _block_placement},
     smallest={"dims": "3x3"},
     drawn={"dims": "4x4x4x2x2"},  # Blue Gene/Q-like 5-D (E = 2): half a midplane (4x4x4x4x2 is dense)
 )
@@ -386,6 +422,7 @@ def _mesh_estimate(params: Mapping[str, Any]) -> Size:
         *_COMMON,
     ),
     estimate=_mesh_estimate,
+    placements={"block": _block_placement},
     smallest={"width": 2, "height": 2},
     drawn={"width": 8, "height": 8},
 )

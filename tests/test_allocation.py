@@ -3,6 +3,8 @@ contiguity, repeats itself for a seed, and refuses an impossible request with on
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from generators import TopologyError, build_platform, place_ranks
@@ -74,7 +76,10 @@ def test_seeds_draw_different_orders_and_the_same_seed_the_same() -> None:
         ("contiguous:16", "placement contiguous: host 16 does not exist (torus-4x4 has 16)"),
         ("random-chunks:3", "placement random-chunks: takes c,seed: a chunk of c >= 1 consecutive hosts"),
         ("random-chunks:0,1", "placement random-chunks: takes c,seed"),
-        ("packed:1", "torus has no placement 'packed' (named placements: contiguous, random, random-chunks, stride)"),
+        (
+            "packed:1",
+            "torus has no placement 'packed' (named placements: block, contiguous, random, random-chunks, stride)",
+        ),
     ],
 )
 def test_an_impossible_request_is_one_clear_error(policy: str, message: str) -> None:
@@ -107,3 +112,44 @@ def test_the_generator_cli_writes_a_policy_hostfile(tmp_path: object) -> None:
     assert main([*args, "--ranks", "6", "--placement", "random:7"]) == 0
     platform = build_platform("torus", {"dims": "4x4"})
     assert (out / "hosts").read_text().split() == place_ranks(platform, 6, "random:7")
+
+
+@pytest.mark.parametrize(
+    ("family", "params", "placement", "box"),
+    [
+        ("torus", {"dims": "4x4x2"}, "block:2x2x2@1,2,0", ((1, 2), (2, 3), (0, 1))),
+        ("torus", {"dims": "4x4x4x4x2"}, "block:4x4x2x2x2@0,0,2,0,0", ((0, 3), (0, 3), (2, 3), (0, 1), (0, 1))),
+        ("mesh", {"width": 6, "height": 3}, "block:3x2@3,1", ((3, 5), (1, 2))),
+    ],
+)
+def test_a_block_is_the_box_of_a_torus_or_mesh(
+    family: str, params: dict[str, object], placement: str, box: tuple[tuple[int, int], ...]
+) -> None:
+    """A torus's own allocation: a box of the machine (a Blue Gene/Q partition), its hosts in the machine's order."""
+    from generators.torus import coordinates
+
+    platform = build_platform(family, params)
+    dims = tuple(platform.params.get("dims") or (platform.params["width"], platform.params["height"]))
+    hosts = place_ranks(platform, None, placement)
+
+    def within(name: str) -> bool:
+        place = coordinates(int(name.removeprefix("host-")), dims)
+        return all(lo <= c <= hi for c, (lo, hi) in zip(place, box, strict=True))
+
+    inside = [name for name in platform.host_names if within(name)]
+    assert hosts == inside and len(hosts) == math.prod(hi - lo + 1 for lo, hi in box)
+
+
+@pytest.mark.parametrize(
+    ("placement", "message"),
+    [
+        ("block:2x2", "placement block: a block of the 4x4x2 machine has 3 dimensions"),
+        ("block:2x2x2@3,0,0", "placement block: dimension 0 holds 3..4, outside the machine's 0..3"),
+        ("block:2xax2", "placement block needs AxBx...[@o1,o2,...]"),
+        ("block:0x2x2", "placement block: dimension 0 holds 0..-1"),
+    ],
+)
+def test_a_block_outside_the_machine_is_refused(placement: str, message: str) -> None:
+    with pytest.raises(TopologyError) as raised:
+        place_ranks(build_platform("torus", {"dims": "4x4x2"}), None, placement)
+    assert str(raised.value).startswith(message)

@@ -99,7 +99,6 @@
 #define DEFAULT_WARMUP 1
 #define DEFAULT_ITERATIONS 3
 #define ALLGATHER_TAG 0
-#define EXIT_VERIFY_FAILED 1
 
 enum algorithm { ALGORITHM_NONE = -1, ALGORITHM_RING, ALGORITHM_BRUCK };
 static const char *const algorithm_names[] = {"ring", "bruck", NULL};
@@ -147,9 +146,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .memcpy_rate = 0.0,
     };
     const tl_option options[] = {
-        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
-                      "ring (Fig. 1, P-1 steps) or bruck (Fig. 2, ceil(log2 P) steps and three "
-                      "memory copies); required"),
+        tl_opt_algorithm(&opt->algorithm, algorithm_names,
+                         "ring (Fig. 1, P-1 steps) or bruck (Fig. 2, ceil(log2 P) steps and three "
+                         "memory copies); required"),
         tl_opt_size_list('s', "sizes", "SIZES", &opt->sizes, INT_MAX,
                          "message size M, the bytes of one rank's block, for each run"),
         tl_opt_iterations(&opt->iterations, "timed iterations per size"),
@@ -386,8 +385,8 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
 
     tl_kernel kernel = {&k, allgather_prepare, allgather_run, allgather_check};
     tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
-    double spread[3] = {0.0, 0.0, 0.0};
-    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    double spread[3];
+    tl_spread_to_root(timing.mean, spread);
     long long total_errors = tl_sum_errors(opt->verify, timing.errors);
 
     if (rank == 0) {
@@ -420,7 +419,7 @@ static int run(struct options *opt, int rank, int nranks)
     for (size_t k = 0; k < opt->sizes.count; k++)
         errors += run_size(opt, (size_t)opt->sizes.values[k], rank, nranks);
 
-    return opt->verify && errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return opt->verify && errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
 TL_APP(struct options, parse_args, run);

@@ -55,7 +55,6 @@
 #define DEFAULT_WARMUP 1
 #define DEFAULT_ITERATIONS 3
 #define ALLTOALL_TAG 0
-#define EXIT_VERIFY_FAILED 1
 #define MIB 1048576.0
 
 static const char *const algorithm_names[] = {"pairwise", "mlfm", NULL};
@@ -80,6 +79,7 @@ struct options {
     int iterations;
     int verify;
     int print_schedule;
+    struct schedule sched; /* the schedule the options give (parse_args fills it) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -131,7 +131,6 @@ static int64_t mul_saturated(int64_t a, int64_t b)
     return (b != 0 && a > INT64_MAX / b) ? INT64_MAX : a * b;
 }
 
-/* Fills *opt and *s from argv; returns TL_ARGS_OK or the exit code of main(). */
 /* Reads --shape into *s and checks it: mlfm needs one with 1 <= m <= l - 1, and n*l*m must be the
  * ranks. Returns 1, or 0 after printing the error. */
 static int check_shape(const struct options *opt, struct schedule *s, int nranks)
@@ -164,7 +163,8 @@ static int check_shape(const struct options *opt, struct schedule *s, int nranks
     return 1;
 }
 
-static int parse_args(int argc, char **argv, int nranks, struct options *opt, struct schedule *s)
+/* Fills *opt (and opt->sched) from argv; returns TL_ARGS_OK or the exit code of main(). */
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_PAIRWISE,
@@ -174,9 +174,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .iterations = DEFAULT_ITERATIONS,
     };
     const tl_option options[] = {
-        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
-                      "pairwise: in phase p rank r sends to (r+p)%N; mlfm: the MLFM schedule "
-                      "(needs --shape)"),
+        tl_opt_algorithm(&opt->algorithm, algorithm_names,
+                         "pairwise: in phase p rank r sends to (r+p)%N; mlfm: the MLFM schedule "
+                         "(needs --shape)"),
         tl_opt_string('\0', "shape", "n,l,m", &opt->shape_text,
                       "the allocation: n layers x l columns x m servers per leaf, n*l*m = N; "
                       "required by mlfm (1 <= m <= l - 1), only reported by pairwise"),
@@ -199,13 +199,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
     if (code != TL_ARGS_OK)
         return code;
 
-    *s = (struct schedule){.algorithm = opt->algorithm, .ranks = nranks};
+    opt->sched = (struct schedule){.algorithm = opt->algorithm, .ranks = nranks};
     if (opt->bytes < 1) {
         tl_arg_error(APP_NAME, "invalid --size value %lld: the block size must be >= 1 byte",
                      (long long)opt->bytes);
         return TL_EXIT_USAGE;
     }
-    if (!check_shape(opt, s, nranks))
+    if (!check_shape(opt, &opt->sched, nranks))
         return TL_EXIT_USAGE;
     if (opt->verify && opt->local_copy == COPY_SKIP) {
         tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with --local-copy skip");
@@ -401,22 +401,10 @@ static void print_result(const struct options *opt, const struct schedule *s,
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
 }
 
-/* The options and the schedule they give (parse_args fills both). */
-struct alltoall_app {
-    struct options opt;
-    struct schedule sched;
-};
-
-static int parse_app(int argc, char **argv, int nranks, struct alltoall_app *app)
-{
-    return parse_args(argc, argv, nranks, &app->opt, &app->sched);
-}
-
-static int run(struct alltoall_app *app, int rank, int nranks)
+static int run(struct options *opt, int rank, int nranks)
 {
     (void)nranks;
-    const struct options *opt = &app->opt;
-    const struct schedule *sched = &app->sched;
+    const struct schedule *sched = &opt->sched;
     if (opt->print_schedule) {
         if (rank == 0)
             print_schedule(sched);
@@ -429,17 +417,17 @@ static int run(struct alltoall_app *app, int rank, int nranks)
     tl_kernel kernel = {&k, alltoall_prepare, alltoall_run, alltoall_check};
     tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
-    double spread[3] = {0.0, 0.0, 0.0};
+    double spread[3];
     double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)x.phases * sizeof *latest)
                                : NULL;
-    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    tl_spread_to_root(timing.mean, spread);
     tl_reduce_to_root(x.phase_end, latest, x.phases, TL_REDUCE_MAX);
     long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
         print_result(opt, sched, spread, latest, total_errors);
     free(latest);
     exchange_free(&x);
-    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
-TL_APP(struct alltoall_app, parse_app, run);
+TL_APP(struct options, parse_args, run);

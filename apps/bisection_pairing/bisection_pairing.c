@@ -63,7 +63,6 @@
 #define DEFAULT_ITERATIONS 26
 #define DEFAULT_WARMUP 4
 #define PAIRING_TAG 0
-#define EXIT_VERIFY_FAILED 1
 #define WORD_BYTES 8 /* the verification pattern is a sequence of 64-bit words */
 
 static const char description[] =
@@ -305,7 +304,6 @@ static double exchange_rounds(const struct options *opt, int rank, int partner, 
 static void print_result(const struct options *opt, int nranks, const double spread[3],
                          long long errors)
 {
-    int64_t bytes_per_pair = mul_saturated((int64_t)opt->iterations * opt->chunks, opt->chunk);
     tl_json json;
     tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
     tl_json_int_array(&json, "dims", opt->dims.values, opt->dims.count);
@@ -313,12 +311,10 @@ static void print_result(const struct options *opt, int nranks, const double spr
     tl_json_i64(&json, "hops", pair_hops(&opt->dims));
     tl_json_i64(&json, "chunk_bytes", opt->chunk);
     tl_json_i64(&json, "chunks", opt->chunks);
-    tl_json_i64(&json, "iterations", opt->iterations);
-    tl_json_i64(&json, "warmup", opt->warmup);
-    tl_json_i64(&json, "bytes_per_pair", bytes_per_pair);
-    tl_json_f64(&json, "time_per_pair_s_min", spread[0]);
-    tl_json_f64(&json, "time_per_pair_s_avg", spread[1]);
-    tl_json_f64(&json, "time_per_pair_s_max", spread[2]);
+    tl_json_repetitions(&json, opt->iterations, opt->warmup);
+    tl_json_i64(&json, "bytes_per_pair",
+                mul_saturated((int64_t)opt->iterations * opt->chunks, opt->chunk));
+    tl_json_spread(&json, "time_per_pair_s", spread);
     tl_json_f64(&json, "time_per_round_s", spread[1] / opt->iterations);
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "words");
 }
@@ -333,12 +329,12 @@ static int run(struct options *opt, int rank, int nranks)
 
     long long errors = 0;
     double mine = exchange_rounds(opt, rank, antipode(&opt->dims, rank), &errors);
-    double spread[3] = {0.0, 0.0, 0.0};
-    tl_spread_to_root(mine, &spread[0], &spread[1], &spread[2]);
+    double spread[3];
+    tl_spread_to_root(mine, spread);
     long long total_errors = tl_sum_errors(opt->verify, errors);
     if (rank == 0)
         print_result(opt, nranks, spread, total_errors);
-    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
 TL_APP(struct options, parse_args, run);

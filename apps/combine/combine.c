@@ -67,7 +67,6 @@
 #define DEFAULT_C3 0.37e-6
 #define DEFAULT_WARMUP 1
 #define DEFAULT_ITERATIONS 3
-#define EXIT_VERIFY_FAILED 1
 #define PATTERN 101 /* v[e] depends on e % PATTERN only */
 
 enum algorithm { ALGORITHM_TREE, ALGORITHM_SNAKE, ALGORITHM_FENCE };
@@ -115,10 +114,10 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .iterations = DEFAULT_ITERATIONS,
     };
     const tl_option options[] = {
-        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
-                      "tree: binomial tree of whole vectors; snake: pipeline along the "
-                      "boustrophedon path; fence: pipeline down the columns and along the "
-                      "bottom row"),
+        tl_opt_algorithm(&opt->algorithm, algorithm_names,
+                         "tree: binomial tree of whole vectors; snake: pipeline along the "
+                         "boustrophedon path; fence: pipeline down the columns and along the "
+                         "bottom row"),
         tl_opt_int('W', "width", "W", &opt->width, 1, INT_MAX,
                    "mesh width, nodes per row (required; W*H = number of ranks)"),
         tl_opt_int('H', "height", "H", &opt->height, 1, INT_MAX,
@@ -418,12 +417,12 @@ static int run(struct options *opt, int rank, int nranks)
     }
 
     tl_timing timing = run_iterations(opt, rank, nranks, blocks, steps);
-    double spread[3] = {0.0, 0.0, 0.0};
-    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    double spread[3];
+    tl_spread_to_root(timing.mean, spread);
     long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
         print_result(opt, nranks, blocks, steps, spread, total_errors);
-    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
 TL_APP(struct options, parse_args, run);

@@ -55,25 +55,16 @@ void tl_json_str(tl_json *json, const char *key, const char *value)
     json_key(json, key);
     fputc('"', json->out);
     for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", json->out);
-            break;
-        case '\\':
-            fputs("\\\\", json->out);
-            break;
-        case '\n':
+        if (*p == '"' || *p == '\\')
+            fprintf(json->out, "\\%c", *p);
+        else if (*p == '\n')
             fputs("\\n", json->out);
-            break;
-        case '\t':
+        else if (*p == '\t')
             fputs("\\t", json->out);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(json->out, "\\u%04x", (unsigned)*p);
-            else
-                fputc(*p, json->out);
-        }
+        else if (*p < 0x20)
+            fprintf(json->out, "\\u%04x", (unsigned)*p);
+        else
+            fputc(*p, json->out);
     }
     fputc('"', json->out);
 }
@@ -131,11 +122,30 @@ void tl_json_f64_array(tl_json *json, const char *key, const double *values, siz
     fputc(']', json->out);
 }
 
+void tl_json_repetitions(tl_json *json, int iterations, int warmup)
+{
+    tl_json_i64(json, "iterations", iterations);
+    tl_json_i64(json, "warmup", warmup);
+}
+
+void tl_json_spread(tl_json *json, const char *name, const double spread[3])
+{
+    static const char *const suffixes[3] = {"min", "avg", "max"};
+    for (int k = 0; k < 3; k++) {
+        char key[128];
+        snprintf(key, sizeof key, "%s_%s", name, suffixes[k]);
+        tl_json_f64(json, key, spread[k]);
+    }
+}
+
+void tl_json_stats(tl_json *json, const char *name, const tl_stats *stats)
+{
+    tl_json_spread(json, name, (double[3]){stats->min, tl_stats_avg(stats), stats->max});
+}
+
 void tl_json_times(tl_json *json, const double spread[3])
 {
-    tl_json_f64(json, "time_s_min", spread[0]);
-    tl_json_f64(json, "time_s_avg", spread[1]);
-    tl_json_f64(json, "time_s_max", spread[2]);
+    tl_json_spread(json, "time_s", spread);
 }
 
 void tl_json_end(tl_json *json)
@@ -248,15 +258,16 @@ int tl_ceil_log2(int n)
     return k;
 }
 
-void tl_spread_to_root(double value, double *min, double *avg, double *max)
+void tl_spread_to_root(double value, double spread[3])
 {
     int nranks;
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     double sum = 0.0;
-    tl_reduce_to_root(&value, min, 1, TL_REDUCE_MIN);
+    spread[0] = spread[2] = 0.0; /* what the ranks other than 0 keep */
+    tl_reduce_to_root(&value, &spread[0], 1, TL_REDUCE_MIN);
     tl_reduce_to_root(&value, &sum, 1, TL_REDUCE_SUM);
-    tl_reduce_to_root(&value, max, 1, TL_REDUCE_MAX);
-    *avg = sum / nranks;
+    tl_reduce_to_root(&value, &spread[2], 1, TL_REDUCE_MAX);
+    spread[1] = sum / nranks;
 }
 
 tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations)

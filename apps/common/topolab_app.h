@@ -27,6 +27,8 @@
 #define TL_ARGS_OK (-1)
 #define TL_EXIT_HELP 0
 #define TL_EXIT_USAGE 2
+/* A run whose --verify found wrong data: the exit status of main(). */
+#define TL_EXIT_VERIFY_FAILED 1
 
 /* Turns a numeric macro into a string literal (for defaults in usage texts). */
 #define TL_STRINGIFY_(x) #x
@@ -126,82 +128,76 @@ typedef struct {
 static inline tl_option tl_opt_int(char short_name, const char *long_name, const char *metavar,
                                    int *target, int min, int max, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_INT,
-                   .metavar = metavar, .help = help, .min = min, .max = max};
-    o.target.integer = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_INT,
+                       .metavar = metavar, .help = help, .min = min, .max = max,
+                       .target.integer = target};
 }
 
 static inline tl_option tl_opt_real(char short_name, const char *long_name, const char *metavar,
                                     double *target, double min, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_REAL,
-                   .metavar = metavar, .help = help, .real_min = min};
-    o.target.real = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_REAL,
+                       .metavar = metavar, .help = help, .real_min = min, .target.real = target};
 }
 
 static inline tl_option tl_opt_size(char short_name, const char *long_name, const char *metavar,
                                     int64_t *target, int64_t max, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE,
-                   .metavar = metavar, .help = help, .max = max};
-    o.target.size = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE,
+                       .metavar = metavar, .help = help, .max = max, .target.size = target};
 }
 
 static inline tl_option tl_opt_size_list(char short_name, const char *long_name,
                                          const char *metavar, tl_size_list *target, int64_t max,
                                          const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_SIZE_LIST,
-                   .metavar = metavar, .help = help, .max = max};
-    o.target.list = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name,
+                       .kind = TL_OPT_SIZE_LIST, .metavar = metavar, .help = help, .max = max,
+                       .target.list = target};
 }
 
 static inline tl_option tl_opt_int_list(char short_name, const char *long_name,
                                         const char *metavar, tl_int_list *target, int min,
                                         int max, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_INT_LIST,
-                   .metavar = metavar, .help = help, .min = min, .max = max};
-    o.target.ints = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name,
+                       .kind = TL_OPT_INT_LIST, .metavar = metavar, .help = help, .min = min,
+                       .max = max, .target.ints = target};
 }
 
 static inline tl_option tl_opt_choice(char short_name, const char *long_name, const char *metavar,
                                       int *target, const char *const *choices, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_CHOICE,
-                   .metavar = metavar, .help = help, .choices = choices};
-    o.target.integer = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_CHOICE,
+                       .metavar = metavar, .help = help, .choices = choices,
+                       .target.integer = target};
 }
 
 static inline tl_option tl_opt_flag(char short_name, const char *long_name, int *target,
                                     const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_FLAG,
-                   .help = help};
-    o.target.integer = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_FLAG,
+                       .help = help, .target.integer = target};
 }
 
 static inline tl_option tl_opt_string(char short_name, const char *long_name, const char *metavar,
                                       const char **target, const char *help)
 {
-    tl_option o = {.short_name = short_name, .long_name = long_name, .kind = TL_OPT_STRING,
-                   .metavar = metavar, .help = help};
-    o.target.text = target;
-    return o;
+    return (tl_option){.short_name = short_name, .long_name = long_name, .kind = TL_OPT_STRING,
+                       .metavar = metavar, .help = help, .target.text = target};
 }
 
 /*
- * The options every app spells the same way: -w/--warmup (untimed repetitions before the timed
- * ones), -i/--iterations (timed repetitions), --verify (check the data moved; exit status 1 if
- * wrong) and --print-schedule (print the messages of every step, then exit: see tl_schedule_*).
+ * The options the apps spell the same way: -a/--algorithm (one name of `names`), -w/--warmup
+ * (untimed repetitions before the timed ones), -i/--iterations (timed repetitions), --verify
+ * (check the data moved; exit status 1 if wrong) and --print-schedule (print the messages of every
+ * step, then exit: see tl_schedule_*).
  */
+static inline tl_option tl_opt_algorithm(int *target, const char *const *names, const char *help)
+{
+    return tl_opt_choice('a', "algorithm", "ALGORITHM", target, names, help);
+}
+
 static inline tl_option tl_opt_warmup(int *target, const char *help)
 {
     return tl_opt_int('w', "warmup", "WARMUP", target, 0, INT_MAX, help);
@@ -270,6 +266,14 @@ int tl_stop(int code);
 int tl_parse_args(const char *app, const char *description, const tl_option *options,
                   size_t count, int argc, char **argv);
 
+/*
+ * The command line of the legal-MPI checks, whose one option is -n/--counts COUNTS: the element
+ * counts to try (each <= max, the defaults already in *counts; `help` says what is counted).
+ * Returns as tl_parse_args.
+ */
+int tl_parse_counts_args(const char *app, const char *description, tl_size_list *counts,
+                         int64_t max, const char *help, int argc, char **argv);
+
 /* Parses a finite decimal number >= min (e.g. "0", "2.5e-9"). */
 tl_status tl_parse_real(const char *text, double min, double *out);
 
@@ -313,8 +317,9 @@ void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op
 /* ceil(log2(n)) for n >= 1: the steps of a recursive-doubling (Bruck) or binary-tree schedule. */
 int tl_ceil_log2(int n);
 
-/* Minimum, mean and maximum over the ranks of each rank's `value`, on rank 0. Collective. */
-void tl_spread_to_root(double value, double *min, double *avg, double *max);
+/* spread = minimum, mean and maximum over the ranks of each rank's `value`, on rank 0 (the other
+ * ranks get 0 for the minimum and the maximum). Collective. */
+void tl_spread_to_root(double value, double spread[3]);
 
 /*
  * The timing loop, owned by the harness (as IMB's): an app gives a kernel, pure of timing.
@@ -377,6 +382,12 @@ void tl_json_end_verified(tl_json *json, const char *app, int verify, long long 
 void tl_json_int_array(tl_json *json, const char *key, const int *values, size_t count);
 void tl_json_f64_array(tl_json *json, const char *key, const double *values, size_t count);
 void tl_json_end(tl_json *json);
+/* "iterations":I,"warmup":W: the timed and the untimed repetitions (-i and -w), in this order. */
+void tl_json_repetitions(tl_json *json, int iterations, int warmup);
+/* The fields <name>_min, <name>_avg and <name>_max of a spread (min, avg, max). */
+void tl_json_spread(tl_json *json, const char *name, const double spread[3]);
+/* The same fields of a series of timings (its min, tl_stats_avg and max). */
+void tl_json_stats(tl_json *json, const char *name, const tl_stats *stats);
 /* The fields time_s_min, time_s_avg and time_s_max of a spread over the ranks (min, avg, max). */
 void tl_json_times(tl_json *json, const double spread[3]);
 

@@ -375,3 +375,9 @@ int tl_parse_args(const char *app, const char *description, const tl_option *opt
     return TL_ARGS_OK;
 }
 
+int tl_parse_counts_args(const char *app, const char *description, tl_size_list *counts,
+                         int64_t max, const char *help, int argc, char **argv)
+{
+    const tl_option options[] = {tl_opt_size_list('n', "counts", "COUNTS", counts, max, help)};
+    return tl_parse_args(app, description, options, TL_COUNT(options), argc, argv);
+}

@@ -52,7 +52,6 @@
 #define TAG_STEP1 1
 #define TAG_STEP2 2
 #define NO_PARTNER (-1)
-#define EXIT_VERIFY_FAILED 1
 #define TILE 32 /* side of the cache tiles of the local transpose */
 
 enum algorithm { ALGORITHM_TWO_STEP, ALGORITHM_DIRECT };
@@ -81,12 +80,11 @@ struct options {
     int iterations;
     int local;
     double transpose_cost;
+    struct geometry g; /* the cube of the P ranks (parse_args fills it) */
 };
 
-
-
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt, struct geometry *g)
+/* Fills *opt (and opt->g) from argv; returns TL_ARGS_OK or the exit code of main(). */
+static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_TWO_STEP,
@@ -99,9 +97,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
         .transpose_cost = 0.0,
     };
     const tl_option options[] = {
-        tl_opt_choice('a', "algorithm", "ALGORITHM", &opt->algorithm, algorithm_names,
-                      "two-step: transpose every quadrant, barrier, swap quadrants; direct: "
-                      "swap with the holder of the mirrored block"),
+        tl_opt_algorithm(&opt->algorithm, algorithm_names,
+                         "two-step: transpose every quadrant, barrier, swap quadrants; direct: "
+                         "swap with the holder of the mirrored block"),
         tl_opt_choice('d', "duplex", "MODE", &opt->duplex, duplex_names,
                       "half: one direction after the other; full: both at once"),
         tl_opt_int('n', "block", "N", &opt->block, 1, MAX_BLOCK,
@@ -128,7 +126,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
     int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
     if (code != TL_ARGS_OK)
         return code;
-    if (!make_geometry(nranks, g)) {
+    if (!make_geometry(nranks, &opt->g)) {
         tl_arg_error(APP_NAME,
                      "needs P = q^3 MPI ranks with q a perfect square, i.e. 1, 64, 729, "
                      "4096, ... (one block per rank in an (s*q) x (s*q) grid, q = s^2); got %d",
@@ -140,7 +138,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt, st
                                "--local-transpose skip");
         return TL_EXIT_USAGE;
     }
-    double order = (double)g->side * opt->block;
+    double order = (double)opt->g.side * opt->block;
     if (opt->verify && order * order > 9007199254740992.0) {
         tl_arg_error(APP_NAME,
                      "--verify needs (s*q*N)^2 <= 2^53 so that every element value is exact, "
@@ -402,21 +400,9 @@ static void report(const struct options *opt, const struct geometry *g, int rank
     free(all_t);
 }
 
-/* The options and the geometry they give (parse_args fills both). */
-struct transpose_app {
-    struct options opt;
-    struct geometry g;
-};
-
-static int parse_app(int argc, char **argv, int nranks, struct transpose_app *app)
+static int run(struct options *opt, int rank, int nranks)
 {
-    return parse_args(argc, argv, nranks, &app->opt, &app->g);
-}
-
-static int run(struct transpose_app *app, int rank, int nranks)
-{
-    const struct options *opt = &app->opt;
-    const struct geometry *g = &app->g;
+    const struct geometry *g = &opt->g;
     int *holder = tl_alloc_or_abort(APP_NAME, (size_t)g->ranks * sizeof *holder);
     int code = load_assignment(opt, g, rank, holder);
     if (code == TL_ARGS_OK && opt->print_schedule) {
@@ -441,7 +427,7 @@ static int run(struct transpose_app *app, int rank, int nranks)
     int ints[I_COUNT] = {mine, partner[0], partner[1]};
     report(opt, g, rank, nranks, t, ints, total_errors);
     free(holder);
-    return opt->verify && total_errors != 0 ? EXIT_VERIFY_FAILED : 0;
+    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
-TL_APP(struct transpose_app, parse_app, run);
+TL_APP(struct options, parse_args, run);

@@ -67,10 +67,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
 {
     (void)nranks;
     opt->counts = (tl_size_list){.values = {1, 1000, 100000, 1000000}, .count = 4};
-    const tl_option options[] = {
-        tl_opt_size_list('n', "counts", "COUNTS", &opt->counts, INT_MAX / 2, "ints per broadcast"),
-    };
-    return tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    return tl_parse_counts_args(APP_NAME, description, &opt->counts, INT_MAX / 2,
+                                "ints per broadcast", argc, argv);
 }
 
 static int run(struct options *opt, int rank, int nranks)

@@ -89,11 +89,8 @@ static int run(struct options *opt, int rank, int nranks)
         tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
         tl_json_i64(&json, "ranks", nranks);
         tl_json_i64(&json, "mflop_per_rank", opt->mflop);
-        tl_json_i64(&json, "iterations", opt->iterations);
-        tl_json_i64(&json, "warmup", opt->warmup);
-        tl_json_f64(&json, "step_s_min", step.min);
-        tl_json_f64(&json, "step_s_avg", tl_stats_avg(&step));
-        tl_json_f64(&json, "step_s_max", step.max);
+        tl_json_repetitions(&json, opt->iterations, opt->warmup);
+        tl_json_stats(&json, "step_s", &step);
         tl_json_f64(&json, "checksum", total);
         tl_json_end(&json);
     }

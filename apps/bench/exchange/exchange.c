@@ -123,8 +123,7 @@ static int run(struct options *opt, int rank, int nranks)
         tl_json_i64(&json, "ranks", nranks);
         tl_json_i64(&json, "peers", opt->peers);
         tl_json_i64(&json, "bytes", opt->bytes);
-        tl_json_i64(&json, "iterations", opt->iterations);
-        tl_json_i64(&json, "warmup", opt->warmup);
+        tl_json_repetitions(&json, opt->iterations, opt->warmup);
         tl_json_times(&json, (double[3]){timing.min, timing.mean, timing.max});
         tl_json_end(&json);
     }

@@ -62,12 +62,9 @@ static int run(struct options *opt, int rank, int nranks)
     /* One buffer, large enough for every size (and never 0 bytes), touched once. */
     char *buffer = NULL;
     if (rank < 2) {
-        int64_t largest = 1;
-        for (size_t k = 0; k < opt->sizes.count; k++)
-            if (opt->sizes.values[k] > largest)
-                largest = opt->sizes.values[k];
-        buffer = tl_alloc_or_abort(APP_NAME, (size_t)largest);
-        memset(buffer, rank, (size_t)largest);
+        size_t largest = (size_t)tl_size_list_max(&opt->sizes);
+        buffer = tl_alloc_or_abort(APP_NAME, largest);
+        memset(buffer, rank, largest);
     }
 
     for (size_t k = 0; k < opt->sizes.count; k++) {
@@ -97,11 +94,8 @@ static int run(struct options *opt, int rank, int nranks)
             tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
             tl_json_i64(&json, "ranks", nranks);
             tl_json_i64(&json, "bytes", opt->sizes.values[k]);
-            tl_json_i64(&json, "iterations", opt->iterations);
-            tl_json_i64(&json, "warmup", opt->warmup);
-            tl_json_f64(&json, "oneway_s_min", oneway.min);
-            tl_json_f64(&json, "oneway_s_avg", tl_stats_avg(&oneway));
-            tl_json_f64(&json, "oneway_s_max", oneway.max);
+            tl_json_repetitions(&json, opt->iterations, opt->warmup);
+            tl_json_stats(&json, "oneway_s", &oneway);
             tl_json_end(&json);
         }
     }

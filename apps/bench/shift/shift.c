@@ -43,7 +43,6 @@
 #define DEFAULT_ITERATIONS 3
 #define DEFAULT_WARMUP 1
 #define SHIFT_TAG 0
-#define EXIT_VERIFY_FAILED 1
 
 static const char description[] =
     "Shift permutations one at a time: in shift S every rank r sends BYTES to rank (r + S) mod N and "
@@ -183,7 +182,7 @@ static void print_schedule(const struct options *opt, struct shift_kernel *k)
 static long long report(const struct options *opt, int nranks, int shift, tl_timing timing)
 {
     double spread[3];
-    tl_spread_to_root(timing.mean, &spread[0], &spread[1], &spread[2]);
+    tl_spread_to_root(timing.mean, spread);
     long long errors = tl_sum_errors(opt->verify, timing.errors);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -198,8 +197,7 @@ static long long report(const struct options *opt, int nranks, int shift, tl_tim
     else
         tl_json_null(&json, "relabel");
     tl_json_i64(&json, "bytes", opt->bytes);
-    tl_json_i64(&json, "iterations", opt->iterations);
-    tl_json_i64(&json, "warmup", opt->warmup);
+    tl_json_repetitions(&json, opt->iterations, opt->warmup);
     tl_json_times(&json, spread);
     tl_json_f64(&json, "rate_bps", spread[2] > 0 ? (double)opt->bytes / spread[2] : 0.0);
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
@@ -230,7 +228,7 @@ static int run(struct options *opt, int rank, int nranks)
     }
     free(block);
     free(rank_of);
-    return errors > 0 ? EXIT_VERIFY_FAILED : 0;
+    return errors > 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
 TL_APP(struct options, parse_args, run);

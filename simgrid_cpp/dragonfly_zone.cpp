@@ -65,7 +65,7 @@ public:
       , relative_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "relative")
       , simgrid_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "simgrid")
       , routing_(p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}))
-      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , by_packet_(p.spread_by_packet())
       , global_lat_(p.number("global_lat", true))
       , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {

@@ -49,8 +49,8 @@ public:
       , radix_(p.integer("radix", 2))
       , levels_(p.integer("levels", 2))
       , leaves_(p.integer("leaves", 1))
-      , adaptive_(p.has("routing") && p.word("routing", {"d-mod-k", "adaptive"}) == "adaptive")
-      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , adaptive_(p.word("routing", {"d-mod-k", "adaptive"}, "d-mod-k") == "adaptive")
+      , by_packet_(p.spread_by_packet())
       , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     half_ = radix_ / 2;

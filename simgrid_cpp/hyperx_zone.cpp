@@ -63,8 +63,8 @@ public:
       , dims_(p.integers("dims"))
       , lanes_(p.integer("links", 1))
       , hosts_(p.integer("hosts", 1))
-      , routing_(p.has("routing") ? p.word("routing", {"dimension-order", "dal", "valiant"}) : "dimension-order")
-      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , routing_(p.word("routing", {"dimension-order", "dal", "valiant"}, "dimension-order"))
+      , by_packet_(p.spread_by_packet())
       , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     if (dims_.empty() || dims_.size() > MAX_DIMS)
@@ -88,11 +88,7 @@ public:
 
   void build()
   {
-    std::vector<std::string> names;
-    for (long i = 0; i < switches_; i++)
-      for (long k = 0; k < hosts_; k++)
-        names.push_back("host-" + std::to_string(i) + "-" + std::to_string(k));
-    add_switched_hosts(names, hosts_, switch_name);
+    add_switched_hosts(host_names(switches_, hosts_), hosts_, switch_name);
     cables_.assign(switches_ * ports_ * lanes_, nullptr);
     for (long a = 0; a < switches_; a++)
       for (size_t d = 0; d < dims_.size(); d++)

@@ -75,8 +75,8 @@ public:
       , layers_(p.integer("layers", 1))
       , spine_bw_(p.number("spine_bw", false))
       , by_source_(p.word("spine_choice", {"source", "destination"}) == "source")
-      , adaptive_(p.has("routing") && p.word("routing", {"static", "adaptive"}) == "adaptive")
-      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , adaptive_(p.word("routing", {"static", "adaptive"}, "static") == "adaptive")
+      , by_packet_(p.spread_by_packet())
       , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     if (d_ > MAX_D)

@@ -71,8 +71,8 @@ public:
       : SwitchedZone(p)
       , routers_(p.integer("routers", 1))
       , hosts_(p.integer("hosts", 1))
-      , routing_(p.has("routing") ? p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}) : "minimal")
-      , by_packet_(p.has("spread") && p.word("spread", {"message", "packet"}) == "packet")
+      , routing_(p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}, "minimal"))
+      , by_packet_(p.spread_by_packet())
       , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {
     if (routing_ != "minimal" && routers_ < 3)
@@ -88,11 +88,7 @@ public:
 
   void build()
   {
-    std::vector<std::string> names;
-    for (long r = 0; r < routers_; r++)
-      for (long k = 0; k < hosts_; k++)
-        names.push_back("host-" + std::to_string(r) + "-" + std::to_string(k));
-    add_switched_hosts(names, hosts_, router_name);
+    add_switched_hosts(host_names(routers_, hosts_), hosts_, router_name);
     cables_.assign(adjacent_.size(), nullptr);
     for (long r = 0; r < routers_; r++)
       for (long slot = first_[r]; slot < first_[r + 1]; slot++) {

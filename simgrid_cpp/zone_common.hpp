@@ -166,6 +166,15 @@ public:
     return text;
   }
 
+  /* The word after `key`, one of `choices`, or `fallback` when the file leaves the key out (its default). */
+  std::string word(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback) const
+  {
+    return has(key) ? word(key, choices) : fallback;
+  }
+
+  /* Whether a message's packets spread over the routing's paths ("spread packet"; "message" by default). */
+  bool spread_by_packet() const { return word("spread", {"message", "packet"}, "message") == "packet"; }
+
 private:
   std::string zone_;
   std::string path_;
@@ -346,6 +355,16 @@ protected:
   {
     return mix(static_cast<std::uint64_t>(from) * static_cast<std::uint64_t>(up_.size()) +
                static_cast<std::uint64_t>(to));
+  }
+
+  /* `host-s-k`, the host on port k of switch s, switch by switch (the Python model's names, router_graph.host_name). */
+  static std::vector<std::string> host_names(long switches, long per_switch)
+  {
+    std::vector<std::string> names;
+    for (long s = 0; s < switches; s++)
+      for (long k = 0; k < per_switch; k++)
+        names.push_back("host-" + std::to_string(s) + "-" + std::to_string(k));
+    return names;
   }
 
   /* The hosts, then host by host its cable up to its switch, down from it, and its own links. */

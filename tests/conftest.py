@@ -157,6 +157,23 @@ def route_args(pairs: Sequence[tuple[str, str]]) -> list[str]:
     return [arg for src, dst in pairs for arg in ("--route", src, dst)]
 
 
+def scattered_pairs(names: Sequence[str], stride: int) -> list[tuple[str, str]]:
+    """Every ``stride``-th host of ``names`` with one far from it (Knuth's multiplicative hash), none with itself:
+    a sample of the routes of a machine too large to load all of them."""
+    pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), stride)]
+    return [(a, b) for a, b in pairs if a != b]
+
+
+def compiled_zone_error(bin_dir: Path, path: Path, zone: str) -> str:
+    """What the loader says of the compiled zone ``path`` whose parameter file is bad: exit status 2, nothing on
+    stdout, one error line, the zone's (``topolab <zone> zone: error: ...``); returns that line."""
+    done = subprocess.run([str(bin_dir / "platform_check"), str(path)], capture_output=True, text=True, timeout=60)
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert done.returncode == 2 and done.stdout == "" and len(errors) == 1, done.stderr
+    assert errors[0].startswith(f"topolab {zone} zone: error: "), errors[0]
+    return errors[0]
+
+
 def assert_loader_routes_equal_model(load: Callable[..., dict[str, Any]], model: Any, path: Path) -> dict[str, Any]:
     """Write ``model`` to ``path`` (XML or a compiled zone, as its suffix says) and check what SimGrid's loader makes
     of it: the model's hosts, name for name, with their cores; as many links (:func:`simgrid_link_count`); every
@@ -183,6 +200,30 @@ def assert_loader_routes_equal_model(load: Callable[..., dict[str, Any]], model:
         shares = [share for _, share in model.route_shares(src, dst)]
         assert route.get("shares", [1.0] * len(route["links"])) == shares, (src, dst)  # to the last bit
     return loaded
+
+
+def pingpong_sweep(sizes: Sequence[int], iterations: int, app: str = "pingpong") -> str:
+    """A sweep file's text: ``app`` (a ping-pong's options) on the 2 hosts of a crossbar, one point per message size
+    of ``sizes``, ``iterations`` iterations each."""
+    return (
+        f'name = "pp"\n[grid]\nsize = {list(sizes)}\n[platform]\nfamily = "crossbar"\nhosts = 2\n'
+        f'[run]\napp = "{app}"\nranks = 2\nargs = ["-s", "{{size}}", "-i", "{iterations}"]\n'
+    )
+
+
+def crossbar_study(name: str, title: str, hosts: int, runs: str) -> str:
+    """A study file's text: its ``runs`` (tables [[runs]] or [[generate]]) on the platform ``crossbar``, a crossbar
+    of ``hosts`` hosts. Its analysis, interconnects, is never reached by runs that fail or are stopped (its [figures]
+    fields are optional)."""
+    return (
+        f'name = "{name}"\ntitle = "{title}"\nanalysis = "interconnects"\n\n'
+        f'[platforms.crossbar]\nfamily = "crossbar"\nhosts = {hosts}\n\n{runs}'
+    )
+
+
+def run_table(run_id: str, app: str, ranks: int) -> str:
+    """A [[runs]] table of a :func:`crossbar_study`: ``app`` on ``ranks`` ranks (more of its keys may follow)."""
+    return f'[[runs]]\nid = "{run_id}"\nplatform = "crossbar"\napp = "{app}"\nranks = {ranks}\n'
 
 
 def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess[str]:

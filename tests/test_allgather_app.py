@@ -132,6 +132,21 @@ def run_records(
     return parse_records(run_app(platforms, bin_dir, tmp_path, ranks, *args, app=app, **kwargs), app)
 
 
+def sized_records(
+    platforms: Platforms,
+    bin_dir: Path,
+    tmp_path: Path,
+    ranks: int,
+    algorithm: str,
+    sizes: Sequence[int],
+    *args: str,
+    **kwargs: Any,
+) -> list[dict[str, Any]]:
+    """The records of ``algorithm`` on ``ranks`` ranks, one per message size of ``sizes``, in order."""
+    sized = ("-a", algorithm, "-s", ",".join(map(str, sizes)), *args)
+    return run_records(platforms, bin_dir, tmp_path, ranks, *sized, **kwargs)
+
+
 def expected_steps(algorithm: str, ranks: int) -> int:
     return len(allgather_steps(algorithm, ranks))
 
@@ -146,8 +161,7 @@ class TestVerify:
     def test_every_rank_holds_every_block_in_rank_order(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str, ranks: int
     ) -> None:
-        sizes = ",".join(map(str, VERIFY_SIZES))
-        records = run_records(platforms, bin_dir, tmp_path, ranks, "-a", algorithm, "-s", sizes, "-i", "2", "--verify")
+        records = sized_records(platforms, bin_dir, tmp_path, ranks, algorithm, VERIFY_SIZES, "-i", "2", "--verify")
         assert [list(r) for r in records] == [KEYS] * len(VERIFY_SIZES)
         for record, size in zip(records, VERIFY_SIZES, strict=True):
             expected = {"app": APP, "version": 1, "algorithm": algorithm, "ranks": ranks, "bytes": size}
@@ -213,9 +227,8 @@ class TestTiming:
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str, ranks: int
     ) -> None:
         # Eq. (3) and the communication part of eq. (2) without collisions: every rank ends every step together.
-        sizes = ",".join(map(str, TIMING_SIZES))
-        args = ["-a", algorithm, "-s", sizes, "-i", "2", "-w", "1"]
-        records = run_records(platforms, bin_dir, tmp_path, ranks, *args, link_lat=0.0, options=SYNC_BARRIER)
+        records = sized_records(platforms, bin_dir, tmp_path, ranks, algorithm, TIMING_SIZES, "-i", "2", "-w", "1",
+                                link_lat=0.0, options=SYNC_BARRIER)  # fmt: skip
         for record, size in zip(records, TIMING_SIZES, strict=True):
             expected = ring_time(ranks, size) if algorithm == "ring" else bruck_time(ranks, size)
             for key in ("time_s_min", "time_s_avg", "time_s_max"):

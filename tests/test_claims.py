@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from study_runner.batch.claims import Claims
-from tests.conftest import REPO
+from tests.conftest import REPO, pingpong_sweep
 
 KEY = "ab" * 32
 OTHER = "cd" * 32
@@ -65,23 +65,9 @@ def test_a_killed_claimers_claim_goes_with_it(tmp_path: Path) -> None:
             assert claims.claim(KEY)
 
 
-SWEEP = """
-name = "pp"
-[grid]
-size = [1000, 2000, 3000, 4000, 5000, 6000]
-[platform]
-family = "crossbar"
-hosts = 2
-[run]
-app = "pingpong"
-ranks = 2
-args = ["-s", "{size}", "-i", "20000"]
-"""
-
-
 @pytest.mark.simgrid
 def test_two_sweeps_on_one_cache_simulate_each_point_once(tmp_path: Path, bin_dir: Path) -> None:
-    (tmp_path / "sweep.toml").write_text(SWEEP)
+    (tmp_path / "sweep.toml").write_text(pingpong_sweep([1000, 2000, 3000, 4000, 5000, 6000], 20000))
     command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(tmp_path / "sweep.toml"), "--workers", "1",
                "--cache", str(tmp_path / "cache"), "--results"]  # fmt: skip
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,17 +66,6 @@ class TestCalibration:
         assert calibration(calibrated) == first  # read, not measured again
         assert json.loads(calibration_path(calibrated).read_text())["flops"] == first.flops
 
-    def test_none_without_a_calibration_unless_measured(self, tmp_path: Path) -> None:
-        assert calibration(tmp_path, measure=False) is None
-        assert not calibration_path(tmp_path).exists()
-
-    def test_a_damaged_calibration_is_one_error(self, tmp_path: Path) -> None:
-        path = calibration_path(tmp_path)
-        path.parent.mkdir(parents=True)
-        path.write_text('{"flops": 1}')
-        with pytest.raises(StudyError, match="is not a calibration topolab wrote"):
-            calibration(tmp_path)
-
     def test_the_key_names_this_machine(self, tmp_path: Path) -> None:
         assert calibration_path(tmp_path).name == f"compute-{compute.machine_key()}.json"
         assert compute.machine_key() == compute.machine_key()
@@ -107,14 +97,6 @@ class TestMemoryBandwidth:
         assert 0.5 * memory.core_Bps <= memory.node_Bps <= 1.5 * memory.cores * memory.core_Bps
         assert json.loads(memory_path(calibrated).read_text())["node_Bps"] == memory.node_Bps
 
-    def test_a_damaged_measurement_is_one_error(self, tmp_path: Path) -> None:
-        path = memory_path(tmp_path)
-        path.parent.mkdir(parents=True)
-        path.write_text('{"core_Bps": 1}')
-        with pytest.raises(StudyError, match="is not a memory bandwidth topolab wrote"):
-            memory_bandwidth(tmp_path)
-        assert memory_bandwidth(tmp_path / "empty", measure=False) is None
-
     def test_describe_says_both_figures_and_the_share(self) -> None:
         m = MemoryBandwidth(1e10, 1.5e10, 2, (0.9e10, 1e10, 1.1e10), (1.4e10, 1.5e10, 1.6e10), "Add", "today")
         assert m.share == 0.75
@@ -122,6 +104,31 @@ class TestMemoryBandwidth:
             "memory 10.00 GB/s for one core (9.00-11.00 over 3 passes), 15.00 GB/s for all 2 cores together "
             "(14.00-16.00 over 3 passes; 0.75 of a core's own rate each), Add, measured today"
         )
+
+
+Reader = Callable[..., object]
+CACHED: dict[str, tuple[Callable[[Path], Path], Reader, str, str]] = {
+    # a figure measured once per machine: its file, its reader, a damaged file, what the reader says of it
+    "calibration": (calibration_path, calibration, '{"flops": 1}', "is not a calibration topolab wrote"),
+    "memory bandwidth": (memory_path, memory_bandwidth, '{"core_Bps": 1}', "is not a memory bandwidth topolab wrote"),
+}
+
+
+@pytest.mark.parametrize("figure", CACHED)
+def test_none_without_a_measurement_unless_measured(tmp_path: Path, figure: str) -> None:
+    path_of, read, _, _ = CACHED[figure]
+    assert read(tmp_path, measure=False) is None
+    assert not path_of(tmp_path).exists()
+
+
+@pytest.mark.parametrize("figure", CACHED)
+def test_a_damaged_measurement_is_one_error(tmp_path: Path, figure: str) -> None:
+    path_of, read, damaged, message = CACHED[figure]
+    path = path_of(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(damaged)
+    with pytest.raises(StudyError, match=message):
+        read(tmp_path)
 
 
 class TestOptions:

@@ -1,6 +1,7 @@
 """generators/dragonfly.py: the closed forms of Kim et al.'s dragonfly (counts, cables per router, hops), the
-throughput limits of static routing under uniform and adversarial traffic, and the compiled zone's hosts, links and
-routes read back through SimGrid's loader (simgrid_cpp/dragonfly_zone.cpp), up to a Frontier-shaped machine."""
+throughput limits of static routing under uniform and adversarial traffic, and SimGrid's own DRAGONFLY against the
+model. The compiled zone (simgrid_cpp/dragonfly_zone.cpp) through SimGrid's loader, up to a Frontier-shaped machine:
+tests/test_compiled_zones.py."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from generators.analysis import link_loads
 from generators.dragonfly import Dragonfly, dragonfly, host_coordinates
 from generators.mixing import mix
 from generators.model import Platform
-from tests.conftest import route_args, shift_times, simgrid_link_count
+from tests.conftest import shift_times
 
 BALANCED = {"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2}  # a = 2p = 2h, g = ah + 1 (Kim et al.)
 
@@ -164,63 +165,6 @@ def test_valiant_intermediate_groups_are_spread() -> None:
 def test_bad_shapes_are_refused(params: dict[str, Any], message: str) -> None:
     with pytest.raises(TopologyError, match=message):
         build_platform("dragonfly", params)
-
-
-class TestCompiledZone:
-    """simgrid_cpp/dragonfly_zone.cpp builds the model's hosts and links and routes every pair by its rule."""
-
-    @pytest.mark.parametrize(
-        "params",
-        [
-            BALANCED,
-            {**BALANCED, "routing": "valiant", "arrangement": "relative", "nbl": 1, "global_lat": "1us"},
-            {"groups": 6, "routers": 4, "hosts": 1, "global_ports": 3, "links_per_pair": 2, "routing": "valiant"},
-            {"groups": 4, "routers": 4, "hosts": 2, "global_ports": 3, "links_per_pair": 3, "shm_bw": "10GBps"},
-            {"groups": 1, "routers": 3, "hosts": 2, "global_ports": 1},
-        ],
-    )
-    def test_loader_routes_equal_model(
-        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
-    ) -> None:
-        model = build_platform("dragonfly", params)
-        write_platform(model, tmp_path / "d.so")
-        loaded = load_platform(tmp_path / "d.so", "--all-routes")
-        assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
-        assert len(loaded["routes"]) == len(model.hosts) * (len(model.hosts) - 1)
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
-
-    def test_frontier_shaped_machine_loads(self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]) -> None:
-        """74 groups of 32 routers of 16 hosts, 4 cables per pair of groups, Valiant: 37888 hosts."""
-        model = dragonfly(74, 32, 16, 16, links_per_pair=4, routing="valiant")
-        write_platform(model, tmp_path / "frontier.so")
-        names = model.host_names
-        pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), 997)]
-        loaded = load_platform(tmp_path / "frontier.so", *route_args([(a, b) for a, b in pairs if a != b]))
-        assert (loaded["hosts"], loaded["links"]) == (37888, simgrid_link_count(model))
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-
-    @pytest.mark.parametrize(
-        ("line", "message"),
-        [
-            ("routing adaptive\n", "parameter 'routing' must be one of its choices, got 'adaptive'"),
-            ("groups 0\n", "parameter 'groups' must be one integer >= 1"),
-            ("global_ports 1\n", "the global cables do not fit the global ports"),
-            ("colour red\n", "unknown parameter 'colour'"),
-        ],
-    )
-    def test_bad_parameter_file(self, tmp_path: Path, bin_dir: Path, line: str, message: str) -> None:
-        write_platform(build_platform("dragonfly", BALANCED), tmp_path / "d.so")
-        with (tmp_path / "d.params").open("a") as params:
-            params.write(line)
-        done = subprocess.run(
-            [str(bin_dir / "platform_check"), str(tmp_path / "d.so")], capture_output=True, text=True, timeout=60
-        )
-        errors = [line for line in done.stderr.splitlines() if "error" in line]
-        assert done.returncode == 2 and done.stdout == "" and len(errors) == 1
-        assert errors[0].startswith("topolab dragonfly zone: error: ") and message in errors[0]
 
 
 def simgrid_dragonfly_xml(path: Path, groups: int, routers: int, hosts: int, bw: str, lat: str) -> None:

@@ -16,25 +16,12 @@ import pytest
 
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
-from tests.conftest import REPO, run_module
-
-SWEEP = """
-name = "pp"
-[grid]
-size = [1000, 2000]
-[platform]
-family = "crossbar"
-hosts = 2
-[run]
-app = "{app}"
-ranks = 2
-args = ["-s", "{{size}}", "-i", "{iterations}"]
-"""
+from tests.conftest import REPO, pingpong_sweep, run_module
 
 
 def sweep_file(tmp_path: Path, app: str = "pingpong", iterations: int = 2) -> Path:
     path = tmp_path / "sweep.toml"
-    path.write_text(SWEEP.format(app=app, iterations=iterations))
+    path.write_text(pingpong_sweep([1000, 2000], iterations, app))
     return path
 
 

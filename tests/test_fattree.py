@@ -12,7 +12,7 @@ import pytest
 from generators import TopologyError, build_platform, fattree, write_platform
 from generators.fattree import estimate
 from generators.schedules import alltoall_steps
-from tests.conftest import route_args, shift_times, simgrid_link_count
+from tests.conftest import shift_times, simgrid_link_count
 from tests.test_mlfm import cable_loads, kind_count, p_graph_exact
 
 
@@ -107,35 +107,6 @@ class TestLevels:
             (a, _), (b, _) = (tuple(map(int, h.removeprefix("server-").split("-"))) for h in (src, dst))
             top = 1 if a == b else 2 if a // half == b // half else 3
             assert len(route) == 2 * top
-
-    @pytest.mark.parametrize(
-        "params",
-        [{"radix": 4, "levels": 3}, {"radix": 6, "levels": 3, "leaves": 6, "nbl": 1}, {"radix": 4, "levels": 4},
-         {"radix": 4, "levels": 3, "shm_bw": "10GBps"}],
-    )  # fmt: skip
-    def test_loader_routes_equal_model(
-        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
-    ) -> None:
-        model = build_platform("fattree", params)
-        assert model.compiled is not None
-        write_platform(model, tmp_path / "ft.so")
-        loaded = load_platform(tmp_path / "ft.so", "--all-routes")
-        assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
-
-    def test_three_levels_of_36_port_switches_load(
-        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]
-    ) -> None:
-        model = fattree(36, levels=3)
-        write_platform(model, tmp_path / "ft.so")
-        names = model.host_names
-        pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), 331)]
-        loaded = load_platform(tmp_path / "ft.so", *route_args([(a, b) for a, b in pairs if a != b]))
-        assert (loaded["hosts"], loaded["links"]) == (11664, simgrid_link_count(model))
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
 
     @pytest.mark.parametrize(
         ("radix", "levels", "servers"), [(4, 2, None), (4, 3, None), (6, 3, None), (4, 4, None), (6, 2, 4), (8, 3, 6),

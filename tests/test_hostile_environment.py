@@ -38,10 +38,9 @@ from study_runner.simulation import workdirs
 from study_runner.simulation.workdirs import owner_tag
 from study_runner.studies.checks import Check, summary_json
 from study_runner.studies.report import write_report
-from tests.conftest import BIN, REPO
+from tests.conftest import BIN, REPO, pingpong_sweep
 from tests.hostile_commands import Command
 from tests.hostile_judge import Judge, Outcome, run_command, run_in_process
-from tests.test_environment_failures import SWEEP
 
 STUDIES = ("alpha", "beta", "gamma")
 UNREADABLE = [  # summary.json texts that are not summaries topolab wrote
@@ -260,7 +259,7 @@ def _paths_kind(base: Path, sweep: bool) -> tuple[str, Outcome]:
         return "no pingpong record", outcome
     if not sweep:
         return "ok", outcome
-    (base / "sweep.toml").write_text(SWEEP.format(app="pingpong", iterations=2))
+    (base / "sweep.toml").write_text(pingpong_sweep([1000, 2000], 2))
     command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(base / "sweep.toml"), "--workers", "1",
                "--results", str(base / "results")]  # fmt: skip
     outcome = run_command(command, {**env, "PYTHONPATH": str(REPO / "scripts")}, REPO, seconds=120)
@@ -320,7 +319,7 @@ def _environment_kind(base: Path, command: str, drawn: dict[str, str | None], go
         env["TMPDIR"] = str(base / drawn["tmpdir"])
         (base / "tmp, spaced").mkdir(exist_ok=True)
     if command == "sweep":
-        (base / "sweep.toml").write_text(SWEEP.format(app="pingpong", iterations=2))
+        (base / "sweep.toml").write_text(pingpong_sweep([1000, 2000], 2))
         argv = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(base / "sweep.toml"),
                 "--results", str(base / "results")]  # fmt: skip
     else:

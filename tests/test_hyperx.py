@@ -1,27 +1,23 @@
 """generators/hyperx.py: the closed forms of Ahn et al.'s HyperX (counts, switch degrees, hops, lanes), the loads of
-static dimension-ordered routing under shifts and all-to-all, and the compiled zone's hosts, links and routes read
-back through SimGrid's loader (simgrid_cpp/hyperx_zone.cpp), up to a 6174-host machine of 36-port switches."""
+static dimension-ordered routing under shifts and all-to-all. The compiled zone (simgrid_cpp/hyperx_zone.cpp)
+through SimGrid's loader, up to a 6174-host machine of 36-port switches: tests/test_compiled_zones.py."""
 
 from __future__ import annotations
 
 import itertools
 import math
-import subprocess
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from generators import TopologyError, write_platform
+from generators import TopologyError
 from generators.analysis import link_loads
 from generators.hyperx import HyperX, host_coordinates, hyperx
 from generators.model import Platform
 from generators.params import check_params
 from generators.size import Size
 from generators.torus import coordinates
-from tests.conftest import route_args, simgrid_link_count
 from tests.test_size import counted
 
 
@@ -171,78 +167,6 @@ def test_all_to_all_loads_every_cable_with_t_squared_flows(size: int, hosts: int
 def test_bad_shapes_are_refused(params: dict[str, Any], message: str) -> None:
     with pytest.raises(TopologyError, match=message):
         hyperx(**params)
-
-
-class TestCompiledZone:
-    """simgrid_cpp/hyperx_zone.cpp builds the model's hosts and links and routes every pair by its rule."""
-
-    @pytest.mark.parametrize(
-        "params",
-        [
-            {"dims": "3x3", "hosts": 2},
-            {"dims": "4x3", "hosts": 2, "links": 2, "link_lat": "1us"},
-            {"dims": "3x1x2", "hosts": 2, "links": 2, "nbl": 1},
-            {"dims": "1x3", "hosts": 2},
-            {"dims": "2x3", "hosts": 2, "links": 3, "shm_bw": "10GBps", "shm_lat": "500ns"},
-            {"dims": "5", "hosts": 3, "links": 2, "nbl": "nominal", "link_bw": "1GBps"},
-            {"dims": "1", "hosts": 3},
-        ],
-    )
-    def test_loader_routes_equal_model(
-        self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]], params: dict[str, Any]
-    ) -> None:
-        model = hyperx(**params)
-        write_platform(model, tmp_path / "h.so")
-        loops = [(h, h) for h in model.host_names]
-        loaded = load_platform(tmp_path / "h.so", *route_args(loops), "--all-routes")
-        assert (loaded["hosts"], loaded["links"]) == (len(model.hosts), simgrid_link_count(model))
-        assert len(loaded["routes"]) == len(model.hosts) ** 2
-        for route in loaded["routes"][len(loops) :]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
-        for (host, _), route in zip(loops, loaded["routes"], strict=False):
-            if model.shm:
-                assert route["links"] == model.route(host, host) == [f"{host}_shm"]
-                assert route["latency"] == pytest.approx(model.route_latency(host, host), rel=1e-12)
-            else:  # the zone's twin of SimGrid's implicit loopback
-                assert (route["links"], route["latency"]) == (["loopback"], 0)
-
-    def test_6174_hosts_load(self, tmp_path: Path, load_platform: Callable[..., dict[str, Any]]) -> None:
-        """7 x 7 x 7 switches of 36 ports, 18 hosts each: 6174 hosts; sampled routes equal the model's."""
-        model = hyperx(dims="7x7x7", hosts=18)
-        write_platform(model, tmp_path / "hx.so")
-        names = model.host_names
-        pairs = [(names[i], names[(i * 2654435761) % len(names)]) for i in range(0, len(names), 61)]
-        loaded = load_platform(tmp_path / "hx.so", *route_args([(a, b) for a, b in pairs if a != b]))
-        assert (loaded["hosts"], loaded["links"]) == (6174, simgrid_link_count(model))
-        assert len(loaded["routes"]) > 90
-        for route in loaded["routes"]:
-            assert route["links"] == model.route(route["src"], route["dst"])
-            assert route["latency"] == pytest.approx(model.route_latency(route["src"], route["dst"]), rel=1e-12)
-
-    @pytest.mark.parametrize(
-        ("line", "message"),
-        [
-            ("colour red\n", "unknown parameter 'colour'"),
-            ("links 0\n", "parameter 'links' must be one integer >= 1"),
-            ("hosts 2 3\n", "parameter 'hosts' must be one integer >= 1"),
-            ("dims 3 0\n", "every dimension must be >= 1"),
-            ("dims " + " ".join(["1"] * 33) + "\n", "parameter 'dims' must give 1 to 32 dimensions"),
-            ("dims 3 x\n", "parameter 'dims' must be a list of integers"),
-            ("dims 1048576 1048576 1048576\n", "the machine is too large"),
-            ("dims 1 1\nlinks 2\n", "need two switches to join, and dims is a single switch"),
-        ],
-    )
-    def test_bad_parameter_file(self, tmp_path: Path, bin_dir: Path, line: str, message: str) -> None:
-        write_platform(hyperx(dims="3x3", hosts=2), tmp_path / "h.so")
-        with (tmp_path / "h.params").open("a") as params:
-            params.write(line)
-        done = subprocess.run(
-            [str(bin_dir / "platform_check"), str(tmp_path / "h.so")], capture_output=True, text=True, timeout=60
-        )
-        errors = [line for line in done.stderr.splitlines() if "error" in line]
-        assert done.returncode == 2 and done.stdout == "" and len(errors) == 1
-        assert errors[0].startswith("topolab hyperx zone: error: ") and message in errors[0]
 
 
 def test_every_pair_of_neighbours_is_one_coordinate_apart() -> None:

@@ -14,7 +14,7 @@ import pytest
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
 from study_runner.simulation.smpi import run_smpirun_measured
-from tests.conftest import REPO
+from tests.conftest import REPO, crossbar_study
 
 MIB = 1 << 20
 
@@ -102,26 +102,18 @@ def test_the_default_limit_is_most_of_the_machine(monkeypatch: pytest.MonkeyPatc
     assert memory.memory_limit_mib() == 1234.5
 
 
-TWO_RUNS = """
-name = "pair"
-title = "two ping-pongs"
-analysis = "interconnects"  # the runs never reach it; its [figures] fields are optional
-
-[platforms.pair]
-family = "crossbar"
-hosts = 2
-
-[[generate]]
+TWICE = """[[generate]]
 name = "twice"
 [generate.grid]
 n = [1, 2]
 [generate.run]
 id = "pingpong.{n}"
-platform = "pair"
+platform = "crossbar"
 app = "pingpong"
 ranks = 2
 args = ["-s", "{n}K", "-i", "20000", "-w", "0"]
 """
+TWO_RUNS = crossbar_study("pair", "two ping-pongs", 2, TWICE)
 
 
 @pytest.mark.simgrid

@@ -331,29 +331,6 @@ class TestSimGrid:
         (route,) = loaded["routes"]
         assert (route["links"], route["latency"]) == (["loopback" if model.compiled else "__loopback__"], 0)
 
-    @pytest.mark.parametrize(
-        ("extra", "message"),
-        [
-            ("shm_lat 1e-06\n", "gives shm_lat without shm_bw"),
-            ("cores 0\n", "'cores' must be an integer from 1 to 2147483647"),
-            ("cores 2147483648\n", "'cores' must be an integer from 1 to 2147483647"),
-            ("cores 4.5\n", "'cores' must be an integer from 1 to 2147483647"),
-            ("shm_bw -1\n", "'shm_bw' must be a positive number"),
-            ("shm_bw 1e9\nshm_lat -1\n", "'shm_lat' must be a non-negative number"),
-            ("shm_speed 1\n", "unknown parameter 'shm_speed'"),
-        ],
-    )
-    def test_bad_node_keys_of_the_compiled_zone(self, tmp_path: Path, bin_dir: Path, extra: str, message: str) -> None:
-        write_platform(build_platform("torus", {"dims": "4", "zone": "compiled"}), tmp_path / "t.so")
-        with (tmp_path / "t.params").open("a") as params:
-            params.write(extra)
-        done = subprocess.run(
-            [str(bin_dir / "platform_check"), str(tmp_path / "t.so")], capture_output=True, text=True, timeout=60
-        )
-        errors = [line for line in done.stderr.splitlines() if "error" in line]
-        assert done.returncode == 2 and done.stdout == "" and len(errors) == 1
-        assert errors[0].startswith("topolab torus zone: error: ") and message in errors[0]
-
     def test_smpirun_puts_rank_i_on_line_i_of_a_hostfile_that_repeats_hosts(
         self, tmp_path: Path, bin_dir: Path
     ) -> None:

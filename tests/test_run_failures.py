@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from study_runner.simulation import smpi  # noqa: F401  (puts topolab's SimGrid, and its smpif90, on PATH)
-from tests.conftest import REPO, run_module
+from tests.conftest import REPO, crossbar_study, run_module, run_table
 
 SMPIRUN_ON = REPO / "scripts" / "smpirun-on"
 
@@ -79,11 +79,12 @@ def test_mpich_agrees(real_mpi_bin: Path) -> None:
 
 
 def fortran(name: str, tmp_path: Path, *flags: str, compiler: str = "smpif90") -> Path:
-    """``tests/data/fortran/<name>.f90`` built in ``tmp_path`` with ``compiler`` (topolab's smpif90 by default)."""
+    """``tests/data/fortran/<name>.f90`` built in ``tmp_path`` with ``compiler`` (topolab's smpif90 by default),
+    after the module its verdict is printed by (``verdict.f90``)."""
     binary = tmp_path / f"{name}-{compiler}"
-    source = str(REPO / "tests" / "data" / "fortran" / f"{name}.f90")
-    # the flags after the source: a library must follow the objects that use it
-    subprocess.run([str(shutil.which(compiler)), source, *flags, "-o", str(binary)], check=True, cwd=tmp_path)
+    sources = [str(REPO / "tests" / "data" / "fortran" / f"{file}.f90") for file in ("verdict", name)]
+    # the flags after the sources: a library must follow the objects that use it
+    subprocess.run([str(shutil.which(compiler)), *sources, *flags, "-o", str(binary)], check=True, cwd=tmp_path)
     return binary
 
 
@@ -136,22 +137,7 @@ def test_mpich_agrees_on_the_fortran_calls(tmp_path: Path) -> None:
         assert (done.returncode, done.stdout.splitlines()) == (0, [line]), name
 
 
-STUDY = """
-name = "failing"
-title = "a failing run"
-analysis = "interconnects"  # the runs never reach it; its [figures] fields are optional
-
-[platforms.four]
-family = "crossbar"
-hosts = 4
-
-[[runs]]
-id = "fail"
-platform = "four"
-app = "fail"
-ranks = 4
-args = {args}
-"""
+STUDY = crossbar_study("failing", "a failing run", 4, run_table("fail", "fail", 4) + "args = {args}\n")
 
 SWEEP = """
 name = "failing"

@@ -199,7 +199,11 @@ class TestShapePlacement:
             ("shape:2x3x4@-1,0,0", r"placement shape needs S1xS2xS3"),
             ("shape:2x3x4/zigzag", r"placement shape needs S1xS2xS3"),
             ("shape:", r"placement shape needs S1xS2xS3"),
-            ("allocation:2,3,4", r"tofu has no placement 'allocation' \(named placements: shape\)"),
+            (
+                "allocation:2,3,4",
+                r"tofu has no placement 'allocation' \(named placements: contiguous, random, random-chunks, shape, "
+                r"stride\)",
+            ),
         ],
     )
     def test_bad_placement(self, machine: Platform, spec: str, message: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 from study_runner.simulation import workdirs
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
 from study_runner.simulation.workdirs import owner_tag, remove_stale, work_directory
-from tests.conftest import REPO
+from tests.conftest import REPO, crossbar_study, run_table
 
 
 def dead_pid() -> int:
@@ -82,19 +82,7 @@ touch "$TMPDIR/app_copy_0.so"
 exec sleep 600
 """
 
-STUDY = """
-name = "mini"
-title = "mini"
-analysis = "interconnects"  # the runs never reach it; its [figures] fields are optional
-[platforms.pair]
-family = "crossbar"
-hosts = 2
-[[runs]]
-id = "wait"
-platform = "pair"
-app = "pingpong"
-ranks = 2
-"""
+STUDY = crossbar_study("mini", "mini", 2, run_table("wait", "pingpong", 2))
 
 
 def start_study(tmp_path: Path, bin_dir: Path) -> tuple[subprocess.Popen[str], dict[str, str]]:

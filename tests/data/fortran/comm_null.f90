@@ -1,11 +1,12 @@
 ! Communicators that are MPI_COMM_NULL where MPI says so, from Fortran: MPI_Comm_split with color MPI_UNDEFINED on the
 ! odd ranks, MPI_Comm_create with a group of the even ranks, MPI_Comm_split_type with MPI_UNDEFINED on the odd ranks.
 ! Each rank checks what it got (MPI_COMM_NULL, or a communicator of the even ranks whose size it checks) and rank 0
-! prints "comm_null: ok" when every rank agrees (SimGrid patch 0012; MUMPS's scaling splits so).
+! prints "comm_null: ok" (verdict.f90) when every rank agrees (SimGrid patch 0012; MUMPS's scaling splits so).
 program comm_null
+  use verdict
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, nprocs, split, created, typed, world_group, even_group, members, bad, total, i
+  integer :: ierr, rank, nprocs, split, created, typed, world_group, even_group, members, bad, i
   integer, allocatable :: evens(:)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -37,14 +38,7 @@ program comm_null
     if (created /= MPI_COMM_NULL) bad = bad + 1
     if (typed /= MPI_COMM_NULL) bad = bad + 1
   end if
-  call MPI_Reduce(bad, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(A)', 'comm_null: ok'
-    else
-      print '(A, I0, A)', 'comm_null: ', total, ' wrong communicators'
-    end if
-  end if
+  call report('comm_null', bad)
   call MPI_Group_free(even_group, ierr)
   call MPI_Group_free(world_group, ierr)
   call MPI_Finalize(ierr)

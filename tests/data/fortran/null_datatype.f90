@@ -1,10 +1,11 @@
 ! Arguments that MPI ignores given as MPI_DATATYPE_NULL, as Quantum ESPRESSO's UtilXlib/mp.f90 gives them: the send
 ! type of MPI_IN_PLACE at the root of MPI_GATHERV and in MPI_ALLGATHER(V), the receive type of the other ranks of
-! MPI_GATHERV. Every rank checks what it received; rank 0 prints "null_datatype: ok" when all are right.
+! MPI_GATHERV. Every rank checks what it received; rank 0 prints "null_datatype: ok" when all are right (verdict.f90).
 program null_datatype
+  use verdict
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, nproc, i, wrong, total
+  integer :: ierr, rank, nproc, i, wrong
   double precision :: buf(64)
   integer :: counts(64), displs(64)
 
@@ -37,14 +38,7 @@ program null_datatype
   call MPI_ALLGATHER(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, 1, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
   call check(ierr)
 
-  call MPI_REDUCE(wrong, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
-  if (rank == 0) then
-    if (total == 0) then
-      print '(a)', 'null_datatype: ok'
-    else
-      print '(a,i0,a)', 'null_datatype: ', total, ' wrong'
-    end if
-  end if
+  call report('null_datatype', wrong)
   call MPI_FINALIZE(ierr)
 
 contains

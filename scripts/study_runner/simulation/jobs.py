@@ -1,0 +1,178 @@
+"""Several jobs on one machine: each job's MPI app recorded once as a time-independent trace on its own hosts, then
+all the jobs replayed together in one simulation (``simgrid_cpp/jobs_replay.cpp``), each as an MPI application of its
+own, so that they share the platform's links as the jobs of a shared machine do; and each job replayed alone on the
+same hosts, for its slowdown.
+
+The hosts of the jobs come from one allocation policy of the machine (``generators.allocation``: ``contiguous``,
+``random:SEED``, ...): the jobs, in their order, each take the next free hosts of the policy's order, as a batch
+scheduler fills a machine; or a job gives its own placement (a host list, or a named placement such as a torus's
+``block:4x4x1@0,0,1``), which no other job may share.
+
+What a job's time means: the replayed time of its trace, from its start to its last rank's end (the replay of a
+trace reproduces the app's own run: ``simulation.replay``); alone, it is exactly the simulated time of the app run by
+smpirun on the same hosts (``tests/test_jobs.py``). Replaying needs every job's SMPI options to be the same: a
+simulation has one set (its collective algorithms, its network model).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from generators import TopologyError, place_ranks, write_hostfile
+from generators.model import Platform
+from study_runner.errors import StudyError
+from study_runner.paths import REPO
+from study_runner.simulation.replay import REPLAY_OPTIONS, record_options
+from study_runner.simulation.smpi import STANDARD_OPTIONS, run_smpirun_measured, smpirun_command
+
+__all__ = ["JOBS_REPLAY", "Job", "JobTime", "allocate", "cables_per_job", "replay_jobs", "run_jobs"]
+
+JOBS_REPLAY = REPO / "build" / "bin" / "jobs_replay"
+"""topolab's replayer of several jobs (built by ``scripts/build``)."""
+
+SMPIRUN_OPTIONS = ("--cfg=precision/timing:1e-9", "--cfg=network/model:SMPI")
+"""What smpirun gives every simulation before the user's options (its script): the replayer gets them too, so that a
+job alone takes exactly the time of ``smpirun -replay``."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One MPI job: an app with its arguments, its ranks, when it starts, and where (its own placement, or None: the
+    next free hosts of the machine's allocation policy)."""
+
+    name: str
+    app: Path
+    args: tuple[str, ...]
+    ranks: int
+    start_s: float = 0.0
+    ranks_per_node: int = 1
+    placement: tuple[str, ...] | str | None = None
+
+
+@dataclass(frozen=True)
+class JobTime:
+    """A job's time shared with the others and alone on the same hosts (simulated seconds), and the hosts it ran on."""
+
+    job: str
+    ranks: int
+    hosts: tuple[str, ...]
+    shared_s: float
+    alone_s: float
+
+    @property
+    def slowdown(self) -> float:
+        """Shared over alone: 1 when nothing of the other jobs reached this one."""
+        return self.shared_s / self.alone_s
+
+
+def allocate(platform: Platform, jobs: Sequence[Job], allocation: str = "contiguous") -> dict[str, list[str]]:
+    """The host of each rank of each job, by job name. ``TopologyError`` for a job that does not fit, a placement the
+    platform does not have, or two jobs on one host."""
+    owner: dict[str, str] = {}
+    order = place_ranks(platform, None, allocation)
+    placed: dict[str, list[str]] = {}
+    for job in sorted(jobs, key=lambda job: job.placement is None):  # own placements first: the policy fills around
+        if job.placement is not None:
+            hosts = place_ranks(platform, job.ranks, job.placement, job.ranks_per_node)
+        else:
+            free = [host for host in order if host not in owner]
+            needed = math.ceil(job.ranks / job.ranks_per_node)
+            if needed > len(free):
+                raise TopologyError(
+                    f"job {job.name}: {job.ranks} ranks need {needed} hosts; {len(free)} of {platform.name}'s "
+                    f"{len(order)} are free"
+                )
+            hosts = place_ranks(platform, job.ranks, free[:needed], job.ranks_per_node)
+        for host in dict.fromkeys(hosts):
+            if host in owner:
+                raise TopologyError(f"jobs {owner[host]} and {job.name} both use {host}: a job's hosts are its own")
+            owner[host] = job.name
+        placed[job.name] = hosts
+    return {job.name: placed[job.name] for job in jobs}
+
+
+def _record(job: Job, hosts: list[str], platform_file: Path, options: Sequence[str], workdir: Path) -> list[Path]:
+    """Run ``job``'s app on its hosts with TI tracing; the trace file of each rank, rank 0 first."""
+    directory = workdir / f"record-{job.name}"
+    directory.mkdir()
+    hostfile = directory / "hosts"
+    write_hostfile(hosts, hostfile)
+    command = smpirun_command(job.app, job.args, platform_file, hostfile, job.ranks, (*options, *record_options()))
+    run_smpirun_measured(command, directory, 3600, f"job {job.name} (recording its trace)")
+    index = directory / "ti-trace"
+    files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(files) != job.ranks:
+        raise StudyError(f"job {job.name}: its recording lists {len(files)} trace files for {job.ranks} ranks")
+    return files
+
+
+def replay_jobs(
+    platform_file: Path,
+    jobs: Mapping[str, tuple[float, list[str], list[Path]]],
+    options: Sequence[str],
+    workdir: Path,
+    timeout: float = 3600,
+) -> dict[str, dict[str, float]]:
+    """Replay the traces of ``jobs`` (name -> start, host of each rank, trace of each rank) together on the platform;
+    each job's ``start_s``, ``end_s`` and ``time_s``, by name."""
+    lines = [
+        f"{name} {start!r} {host} {trace.absolute()}\n"
+        for name, (start, hosts, traces) in jobs.items()
+        for host, trace in zip(hosts, traces, strict=True)
+    ]
+    jobs_file = workdir / f"jobs-{len(list(workdir.glob('jobs-*')))}.txt"
+    jobs_file.write_text("".join(lines), encoding="utf-8")
+    if not JOBS_REPLAY.is_file():
+        raise StudyError(f"{JOBS_REPLAY} is missing: build it first (scripts/build)")
+    command = [str(JOBS_REPLAY), str(Path(platform_file).absolute()), str(jobs_file), *SMPIRUN_OPTIONS,
+               *STANDARD_OPTIONS, *options, *REPLAY_OPTIONS]  # fmt: skip
+    outcome = run_smpirun_measured(command, workdir, timeout, f"{len(jobs)} job(s) replayed together")
+    times = {}
+    for line in outcome.stdout.splitlines():
+        record = json.loads(line)
+        times[record["job"]] = {key: float(record[key]) for key in ("start_s", "end_s", "time_s")}
+    if set(times) != set(jobs):
+        raise StudyError(f"the replay of {', '.join(jobs)} reported the jobs {', '.join(times) or 'none'}")
+    return times
+
+
+def run_jobs(
+    platform: Platform,
+    platform_file: Path,
+    jobs: Sequence[Job],
+    workdir: Path,
+    allocation: str = "contiguous",
+    options: Sequence[str] = (),
+) -> list[JobTime]:
+    """Every job's time shared with the others and alone on the same hosts (``platform_file`` is ``platform``
+    written). ``TopologyError`` for jobs that do not fit (nothing runs), ``StudyError`` for a run that fails."""
+    names = [job.name for job in jobs]
+    if len(set(names)) != len(names) or not jobs:
+        raise TopologyError("jobs need names of their own" if jobs else "no job to run")
+    for job in jobs:
+        if not job.app.is_file():
+            raise StudyError(f"job {job.name}: app binary {job.app} not found")
+    hosts = allocate(platform, jobs, allocation)
+    workdir.mkdir(parents=True, exist_ok=True)
+    traces = {job.name: _record(job, hosts[job.name], platform_file, options, workdir) for job in jobs}
+    played = {job.name: (job.start_s, hosts[job.name], traces[job.name]) for job in jobs}
+    shared = replay_jobs(platform_file, played, options, workdir)
+    alone = {name: replay_jobs(platform_file, {name: played[name]}, options, workdir)[name] for name in names}
+    return [
+        JobTime(job.name, job.ranks, tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
+                alone[job.name]["time_s"])
+        for job in jobs
+    ]  # fmt: skip
+
+
+def cables_per_job(platform: Platform, flows: Mapping[str, Sequence[tuple[str, str]]]) -> dict[str, dict[str, int]]:
+    """The cables each job's flows (host pairs) cross under the platform's routes, with how many of its flows cross
+    each: what explains a slowdown (the cables two jobs both load) or its absence (none)."""
+    from generators.analysis import link_loads
+
+    return {job: {cable: int(n) for cable, n in platform.cables(link_loads(platform, pairs)).items() if n > 0}
+            for job, pairs in flows.items()}  # fmt: skip

@@ -1,0 +1,136 @@
+"""Several jobs on one machine (``study_runner.simulation.jobs``, ``scripts/run-jobs``): hosts from the machine's
+allocation policy, a job alone taking exactly its smpirun time, jobs in their own partitions feeling nothing of each
+other, jobs placed at random slowing each other down, and bad input as one error with nothing run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generators import TopologyError, build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
+from generators.model import Platform
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS, compute_timing
+from study_runner.simulation.jobs import Job, allocate, cables_per_job, run_jobs
+from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
+from study_runner.tools.run_jobs import main as run_jobs_main
+
+TORUS = build_platform("torus", {"dims": "4x4x2"})
+A2A = ("-s", "256K", "-i", "1", "-w", "0")
+
+
+def job(name: str, ranks: int = 16, app: str = "alltoall", args: tuple[str, ...] = A2A, **more: object) -> Job:
+    return Job(name, Path("build/bin").absolute() / app, args, ranks, **more)  # type: ignore[arg-type]
+
+
+class TestAllocation:
+    def test_jobs_take_the_next_free_hosts_of_the_policy(self) -> None:
+        placed = allocate(TORUS, [job("a", 5), job("b", 6, ranks_per_node=2)], "random:3")
+        order = place_ranks(TORUS, None, "random:3")
+        assert placed["a"] == order[:5] and placed["b"] == [h for h in order[5:8] for _ in range(2)]
+
+    def test_own_placements_first_the_policy_fills_around_them(self) -> None:
+        placed = allocate(TORUS, [job("a", 16), job("b", 16, placement="block:4x4x1@0,0,0")])
+        assert placed["b"] == TORUS.host_names[:16] and placed["a"] == TORUS.host_names[16:]
+
+    @pytest.mark.parametrize(
+        ("jobs", "message"),
+        [
+            ([job("a", 20), job("b", 13)], "job b: 13 ranks need 13 hosts; 12 of torus-4x4x2's 32 are free"),
+            ([job("a", 4, placement="block:2x2x1"), job("b", 4, placement="block:2x2x1@1,1,0")],
+             "jobs a and b both use host-5: a job's hosts are its own"),
+            ([job("a", 4, placement="packed:1")], "torus has no placement 'packed'"),
+        ],
+    )  # fmt: skip
+    def test_jobs_that_do_not_fit_are_one_error(self, jobs: list[Job], message: str) -> None:
+        with pytest.raises(TopologyError, match=message):
+            allocate(TORUS, jobs)
+
+
+def test_the_cables_two_jobs_share_are_where_they_meet() -> None:
+    """Two 16-rank all-to-alls on a dragonfly of 5 groups: whole groups each (contiguous) share no cable; hosts
+    drawn at random share 30, on which both jobs' flows add up (docs/jobs.md: their measured slowdowns)."""
+    dragonfly = build_platform("dragonfly", {"groups": 5, "routers": 2, "hosts": 4, "global_ports": 2})
+    for allocation, shared in (("contiguous", 0), ("random:1", 30)):
+        placed = allocate(dragonfly, [job("a"), job("b")], allocation)
+        flows = {name: [(s, d) for s in hosts for d in hosts if s != d] for name, hosts in placed.items()}
+        cables = cables_per_job(dragonfly, flows)
+        assert len(set(cables["a"]) & set(cables["b"])) == shared
+
+
+def written(platform: Platform, directory: Path) -> Path:
+    path = directory / f"{platform.name}{platform_suffix(platform)}"
+    write_platform(platform, path)
+    return path
+
+
+@pytest.mark.simgrid
+class TestJobsTogether:
+    @pytest.mark.parametrize(("app", "args"), [("alltoall", A2A), ("exchange", ("-p", "3", "-s", "1M", "-i", "2"))])
+    def test_a_job_alone_takes_exactly_its_smpirun_time(self, app: str, args: tuple[str, ...], tmp_path: Path) -> None:
+        (alone,) = run_jobs(TORUS, written(TORUS, tmp_path), [job("j", 16, app, args)], tmp_path, "random:5")
+        hosts = place_ranks(TORUS, 16, "random:5")
+        write_hostfile(hosts, tmp_path / "hosts")
+        binary = Path("build/bin").absolute() / app
+        command = smpirun_command(binary, args, tmp_path / f"{TORUS.name}.xml", tmp_path / "hosts", 16,
+                                  SIMULATED_TIME_OPTIONS)  # fmt: skip
+        online = compute_timing(run_smpirun_measured(command, tmp_path, 120, "online").stderr)["simulated_s"]
+        assert alone.shared_s == alone.alone_s and f"{alone.alone_s:.15f}" == f"{online:.15f}"
+        assert alone.hosts == tuple(hosts)
+
+    def test_jobs_in_their_own_partitions_feel_nothing_of_each_other(self, tmp_path: Path) -> None:
+        """Two planes of a 4x4x2 torus, each closed under dimension-order routing (its own rings), as Blue Gene/Q
+        partitions are: slowdown exactly 1. The same jobs on hosts drawn at random share links: slower."""
+        path = written(TORUS, tmp_path)
+        planes = [job("a", placement="block:4x4x1@0,0,0"), job("b", placement="block:4x4x1@0,0,1")]
+        assert [t.slowdown for t in run_jobs(TORUS, path, planes, tmp_path / "planes", "contiguous")] == [1.0, 1.0]
+        mixed = run_jobs(TORUS, path, [job("a"), job("b")], tmp_path / "random", "random:1")
+        assert all(t.slowdown > 1.1 for t in mixed), [t.slowdown for t in mixed]
+
+    def test_two_different_apps_in_one_simulation(self, tmp_path: Path) -> None:
+        """An all-to-all beside an exchange on a fat tree, hosts drawn at random, each timed: the exchange's
+        bottleneck is its rank 0's own cable (7 flows at once), which no other job uses, so it feels next to nothing
+        (its barriers' small messages cross shared uplinks); the all-to-all's flows meet the exchange's in the
+        leaves' uplinks, and it slows down. A job that starts after
+        the others have ended feels nothing. (Not --verify: the replay of its reduce actions crashes SimGrid 4.1's
+        own smpirun -replay as well, docs/jobs.md.)"""
+        tree = build_platform("fattree", {"radix": 8})
+        path = written(tree, tmp_path)
+        exchange = job("x", 8, "exchange", ("-p", "7", "-s", "1M", "-i", "2"))
+        a2a = job("a2a", 24, "alltoall", ("-s", "1M", "-i", "2", "-w", "0"))
+        times = {t.job: t for t in run_jobs(tree, path, [a2a, exchange], tmp_path / "together", "random:2")}
+        assert set(times) == {"a2a", "x"} and 1.0 < times["x"].slowdown < 1.0001 and times["a2a"].slowdown > 1.01
+        late = Job(exchange.name, exchange.app, exchange.args, exchange.ranks, start_s=10.0)
+        later = {t.job: t for t in run_jobs(tree, path, [a2a, late], tmp_path / "later", "random:2")}
+        # (its time is its end minus its start: 10 s later, the same to float rounding of the clock)
+        assert later["x"].slowdown == 1.0 and later["x"].alone_s == pytest.approx(times["x"].alone_s, rel=1e-9)
+
+
+def jobs_file(tmp_path: Path, text: str) -> Path:
+    """A jobs file on the 4x4x2 torus: ``text``'s top-level keys, the platform, then its jobs."""
+    head, _, jobs = text.partition("[[jobs]]")
+    path = tmp_path / "jobs.toml"
+    path.write_text(head + '[platform]\nfamily = "torus"\ndims = "4x4x2"\n[[jobs]]' + jobs)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 40\n', "job a: 40 ranks need 40 hosts; 32 of"),
+        ('[[jobs]]\nname = "a"\napp = "no_such_app"\nranks = 4\n', "jobs[0]: app binary"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nhost = 1\n', "jobs[0]: unknown key 'host'"),
+        ('allocation = "packed:1"\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "no placement 'packed'"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1"\n'
+         '[[jobs]]\nname = "b"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1@1,0,0"\n',
+         "jobs a and b both use host-1"),
+    ],
+)  # fmt: skip
+def test_bad_jobs_files_are_one_error_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    out = tmp_path / "out.json"
+    assert run_jobs_main([str(jobs_file(tmp_path, text)), "--json", str(out)]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith("scripts/run-jobs: error: ") and message in errors[0]
+    assert not out.exists()

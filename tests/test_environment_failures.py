@@ -66,7 +66,7 @@ def test_a_bad_topolab_workers_is_one_error(tmp_path: Path) -> None:
 def test_a_closed_output_pipe_ends_the_listing_quietly(tmp_path: Path) -> None:
     """``scripts/sweep F --list | head -1``: a BrokenPipeError traceback before."""
     command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli",
-               str(REPO / "scripts" / "sweeps" / "nbl-regime-mesh.toml"), "--list"]  # fmt: skip
+               str(REPO / "sweeps" / "nbl-regime-mesh.toml"), "--list"]  # fmt: skip
     with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
         assert process.stdout is not None and process.stderr is not None
         process.stdout.readline()

@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import REPO
 
-PACKAGE = REPO / "scripts" / "study_runner"
+PACKAGE = REPO / "study_runner"
 LAYERS = ("errors", "paths", "simulation", "batch", "studies", "sweeps", "tools", "cli")
 """Lowest first; ``errors`` and ``paths`` are one layer (0), ``__main__`` belongs with ``cli``."""
 

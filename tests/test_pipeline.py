@@ -59,7 +59,7 @@ def test_failing_run_leaves_earlier_results_untouched(tmp_path: Path, bin_dir: P
 def test_distorted_network_model_fails_the_checks(tmp_path: Path, bin_dir: Path) -> None:
     # SMPI's default network model (piecewise bandwidth/latency factors) is not the alpha-beta model:
     # the sanity checks must catch it, write the failing summary, and exit 1.
-    text = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
+    text = (REPO / "studies" / "sanity-alpha-beta.toml").read_text()
     text = text.replace('id = "pingpong"', "id = \"pingpong\"\noptions = ['--cfg=network/model:SMPI']")
     done = run_runner(str(write_study(tmp_path, text)), "--quick", tmp_path=tmp_path)
     assert done.returncode == 1, done.stderr

@@ -22,8 +22,8 @@ from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
 
 SHIPPED = {
-    "study.schema.json": sorted((REPO / "scripts" / "studies").glob("*.toml")),
-    "sweep.schema.json": sorted((REPO / "scripts" / "sweeps").glob("*.toml")),
+    "study.schema.json": sorted((REPO / "studies").glob("*.toml")),
+    "sweep.schema.json": sorted((REPO / "sweeps").glob("*.toml")),
 }
 
 
@@ -42,7 +42,7 @@ def test_every_shipped_file_validates_and_names_its_schema(schema: str, path: Pa
     """Checked with the published file and the library alone, as an editor would; the first line tells Taplo and
     Even Better TOML where the schema is."""
     text = path.read_text(encoding="utf-8")
-    assert text.splitlines()[0] == f"#:schema ../../schemas/{schema}"
+    assert text.splitlines()[0] == f"#:schema ../schemas/{schema}"
     published = json.loads((SCHEMA_DIR / schema).read_text(encoding="utf-8"))
     errors = list(jsonschema.Draft202012Validator(published).iter_errors(tomllib.loads(text)))
     assert not errors, errors[0].message

@@ -48,7 +48,7 @@ app = "exchange"
 ranks = 3
 args = ["-p", "2", "-s", "1M"]
 """
-SANITY = (REPO / "scripts" / "studies" / "sanity-alpha-beta.toml").read_text()
+SANITY = (REPO / "studies" / "sanity-alpha-beta.toml").read_text()
 GOOD_STUDY += SANITY[SANITY.index("\n[[checks]]") :]  # the sanity study's checks and figures, on these runs
 
 

@@ -22,7 +22,7 @@ from study_runner.sweeps.sweep_table import best_rows, rows
 from tests.conftest import run_module
 
 REPO = Path(__file__).resolve().parent.parent
-SHIPPED = sorted((REPO / "scripts" / "sweeps").glob("*.toml"))
+SHIPPED = sorted((REPO / "sweeps").glob("*.toml"))
 
 PINGPONG = """
 name = "pp"
@@ -113,7 +113,7 @@ class TestSweepFiles:
         assert len(simulations) == len(sweep.points), "two points of a shipped sweep are the same simulation"
 
     def test_nbl_regime_sweep_has_at_least_200_points(self) -> None:
-        sweep = load_sweep(REPO / "scripts" / "sweeps" / "nbl-regime-mesh.toml")
+        sweep = load_sweep(REPO / "sweeps" / "nbl-regime-mesh.toml")
         assert len(sweep.points) >= 200
         assert {platform.family for platform in sweep.platforms.values()} == {"mesh"}
         assert {p.variables["nbl"] for p in sweep.points} == {"none", "2", "nominal"}

@@ -1,4 +1,4 @@
-"""Studies are data: one TOML file per study in ``scripts/studies/``.
+"""Studies are data: one TOML file per study in ``studies/``.
 
 A study file is the whole experiment: named platforms (a family and its parameters), the runs (app, arguments,
 rank count, placement, extra smpirun options), the checks (``[[checks]]``, ``study_runner.studies.study_checks``:
@@ -97,7 +97,7 @@ __all__ = [
     "study_names",
 ]
 
-STUDIES_DIR = REPO / "scripts" / "studies"
+STUDIES_DIR = REPO / "studies"
 
 
 def _platform(name: str, raw: dict[str, Any], where: str) -> PlatformSpec:

@@ -1,6 +1,6 @@
 """Benchmark: a sweep replayed against the same sweep run online ("record once, replay many", docs/sweeps.md).
 
-    scripts/bench-replay scripts/sweeps/replay-combine-mesh.toml              # both ways, a summary on stdout
+    scripts/bench-replay sweeps/replay-combine-mesh.toml              # both ways, a summary on stdout
     scripts/bench-replay FILE --workers 1 --json results/benchmarks/replay.json
 
 Every point of the sweep runs twice, each time from an empty cache and on the same local Dask cluster: online (the
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="scripts/bench-replay",
         description="Run a sweep online and replayed (record once, replay many); compare wall and simulated times.",
     )
-    parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see scripts/sweeps/)")
+    parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see sweeps/)")
     parser.add_argument(
         "--workers", type=int, default=None, help="simulations at once (default: TOPOLAB_WORKERS or cores)"
     )

@@ -6,5 +6,5 @@ from pathlib import Path
 
 __all__ = ["REPO"]
 
-REPO = Path(__file__).resolve().parents[2]
-"""The repository's root: ``scripts/study_runner/paths.py`` is two folders below it."""
+REPO = Path(__file__).resolve().parents[1]
+"""The repository's root: ``study_runner/paths.py`` is one folder below it."""

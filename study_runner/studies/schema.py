@@ -9,7 +9,7 @@ left to the check of each rendered point. :func:`check` validates a document aga
 
 The schemas are published in ``schemas/`` (``study.schema.json``, ``sweep.schema.json``), written by
 ``python -m study_runner.studies.schema`` and compared with what this module gives by ``tests/test_schema.py``; a
-study or sweep file's first line ``#:schema ../../schemas/study.schema.json`` lets TOML editors (Taplo, Even Better
+study or sweep file's first line ``#:schema ../schemas/study.schema.json`` lets TOML editors (Taplo, Even Better
 TOML) check and complete it.
 
 >>> check({"app": "pingpong", "ranks": 0}, RUN_SCHEMA, "run pp")

@@ -1,6 +1,6 @@
 """nbl-combine's runs as the study file declares them, and the model values its grids use.
 
-The runs are data (scripts/studies/nbl-combine.toml): the ping-pong, the testjig, the ``sweep`` grid (meshes x
+The runs are data (studies/nbl-combine.toml): the ping-pong, the testjig, the ``sweep`` grid (meshes x
 N x algorithm x platform) and the ``fig4`` grid (the block-size scan). The analysis reads their axes and finds
 their runs in the study (``Study.values``, ``Study.run_at``); the sweep's block sizes call :func:`model_block`
 and the ping-pong checks the model's :func:`alpha` (``TEMPLATE_FUNCTIONS``).

@@ -98,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="scripts/sweep",
         description="Run a sweep file's grid of simulations on Dask; write results/sweeps/<name>/.",
     )
-    parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see scripts/sweeps/)")
+    parser.add_argument("file", type=Path, metavar="FILE", help="the sweep file (TOML; see sweeps/)")
     parser.add_argument("--list", action="store_true", help="print the points and exit (nothing runs)")
     add_engine_arguments(parser)
     parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")

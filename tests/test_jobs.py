@@ -19,7 +19,7 @@ TORUS = build_platform("torus", {"dims": "4x4x2"})
 A2A = ("-s", "256K", "-i", "1", "-w", "0")
 
 
-def job(name: str, ranks: int = 16, app: str = "alltoall", args: tuple[str, ...] = A2A, **more: object) -> Job:
+def job(name: str, ranks: int | None = 16, app: str = "alltoall", args: tuple[str, ...] = A2A, **more: object) -> Job:
     return Job(name, Path("build/bin").absolute() / app, args, ranks, **more)  # type: ignore[arg-type]
 
 
@@ -32,6 +32,15 @@ class TestAllocation:
     def test_own_placements_first_the_policy_fills_around_them(self) -> None:
         placed = allocate(TORUS, [job("a", 16), job("b", 16, placement="block:4x4x1@0,0,0")])
         assert placed["b"] == TORUS.host_names[:16] and placed["a"] == TORUS.host_names[16:]
+
+    def test_the_background_takes_every_host_left_free(self) -> None:
+        placed = allocate(TORUS, [job("bg", None, ranks_per_node=2), job("a", 5)], "random:3")
+        order = place_ranks(TORUS, None, "random:3")
+        assert placed["a"] == order[:5] and placed["bg"] == [h for h in order[5:] for _ in range(2)]
+        with pytest.raises(TopologyError, match=r"one background job at most"):
+            allocate(TORUS, [job("b1", None), job("b2", None)])
+        with pytest.raises(TopologyError, match=r"job bg: the other jobs leave no host of torus-4x4x2 free"):
+            allocate(TORUS, [job("a", 32), job("bg", None)])
 
     @pytest.mark.parametrize(
         ("jobs", "message"),
@@ -87,6 +96,18 @@ class TestJobsTogether:
         mixed = run_jobs(TORUS, path, [job("a"), job("b")], tmp_path / "random", "random:1")
         assert all(t.slowdown > 1.1 for t in mixed), [t.slowdown for t in mixed]
 
+    def test_background_traffic_reaches_a_job_only_through_shared_cables(self, tmp_path: Path) -> None:
+        """An all-to-all of 16 ranks with random shift permutations on every other host of a 5-group dragonfly:
+        in whole groups of its own (contiguous) it feels nothing (1 to 1e-6: SimGrid's sharing solver rounds the
+        rates of flows that share no link with it differently when there are more flows); among the background's
+        hosts (random) it slows down by a third."""
+        dragonfly = build_platform("dragonfly", {"groups": 5, "routers": 2, "hosts": 4, "global_ports": 2})
+        path = written(dragonfly, tmp_path)
+        noise = job("noise", None, "shift", ("-R", "1", "-s", "256K", "-i", "1", "-w", "0", "-S", "1,2,3,4,5,6,7"))
+        for allocation, low, high in (("contiguous", 1 - 1e-5, 1 + 1e-5), ("random:1", 1.25, 1.45)):
+            times = {t.job: t for t in run_jobs(dragonfly, path, [job("a"), noise], tmp_path / allocation, allocation)}
+            assert times["noise"].ranks == 24 and low <= times["a"].slowdown <= high, times["a"].slowdown
+
     def test_two_different_apps_in_one_simulation(self, tmp_path: Path) -> None:
         """An all-to-all beside an exchange on a fat tree, hosts drawn at random, each timed: the exchange's
         bottleneck is its rank 0's own cable (7 flows at once), which no other job uses, so it feels next to nothing
@@ -120,6 +141,8 @@ def jobs_file(tmp_path: Path, text: str) -> Path:
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 40\n', "job a: 40 ranks need 40 hosts; 32 of"),
         ('[[jobs]]\nname = "a"\napp = "no_such_app"\nranks = 4\n', "jobs[0]: app binary"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nhost = 1\n', "jobs[0]: unknown key 'host'"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nbackground = true\n', "ranks or background = true"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\n', "jobs[0]: a job needs name, app, and ranks or background"),
         ('allocation = "packed:1"\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "no placement 'packed'"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1"\n'
          '[[jobs]]\nname = "b"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1@1,0,0"\n',

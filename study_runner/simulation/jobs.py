@@ -6,7 +6,8 @@ same hosts, for its slowdown.
 The hosts of the jobs come from one allocation policy of the machine (``generators.allocation``: ``contiguous``,
 ``random:SEED``, ...): the jobs, in their order, each take the next free hosts of the policy's order, as a batch
 scheduler fills a machine; or a job gives its own placement (a host list, or a named placement such as a torus's
-``block:4x4x1@0,0,1``), which no other job may share.
+``block:4x4x1@0,0,1``), which no other job may share. A background job (no rank count) takes every host the others
+leave free: traffic of the rest of the machine, whose intensity is its app's (a shift permutation, an all-to-all).
 
 What a job's time means: the replayed time of its trace, from its start to its last rank's end (the replay of a
 trace reproduces the app's own run: ``simulation.replay``); alone, it is exactly the simulated time of the app run by
@@ -42,12 +43,13 @@ job alone takes exactly the time of ``smpirun -replay``."""
 @dataclass(frozen=True)
 class Job:
     """One MPI job: an app with its arguments, its ranks, when it starts, and where (its own placement, or None: the
-    next free hosts of the machine's allocation policy)."""
+    next free hosts of the machine's allocation policy). ``ranks`` None: the background job, on every host the
+    other jobs leave free (``ranks_per_node`` ranks each), allocated last."""
 
     name: str
     app: Path
     args: tuple[str, ...]
-    ranks: int
+    ranks: int | None
     start_s: float = 0.0
     ranks_per_node: int = 1
     placement: tuple[str, ...] | str | None = None
@@ -75,11 +77,18 @@ def allocate(platform: Platform, jobs: Sequence[Job], allocation: str = "contigu
     owner: dict[str, str] = {}
     order = place_ranks(platform, None, allocation)
     placed: dict[str, list[str]] = {}
-    for job in sorted(jobs, key=lambda job: job.placement is None):  # own placements first: the policy fills around
-        if job.placement is not None:
+    if sum(job.ranks is None for job in jobs) > 1:
+        raise TopologyError("one background job at most (ranks left out: every host the other jobs leave free)")
+    # own placements first (the policy fills around them), the background last
+    for job in sorted(jobs, key=lambda job: (job.placement is None, job.ranks is None)):
+        free = [host for host in order if host not in owner]
+        if job.ranks is None:
+            if not free:
+                raise TopologyError(f"job {job.name}: the other jobs leave no host of {platform.name} free")
+            hosts = place_ranks(platform, None, free, job.ranks_per_node)
+        elif job.placement is not None:
             hosts = place_ranks(platform, job.ranks, job.placement, job.ranks_per_node)
         else:
-            free = [host for host in order if host not in owner]
             needed = math.ceil(job.ranks / job.ranks_per_node)
             if needed > len(free):
                 raise TopologyError(
@@ -96,17 +105,18 @@ def allocate(platform: Platform, jobs: Sequence[Job], allocation: str = "contigu
 
 
 def _record(job: Job, hosts: list[str], platform_file: Path, options: Sequence[str], workdir: Path) -> list[Path]:
-    """Run ``job``'s app on its hosts with TI tracing; the trace file of each rank, rank 0 first."""
+    """Run ``job``'s app on ``hosts`` (the host of each rank) with TI tracing; the trace file of each rank, rank 0
+    first."""
     directory = workdir / f"record-{job.name}"
     directory.mkdir()
     hostfile = directory / "hosts"
     write_hostfile(hosts, hostfile)
-    command = smpirun_command(job.app, job.args, platform_file, hostfile, job.ranks, (*options, *record_options()))
+    command = smpirun_command(job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options()))
     run_smpirun_measured(command, directory, 3600, f"job {job.name} (recording its trace)")
     index = directory / "ti-trace"
     files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if len(files) != job.ranks:
-        raise StudyError(f"job {job.name}: its recording lists {len(files)} trace files for {job.ranks} ranks")
+    if len(files) != len(hosts):
+        raise StudyError(f"job {job.name}: its recording lists {len(files)} trace files for {len(hosts)} ranks")
     return files
 
 
@@ -163,7 +173,7 @@ def run_jobs(
     shared = replay_jobs(platform_file, played, options, workdir)
     alone = {name: replay_jobs(platform_file, {name: played[name]}, options, workdir)[name] for name in names}
     return [
-        JobTime(job.name, job.ranks, tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
+        JobTime(job.name, len(hosts[job.name]), tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
                 alone[job.name]["time_s"])
         for job in jobs
     ]  # fmt: skip

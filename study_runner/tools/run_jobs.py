@@ -20,6 +20,11 @@ the SMPI options of the simulation, and the jobs::
     start_s = 0.0                      # optional: when it starts (simulated seconds)
     ranks_per_node = 1                 # optional
     placement = "block:4x4x1@0,0,1"    # optional: the job's own hosts instead of the policy's next free ones
+    [[jobs]]
+    name = "noise"
+    app = "shift"
+    args = ["-R", "1", "-s", "1M"]
+    background = true                  # instead of ranks: every host the other jobs leave free
 
 It prints a table, one row a job (its ranks, hosts, time alone, time shared, slowdown), and with ``--json FILE``
 writes one JSON object a job. Bad input (an unknown family or policy, jobs that share a host, more ranks than free
@@ -47,20 +52,21 @@ from study_runner.studies.study import read_toml
 __all__ = ["jobs_of", "main"]
 
 _FILE_KEYS = {"allocation", "options", "platform", "jobs"}
-_JOB_KEYS = {"name", "app", "args", "ranks", "start_s", "ranks_per_node", "placement"}
+_JOB_KEYS = {"name", "app", "args", "ranks", "start_s", "ranks_per_node", "placement", "background"}
 
 
 def _job(raw: dict[str, Any], where: str) -> Job:
     unknown = sorted(set(raw) - _JOB_KEYS)
-    if unknown or not {"name", "app", "ranks"} <= set(raw):
-        what = f"unknown key {unknown[0]!r}" if unknown else "a job needs name, app and ranks"
+    background = raw.get("background", False) is True
+    if unknown or not {"name", "app"} <= set(raw) or background == ("ranks" in raw):
+        what = f"unknown key {unknown[0]!r}" if unknown else "a job needs name, app, and ranks or background = true"
         raise TopologyError(f"{where}: {what} (a job takes {', '.join(sorted(_JOB_KEYS))})")
     app = Path(str(raw["app"]))
     binary = app if "/" in str(app) else REPO / "build" / "bin" / app
     if not binary.is_file():
         raise TopologyError(f"{where}: app binary {binary} not found (topolab's apps: build them with scripts/build)")
-    ranks, per_node, start = raw["ranks"], raw.get("ranks_per_node", 1), raw.get("start_s", 0.0)
-    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+    ranks, per_node, start = raw.get("ranks"), raw.get("ranks_per_node", 1), raw.get("start_s", 0.0)
+    if not background and (not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1):
         raise TopologyError(f"{where}: ranks must be an integer >= 1, got {ranks!r}")
     if not isinstance(start, int | float) or isinstance(start, bool) or not 0 <= start < float("inf"):
         raise TopologyError(f"{where}: start_s must be a number of seconds >= 0, got {start!r}")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from study_runner.batch.engine import job_script
 from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR, REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
 from study_runner.simulation.workdirs import STOPPING, stopped, unwinding_signals
 from study_runner.studies.pipeline import run_study
@@ -42,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--list", action="store_true", help="list the studies and exit")
     parser.add_argument("--results", type=Path, default=REPO / "results", help="results directory")
-    parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
+    parser.add_argument("--bin", type=Path, default=BIN_DIR, help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
     add_engine_arguments(parser)
     return parser

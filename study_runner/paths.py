@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["REPO"]
+__all__ = ["BIN_DIR", "REPO"]
 
 REPO = Path(__file__).resolve().parents[1]
 """The repository's root: ``study_runner/paths.py`` is one folder below it."""
+
+BIN_DIR = REPO / "build" / "bin"
+"""Where ``scripts/build`` puts topolab's apps and SimGrid programs (platform_check, jobs_replay)."""

@@ -26,13 +26,13 @@ from pathlib import Path
 from generators import TopologyError, place_ranks, write_hostfile
 from generators.model import Platform
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR
 from study_runner.simulation.replay import REPLAY_OPTIONS, record_options
 from study_runner.simulation.smpi import STANDARD_OPTIONS, run_smpirun_measured, smpirun_command
 
 __all__ = ["JOBS_REPLAY", "Job", "JobTime", "allocate", "cables_per_job", "replay_jobs", "run_jobs"]
 
-JOBS_REPLAY = REPO / "build" / "bin" / "jobs_replay"
+JOBS_REPLAY = BIN_DIR / "jobs_replay"
 """topolab's replayer of several jobs (built by ``scripts/build``)."""
 
 SMPIRUN_OPTIONS = ("--cfg=precision/timing:1e-9", "--cfg=network/model:SMPI")

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR
 
 __all__ = ["cfg_problem", "collective_algorithms", "options_problem"]
 
-PLATFORM_CHECK = REPO / "build" / "bin" / "platform_check"
+PLATFORM_CHECK = BIN_DIR / "platform_check"
 _NO_PLATFORM = "/nonexistent/topolab-cfg-check.xml"  # SimGrid reads the options and models before the platform
 _MESSAGE = re.compile(r"^\[[0-9.]+\] (?:\S+: )?\[[^\]]+/(?:CRITICAL|ERROR)\] (.*)$")
 

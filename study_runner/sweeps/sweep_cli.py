@@ -29,7 +29,7 @@ from study_runner.batch.execute import execute_runs
 from study_runner.batch.prepare import prepare_runs
 from study_runner.batch.progress import BarProgress, format_duration
 from study_runner.batch.runs import RunSpec
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR, REPO
 from study_runner.simulation.cache import Cache, default_cache_dir
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import (
@@ -102,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true", help="print the points and exit (nothing runs)")
     add_engine_arguments(parser)
     parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")
-    parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
+    parser.add_argument("--bin", type=Path, default=BIN_DIR, help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
     return parser
 

@@ -26,7 +26,7 @@ from generators.files import atomic_write_text
 from study_runner.batch.engine import Engine
 from study_runner.batch.execute import default_workers, simgrid_version
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC, TraceStore
@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=None, help="simulations at once (default: TOPOLAB_WORKERS or cores)"
     )
-    parser.add_argument("--bin", type=Path, default=REPO / "build" / "bin", help="directory of the built apps")
+    parser.add_argument("--bin", type=Path, default=BIN_DIR, help="directory of the built apps")
     parser.add_argument("--json", type=Path, default=None, help="also write the comparison to this JSON file")
     args = parser.parse_args(argv)
     try:

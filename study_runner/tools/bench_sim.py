@@ -46,7 +46,7 @@ from paper_models import bgq
 from study_runner.batch.execute import parse_records, simgrid_version
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR, REPO
 from study_runner.simulation.smpi import (
     NO_PRIVATIZATION,
     NO_STACK_GUARD,
@@ -59,7 +59,7 @@ from study_runner.simulation.workdirs import unwinding_signals, work_directory
 from study_runner.studies.study import load_study
 from study_runner.tools.cases import case_parser, cases_to_run
 
-BIN = REPO / "build" / "bin"
+BIN = BIN_DIR
 OUT_DIR = REPO / "results" / "benchmarks"
 BEFORE = REPO / "docs" / "benchmarks" / "simulation-scale-before.json"
 TIMEOUT_S = 3600

@@ -26,10 +26,10 @@ from typing import Any
 from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
 from generators.files import atomic_write_text
 from study_runner.paths import REPO
+from study_runner.simulation.simgrid_options import PLATFORM_CHECK
 from study_runner.simulation.workdirs import unwinding_signals, work_directory
 from study_runner.tools.cases import case_parser, cases_to_run
 
-LOADER = REPO / "build" / "bin" / "platform_check"
 OUT_DIR = REPO / "results" / "benchmarks"
 SAMPLED_ROUTES = 200
 
@@ -68,7 +68,7 @@ def _load(xml: Path, route_args: list[str], work: Path) -> tuple[float, float, d
     out_path, err_path = work / "loader.out", work / "loader.err"
     start = time.perf_counter()
     with out_path.open("w") as out, err_path.open("w") as err:
-        process = subprocess.Popen([str(LOADER), str(xml), *route_args], stdout=out, stderr=err)
+        process = subprocess.Popen([str(PLATFORM_CHECK), str(xml), *route_args], stdout=out, stderr=err)
         try:
             _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # interrupted: the loader must not outlive the work directory it writes into
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     selected = cases_to_run(args, CASES, lambda case: f"{case.family} {case.params}")
     if isinstance(selected, int):
         return selected
-    if not LOADER.is_file():
+    if not PLATFORM_CHECK.is_file():
         print("error: build/bin/platform_check is missing: run scripts/build", file=sys.stderr)
         return 2
     rows = []

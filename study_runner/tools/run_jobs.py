@@ -45,7 +45,7 @@ from typing import Any
 from generators import TopologyError, build_platform, platform_suffix, write_platform
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
-from study_runner.paths import REPO
+from study_runner.paths import BIN_DIR
 from study_runner.simulation.jobs import Job, JobTime, run_jobs
 from study_runner.studies.study import read_toml
 
@@ -62,7 +62,7 @@ def _job(raw: dict[str, Any], where: str) -> Job:
         what = f"unknown key {unknown[0]!r}" if unknown else "a job needs name, app, and ranks or background = true"
         raise TopologyError(f"{where}: {what} (a job takes {', '.join(sorted(_JOB_KEYS))})")
     app = Path(str(raw["app"]))
-    binary = app if "/" in str(app) else REPO / "build" / "bin" / app
+    binary = app if "/" in str(app) else BIN_DIR / app
     if not binary.is_file():
         raise TopologyError(f"{where}: app binary {binary} not found (topolab's apps: build them with scripts/build)")
     ranks, per_node, start = raw.get("ranks"), raw.get("ranks_per_node", 1), raw.get("start_s", 0.0)

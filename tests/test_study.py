@@ -160,7 +160,8 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
         (('two_exchanges = "exchange_two"\n', ""), "[figures] lacks 'two_exchanges', a run id the analysis reads"),
         # a traced run's twin has an id of its own; a replay has no app run to trace
         (('id = "exchange_one"', 'id = "pingpong.links"'), "run id pingpong.links is the id of run pingpong's traced"),
-        (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true traces"),
+        (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true needs"),
+        (("trace_links = true\n", 'trace_links = true\ncompute = "benchmark"\n'), 'and compute = "off"'),
     ],
 )
 def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message: str, tmp_path: Path) -> None:

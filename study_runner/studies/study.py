@@ -204,8 +204,11 @@ def _run(raw: dict[str, Any], platforms: dict[str, PlatformSpec], where: str, pa
     full_timeout = raw.get("full_timeout")
     if full_timeout is not None and not positive_number(full_timeout):
         raise StudyError(f"{here}: full_timeout must be a finite number of seconds > 0, got {full_timeout!r}")
-    if raw.get("trace_links", False) and fields["replay"]:
-        raise StudyError(f"{here}: trace_links = true traces the app's own run; a replay (replay = true) has none")
+    if raw.get("trace_links", False) and (fields["replay"] or fields["compute"] != "off"):
+        raise StudyError(
+            f'{here}: trace_links = true needs the app\'s own run (no replay) and compute = "off" (its traced twin '
+            "must print what the run printed; benchmarked computation is measured anew in every run)"
+        )
     return RunSpec(
         id=raw["id"],
         platform=raw["platform"],

@@ -157,3 +157,28 @@ def test_bad_jobs_files_are_one_error_and_nothing_written(
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 1 and errors[0].startswith("scripts/run-jobs: error: ") and message in errors[0]
     assert not out.exists()
+
+
+@pytest.mark.simgrid
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("", "names no job"),
+        ("a 0 host-0\n", "expected 'JOB START_S HOST TRACE'"),
+        ("a -1 host-0 t\n", "expected 'JOB START_S HOST TRACE'"),
+        ("a 0 host-0 t\na 1 host-1 t\n", "job a starts at two times"),
+        ('a"b 0 host-0 t\n', "a job's name is letters, digits"),
+        ("a 0 host-99 t\n", "job a: the platform has no host 'host-99'"),
+    ],
+)
+def test_the_replayer_refuses_a_bad_jobs_file_in_one_line(tmp_path: Path, lines: str, message: str) -> None:
+    """jobs_replay's own checks (what run_jobs writes is always well formed; a hand-written file may not be)."""
+    import subprocess
+
+    from study_runner.simulation.jobs import JOBS_REPLAY
+
+    (tmp_path / "jobs").write_text(lines)
+    done = subprocess.run([str(JOBS_REPLAY), str(written(TORUS, tmp_path)), str(tmp_path / "jobs")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    errors = [line for line in done.stderr.splitlines() if line.startswith("jobs_replay: error:")]
+    assert done.returncode == 2 and len(errors) == 1 and message in errors[0] and done.stdout == ""

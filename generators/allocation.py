@@ -26,12 +26,12 @@ order is. A family's own named placements (an MLFM ``allocation``, a Tofu ``shap
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from generators.errors import TopologyError, shown
 from generators.model import Platform
 
-__all__ = ["ALLOCATION_POLICIES", "contiguous", "random_chunks", "random_order", "stride"]
+__all__ = ["ALLOCATION_POLICIES", "contiguous", "fill", "random_chunks", "random_order", "stride"]
 
 
 def _integers(policy: str, argument: str, form: str, least: tuple[int, ...]) -> list[int]:
@@ -95,3 +95,37 @@ ALLOCATION_POLICIES: dict[str, Callable[[Platform, str], list[str]]] = {
     "random-chunks": random_chunks,
 }
 """The allocation policies every family has, by name (a family's own placements are declared with it)."""
+
+
+def fill(
+    platform: Platform, policy: str, sizes: Sequence[int], occupancy: float, released: float, seed: int
+) -> list[list[str]]:
+    """A machine in use, for the jobs to come: jobs of ``sizes`` hosts each (drawn from ``seed``) allocated one after
+    the other by ``policy`` (the next free hosts of its order) while they fit in ``occupancy`` of the hosts, then a
+    ``released`` fraction of them (drawn too) ended: the hosts of the jobs still running, job by job. The hosts the
+    ended jobs leave are the holes a new job gets: fragmentation grows with occupancy and released.
+
+    >>> from generators.crossbar import crossbar
+    >>> [len(job) for job in fill(crossbar(16), "contiguous", [2, 4], 0.75, 0.5, 1)]
+    [2, 4]
+    """
+    hosts = platform.host_names
+    if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(hosts) for n in sizes):
+        raise TopologyError(f"fill: job sizes must be whole numbers of hosts, 1 to {len(hosts)}, got {list(sizes)}")
+    for name, value in (("occupancy", occupancy), ("released", released)):
+        if not 0 <= value <= 1:
+            raise TopologyError(f"fill: {name} must be a fraction from 0 to 1, got {value!r}")
+    name, _, argument = policy.partition(":")
+    if name not in ALLOCATION_POLICIES:
+        raise TopologyError(f"fill: {name!r} is not an allocation policy ({', '.join(sorted(ALLOCATION_POLICIES))})")
+    draw = random.Random(seed)
+    order = ALLOCATION_POLICIES[name](platform, argument)
+    jobs, taken = [], 0
+    while True:
+        size = draw.choice(list(sizes))
+        if taken + size > occupancy * len(hosts):
+            break
+        jobs.append(order[taken : taken + size])
+        taken += size
+    ended = set(draw.sample(range(len(jobs)), round(released * len(jobs))))
+    return [job for number, job in enumerate(jobs) if number not in ended]

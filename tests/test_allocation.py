@@ -4,11 +4,12 @@ contiguity, repeats itself for a seed, and refuses an impossible request with on
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from generators import TopologyError, build_platform, place_ranks
-from generators.allocation import ALLOCATION_POLICIES
+from generators.allocation import ALLOCATION_POLICIES, fill
 from generators.families import FAMILIES
 from generators.model import Platform
 
@@ -151,3 +152,43 @@ def test_a_block_outside_the_machine_is_refused(placement: str, message: str) ->
     with pytest.raises(TopologyError) as raised:
         place_ranks(build_platform("torus", {"dims": "4x4x2"}), None, placement)
     assert str(raised.value).startswith(message)
+
+
+class TestFill:
+    """A machine in use (``allocation.fill``): jobs drawn from a size distribution fill it by the policy, some end."""
+
+    MACHINE = build_platform("torus", {"dims": "8x8"})
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_jobs_fill_to_the_occupancy_and_some_end(self, seed: int) -> None:
+        full = fill(self.MACHINE, "contiguous", [2, 4, 8], 0.75, 0.0, seed)
+        taken = sum(len(job) for job in full)
+        assert 0.75 * 64 - 8 < taken <= 0.75 * 64 and all(len(job) in (2, 4, 8) for job in full)
+        assert [h for job in full for h in job] == self.MACHINE.host_names[:taken]  # contiguous: in host order
+        running = fill(self.MACHINE, "contiguous", [2, 4, 8], 0.75, 0.5, seed)
+        assert len(running) == len(full) - round(0.5 * len(full)) and all(job in full for job in running)
+        assert fill(self.MACHINE, "contiguous", [2, 4, 8], 0.75, 0.5, seed) == running  # the seed decides
+
+    def test_the_holes_fragment_a_new_job(self) -> None:
+        from study_runner.simulation.jobs import Job, allocate
+
+        held = fill(self.MACHINE, "contiguous", [2, 4], 0.9, 0.5, 3)
+        (hosts,) = allocate(self.MACHINE, [Job("new", Path("app"), (), 16)], "contiguous", held).values()
+        index = sorted(int(host.removeprefix("host-")) for host in hosts)
+        assert not set(hosts) & {h for job in held for h in job}
+        assert index[-1] - index[0] + 1 > 16  # not one block: holes of ended jobs
+
+    @pytest.mark.parametrize(
+        ("args", "message"),
+        [
+            (("contiguous", [], 0.5, 0.0, 1), "job sizes must be whole numbers of hosts, 1 to 64"),
+            (("contiguous", [0], 0.5, 0.0, 1), "job sizes must be whole numbers of hosts"),
+            (("contiguous", [65], 0.5, 0.0, 1), "job sizes must be whole numbers of hosts"),
+            (("contiguous", [2], 1.5, 0.0, 1), "occupancy must be a fraction from 0 to 1, got 1.5"),
+            (("contiguous", [2], 0.5, -0.1, 1), "released must be a fraction from 0 to 1"),
+            (("block:2x2", [2], 0.5, 0.0, 1), "'block' is not an allocation policy"),
+        ],
+    )
+    def test_an_impossible_machine_is_one_error(self, args: tuple[object, ...], message: str) -> None:
+        with pytest.raises(TopologyError, match=message):
+            fill(self.MACHINE, *args)  # type: ignore[arg-type]

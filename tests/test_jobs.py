@@ -143,6 +143,11 @@ def jobs_file(tmp_path: Path, text: str) -> Path:
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nhost = 1\n', "jobs[0]: unknown key 'host'"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nbackground = true\n', "ranks or background = true"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\n', "jobs[0]: a job needs name, app, and ranks or background"),
+        ('[occupied]\nsizes = [2]\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "[occupied] needs sizes and"),
+        ('[occupied]\nsizes = [2]\noccupancy = 2\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
+         "fill: occupancy must be a fraction"),
+        ('[occupied]\nsizes = [8]\noccupancy = 1\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
+         "job a: 4 ranks need 4 hosts; 0 of torus-4x4x2's 32 are free"),
         ('allocation = "packed:1"\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "no placement 'packed'"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1"\n'
          '[[jobs]]\nname = "b"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1@1,0,0"\n',

@@ -71,10 +71,13 @@ class JobTime:
         return self.shared_s / self.alone_s
 
 
-def allocate(platform: Platform, jobs: Sequence[Job], allocation: str = "contiguous") -> dict[str, list[str]]:
-    """The host of each rank of each job, by job name. ``TopologyError`` for a job that does not fit, a placement the
-    platform does not have, or two jobs on one host."""
-    owner: dict[str, str] = {}
+def allocate(
+    platform: Platform, jobs: Sequence[Job], allocation: str = "contiguous", occupied: Sequence[Sequence[str]] = ()
+) -> dict[str, list[str]]:
+    """The host of each rank of each job, by job name; ``occupied``: hosts that idle jobs of the machine hold
+    (``generators.allocation.fill``). ``TopologyError`` for a job that does not fit, a placement the platform does not
+    have, or two jobs on one host."""
+    owner: dict[str, str] = {host: "the machine's other jobs" for hosts in occupied for host in hosts}
     order = place_ranks(platform, None, allocation)
     placed: dict[str, list[str]] = {}
     if sum(job.ranks is None for job in jobs) > 1:
@@ -157,6 +160,7 @@ def run_jobs(
     workdir: Path,
     allocation: str = "contiguous",
     options: Sequence[str] = (),
+    occupied: Sequence[Sequence[str]] = (),
 ) -> list[JobTime]:
     """Every job's time shared with the others and alone on the same hosts (``platform_file`` is ``platform``
     written). ``TopologyError`` for jobs that do not fit (nothing runs), ``StudyError`` for a run that fails."""
@@ -166,7 +170,7 @@ def run_jobs(
     for job in jobs:
         if not job.app.is_file():
             raise StudyError(f"job {job.name}: app binary {job.app} not found")
-    hosts = allocate(platform, jobs, allocation)
+    hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
     traces = {job.name: _record(job, hosts[job.name], platform_file, options, workdir) for job in jobs}
     played = {job.name: (job.start_s, hosts[job.name], traces[job.name]) for job in jobs}

@@ -25,6 +25,13 @@ the SMPI options of the simulation, and the jobs::
     app = "shift"
     args = ["-R", "1", "-s", "1M"]
     background = true                  # instead of ranks: every host the other jobs leave free
+    [occupied]                         # optional: a machine in use (generators.allocation.fill), before the jobs
+    sizes = [2, 4, 8]                  # its jobs' sizes in hosts, drawn from seed
+    occupancy = 0.75                   # they take at most this fraction of the hosts,
+    released = 0.5                     # then this fraction of them end: the holes the jobs above get
+    seed = 1
+    app = "shift"                      # optional: what its running jobs do (idle without)
+    args = ["-R", "1", "-s", "1M"]
 
 It prints a table, one row a job (its ranks, hosts, time alone, time shared, slowdown), and with ``--json FILE``
 writes one JSON object a job. Bad input (an unknown family or policy, jobs that share a host, more ranks than free
@@ -43,7 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from generators import TopologyError, build_platform, platform_suffix, write_platform
+from generators.allocation import fill
 from generators.files import atomic_write_text
+from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.simulation.jobs import Job, JobTime, run_jobs
@@ -51,7 +60,8 @@ from study_runner.studies.study import read_toml
 
 __all__ = ["jobs_of", "main"]
 
-_FILE_KEYS = {"allocation", "options", "platform", "jobs"}
+_FILE_KEYS = {"allocation", "options", "platform", "jobs", "occupied"}
+_OCCUPIED_KEYS = {"sizes", "occupancy", "released", "seed", "app", "args"}
 _JOB_KEYS = {"name", "app", "args", "ranks", "start_s", "ranks_per_node", "placement", "background"}
 
 
@@ -91,6 +101,22 @@ def jobs_of(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Job]
     return data["platform"], jobs, str(data.get("allocation", "contiguous")), options
 
 
+def occupied_jobs(
+    raw: dict[str, Any], platform: Platform, allocation: str, where: str
+) -> tuple[list[list[str]], list[Job]]:
+    """The machine's jobs of ``[occupied]`` (``generators.allocation.fill``): idle ones as the hosts they hold, or,
+    with an app, as jobs of their own (``fill-0``, ...) that run it on their hosts."""
+    unknown = sorted(set(raw) - _OCCUPIED_KEYS)
+    if unknown or not {"sizes", "occupancy"} <= set(raw):
+        what = f"unknown key {unknown[0]!r}" if unknown else "needs sizes and occupancy"
+        raise TopologyError(f"{where}: [occupied] {what} (it takes {', '.join(sorted(_OCCUPIED_KEYS))})")
+    held = fill(platform, allocation, raw["sizes"], raw["occupancy"], raw.get("released", 0.0), raw.get("seed", 0))
+    if "app" not in raw:
+        return held, []
+    app = _job({"name": "fill", "app": raw["app"], "args": raw.get("args", []), "ranks": 1}, f"{where}: [occupied]")
+    return [], [Job(f"fill-{n}", app.app, app.args, len(hosts), placement=tuple(hosts)) for n, hosts in enumerate(held)]
+
+
 def table(times: Sequence[JobTime]) -> list[str]:
     """Markdown rows: each job's ranks, hosts, time alone and shared, and its slowdown."""
     rows = ["| job | ranks | hosts | alone (s) | shared (s) | slowdown |", "|---|---:|---|---:|---:|---:|"]
@@ -107,13 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         where = str(args.jobs)
-        platform_table, jobs, allocation, options = jobs_of(read_toml(args.jobs, "jobs file"), where)
+        data = read_toml(args.jobs, "jobs file")
+        platform_table, jobs, allocation, options = jobs_of(data, where)
         family = platform_table["family"]
         platform = build_platform(family, {k: v for k, v in platform_table.items() if k != "family"})
+        held, fillers = occupied_jobs(data["occupied"], platform, allocation, where) if "occupied" in data else ([], [])
         with tempfile.TemporaryDirectory(prefix="topolab-jobs-") as scratch:
             platform_file = Path(scratch) / f"{platform.name}{platform_suffix(platform)}"
             write_platform(platform, platform_file)
-            times = run_jobs(platform, platform_file, jobs, Path(scratch), allocation, options)
+            times = run_jobs(platform, platform_file, [*jobs, *fillers], Path(scratch), allocation, options, held)
     except (TopologyError, StudyError) as err:
         print(f"scripts/run-jobs: error: {err}", file=sys.stderr)
         return 2 if isinstance(err, TopologyError) else 1

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from generators.errors import TopologyError, shown
 from generators.model import Platform
 
-__all__ = ["ALLOCATION_POLICIES", "contiguous", "fill", "random_chunks", "random_order", "stride"]
+__all__ = ["ALLOCATION_POLICIES", "contiguous", "fill", "index_list", "random_chunks", "random_order", "stride"]
 
 
 def _integers(policy: str, argument: str, form: str, least: tuple[int, ...]) -> list[int]:
@@ -129,3 +129,26 @@ def fill(
         taken += size
     ended = set(draw.sample(range(len(jobs)), round(released * len(jobs))))
     return [job for number, job in enumerate(jobs) if number not in ended]
+
+
+def index_list(placement: str, argument: str, count: int, what: str) -> list[int]:
+    """The indices of ``argument``, a comma-separated list of numbers and ranges (``0,2,5-7``), each below ``count``
+    and none twice: the groups, leaves or pods of a family's own placement.
+
+    >>> index_list("groups", "0,2,5-7", 8, "groups")
+    [0, 2, 5, 6, 7]
+    """
+    indices: list[int] = []
+    for word in argument.split(","):
+        first, _, last = word.strip().partition("-")
+        try:
+            indices += range(int(first), int(last or first) + 1)
+        except ValueError:
+            raise TopologyError(
+                f"placement {placement}: takes a list of {what}, e.g. 0,2,5-7, got {shown(argument)}"
+            ) from None
+    bad = [i for i in indices if not 0 <= i < count]
+    if not indices or bad or len(set(indices)) != len(indices):
+        problem = f"{bad[0]} is not one of the {count} {what}" if bad else f"names one of the {what} twice"
+        raise TopologyError(f"placement {placement}: {problem}, got {shown(argument)}")
+    return indices

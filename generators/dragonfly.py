@@ -59,6 +59,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from generators.allocation import index_list
 from generators.errors import TopologyError
 from generators.mixing import mix
 from generators.model import (
@@ -230,6 +231,16 @@ def estimate(params: Mapping[str, Any]) -> Size:
     return switched_size(shape.host_count, routers, cables, params["nbl"] is not None)
 
 
+def _groups_placement(platform: Platform, argument: str) -> list[str]:
+    """Named placement ``groups:0,2,5-7``: the hosts of those groups, group by group (a job a group or more, as
+    dragonfly machines are often allocated; ``generators.allocation``)."""
+    groups = index_list("groups", argument, int(platform.params["groups"]), "groups")
+    by_group: dict[int, list[str]] = {}
+    for host in platform.host_names:
+        by_group.setdefault(host_coordinates(host)[0], []).append(host)
+    return [host for g in groups for host in by_group[g]]
+
+
 @family(
     summary="Dragonfly (Kim et al. 2008; HPE Slingshot): all-to-all groups, global cables, minimal or Valiant",
     params=(
@@ -266,6 +277,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         *NODE_PARAMS,
     ),
     estimate=estimate,
+    placements={"groups": _groups_placement},
     smallest={"groups": 2, "routers": 1, "hosts": 1, "global_ports": 1},
     drawn={"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2},  # Kim et al.'s balanced a = 2p = 2h
 )

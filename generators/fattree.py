@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from generators.allocation import index_list
 from generators.errors import TopologyError
 from generators.model import (
     CompiledZone,
@@ -156,6 +157,19 @@ def server_name(a: int, k: int) -> str:
     return f"server-{a}-{k}"
 
 
+def _subtrees_placement(platform: Platform, argument: str, placement: str) -> list[str]:
+    """Named placements ``leaves:0,2,5-7`` and ``pods:1,3``: the servers of those leaves, or of those pods (the
+    subtrees below the top level: radix/2 ^ (levels - 2) leaves each), leaf by leaf (``generators.allocation``)."""
+    per_subtree = (
+        (int(platform.params["radix"]) // 2) ** (int(platform.params["levels"]) - 2) if placement == "pods" else 1
+    )
+    by_subtree: dict[int, list[str]] = {}
+    for host in platform.host_names:
+        by_subtree.setdefault(server_coordinates(host)[0] // per_subtree, []).append(host)
+    chosen = index_list(placement, argument, len(by_subtree), placement)
+    return [host for subtree in chosen for host in by_subtree[subtree]]
+
+
 def server_coordinates(host: str) -> tuple[int, int]:
     """(a, k) of ``server-a-k``.
 
@@ -246,6 +260,10 @@ def estimate(params: Mapping[str, Any]) -> Size:
         spread_param(packet="a message's packets spread over the up paths"),
     ),
     estimate=estimate,
+    placements={
+        "leaves": lambda platform, argument: _subtrees_placement(platform, argument, "leaves"),
+        "pods": lambda platform, argument: _subtrees_placement(platform, argument, "pods"),
+    },
     smallest={"radix": 4},
     drawn={"radix": 8},  # 32 servers, as many as the MLFM testbed
 )

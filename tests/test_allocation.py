@@ -192,3 +192,42 @@ class TestFill:
     def test_an_impossible_machine_is_one_error(self, args: tuple[object, ...], message: str) -> None:
         with pytest.raises(TopologyError, match=message):
             fill(self.MACHINE, *args)  # type: ignore[arg-type]
+
+
+class TestFamilyAllocations:
+    """A dragonfly's groups, a fat tree's leaves and pods: whole units of the machine, as their schedulers allocate."""
+
+    DRAGONFLY = build_platform("dragonfly", {"groups": 5, "routers": 2, "hosts": 2, "global_ports": 2})
+    TREE = build_platform("fattree", {"radix": 4, "levels": 3})
+
+    def test_groups_are_their_hosts_group_by_group(self) -> None:
+        from generators.dragonfly import host_coordinates
+
+        hosts = place_ranks(self.DRAGONFLY, None, "groups:3,0-1")
+        assert [host_coordinates(h)[0] for h in hosts] == [3] * 4 + [0] * 4 + [1] * 4
+        assert hosts[:4] == [h for h in self.DRAGONFLY.host_names if h.startswith("host-3-")]
+
+    def test_leaves_and_pods_are_their_servers(self) -> None:
+        from generators.fattree import server_coordinates
+
+        leaves = [server_coordinates(h)[0] for h in place_ranks(self.TREE, None, "leaves:0,3")]
+        assert leaves == [0, 0, 3, 3]  # radix 4: 2 servers a leaf
+        pods = [server_coordinates(h)[0] for h in place_ranks(self.TREE, None, "pods:1")]
+        assert pods == [2, 2, 3, 3]  # 3 levels of radix 4: a pod is 2 leaves
+        assert sorted(place_ranks(self.TREE, None, "pods:0-3")) == sorted(self.TREE.host_names)
+
+    @pytest.mark.parametrize(
+        ("placement", "message"),
+        [
+            ("groups:5", "placement groups: 5 is not one of the 5 groups, got '5'"),
+            ("groups:1,1", "placement groups: names one of the groups twice"),
+            ("groups:x", "placement groups: takes a list of groups, e.g. 0,2,5-7, got 'x'"),
+            ("groups:", "placement groups: takes a list of groups"),
+        ],
+    )
+    def test_a_unit_that_does_not_exist_is_one_error(self, placement: str, message: str) -> None:
+        with pytest.raises(TopologyError) as raised:
+            place_ranks(self.DRAGONFLY, None, placement)
+        assert str(raised.value).startswith(message)
+        with pytest.raises(TopologyError, match=r"placement pods: 4 is not one of the 4 pods"):
+            place_ranks(self.TREE, None, "pods:4")

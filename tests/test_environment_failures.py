@@ -64,9 +64,10 @@ def test_a_bad_topolab_workers_is_one_error(tmp_path: Path) -> None:
 
 
 def test_a_closed_output_pipe_ends_the_listing_quietly(tmp_path: Path) -> None:
-    """``scripts/sweep F --list | head -1``: a BrokenPipeError traceback before."""
-    command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli",
-               str(REPO / "sweeps" / "nbl-regime-mesh.toml"), "--list"]  # fmt: skip
+    """``scripts/sweep F --list | head -1``: a BrokenPipeError traceback before. The listing (3000 points, 200 kB) is
+    longer than a pipe holds (64 KiB), so the reader closes it while the listing is still being written."""
+    (tmp_path / "long.toml").write_text(pingpong_sweep(range(1, 3001), 1))
+    command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(tmp_path / "long.toml"), "--list"]
     with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
         assert process.stdout is not None and process.stderr is not None
         process.stdout.readline()

@@ -6,22 +6,33 @@
 (4, 12)
 """
 
-from generators.analysis import link_loads, max_link_load
+from generators.analysis import link_loads
+from generators.analysis import max_link_load
 from generators.crossbar import crossbar
 from generators.dragonfly import dragonfly
 from generators.enterprise import enterprise
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform
+from generators.families import FAMILIES
+from generators.families import build_platform
 from generators.fattree import fattree
 from generators.hyperx import hyperx
 from generators.mlfm import mlfm
-from generators.model import Host, Link, Platform, RoutingGraph, duplex_link, graph_routes
-from generators.placement import place_ranks, write_hostfile
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RoutingGraph
+from generators.model import duplex_link
+from generators.model import graph_routes
+from generators.placement import place_ranks
+from generators.placement import write_hostfile
 from generators.slimfly import slimfly
 from generators.threequads import threequads
 from generators.tofu import tofu
-from generators.torus import mesh, torus
-from generators.writer import platform_files, platform_suffix, write_platform
+from generators.torus import mesh
+from generators.torus import torus
+from generators.writer import platform_files
+from generators.writer import platform_suffix
+from generators.writer import write_platform
 
 __all__ = [
     "FAMILIES",

@@ -26,9 +26,11 @@ order is. A family's own named placements (an MLFM ``allocation``, a Tofu ``shap
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 
-from generators.errors import TopologyError, shown
+from generators.errors import TopologyError
+from generators.errors import shown
 from generators.model import Platform
 
 __all__ = ["ALLOCATION_POLICIES", "contiguous", "fill", "index_list", "random_chunks", "random_order", "stride"]

@@ -15,10 +15,15 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from generators.errors import TopologyError
-from generators.families import FAMILIES, platform_request
-from generators.params import REQUIRED, Family, positive_int
-from generators.placement import place_ranks, write_hostfile
-from generators.writer import check_platform_path, write_platform
+from generators.families import FAMILIES
+from generators.families import platform_request
+from generators.params import REQUIRED
+from generators.params import Family
+from generators.params import positive_int
+from generators.placement import place_ranks
+from generators.placement import write_hostfile
+from generators.writer import check_platform_path
+from generators.writer import write_platform
 
 __all__ = ["OneLineParser", "add_family_params", "main", "nonempty"]
 

@@ -13,9 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generators.model import Host, Link, Platform, add_links, host_cable, with_nbl
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import add_links
+from generators.model import host_cable
+from generators.model import with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, family, latency, nbl_param, positive_int
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import family
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import positive_int
 from generators.size import Size
 
 __all__ = ["crossbar", "estimate"]

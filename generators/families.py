@@ -10,9 +10,13 @@ import importlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from generators.errors import TopologyError, shown
+from generators.errors import TopologyError
+from generators.errors import shown
 from generators.model import Platform
-from generators.params import REGISTRY, Family, PlatformRequest, check_params
+from generators.params import REGISTRY
+from generators.params import Family
+from generators.params import PlatformRequest
+from generators.params import check_params
 from generators.size import Size
 
 __all__ = ["FAMILIES", "build_platform", "platform_request", "platform_size"]

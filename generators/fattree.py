@@ -45,30 +45,39 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from generators.allocation import index_list
 from generators.errors import TopologyError
-from generators.model import (
-    CompiledZone,
-    Host,
-    Link,
-    Platform,
-    RouteRule,
-    RoutingGraph,
-    SpreadRoute,
-    SpreadRule,
-    add_links,
-    duplex_link,
-    host_cable,
-    node_link_name,
-    with_nbl,
-)
+from generators.model import CompiledZone
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RouteRule
+from generators.model import RoutingGraph
+from generators.model import SpreadRoute
+from generators.model import SpreadRule
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import host_cable
+from generators.model import node_link_name
+from generators.model import with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, latency, nbl_param, optional, positive_int
-from generators.paths import framed, spread_evenly, spread_param
-from generators.size import Size, switched_size
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import optional
+from generators.params import positive_int
+from generators.paths import framed
+from generators.paths import spread_evenly
+from generators.paths import spread_param
+from generators.size import Size
+from generators.size import switched_size
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
 

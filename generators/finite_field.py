@@ -12,7 +12,8 @@ A primitive element is the smallest (by encoding) whose powers give every non-ze
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from generators.errors import TopologyError
 

@@ -42,31 +42,44 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from generators.errors import TopologyError
 from generators.mixing import mix
-from generators.model import (
-    CompiledZone,
-    Host,
-    Link,
-    Platform,
-    RouteRule,
-    SpreadRoute,
-    SpreadRule,
-    add_links,
-    duplex_link,
-    host_cable,
-    with_nbl,
-)
+from generators.model import CompiledZone
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RouteRule
+from generators.model import SpreadRoute
+from generators.model import SpreadRule
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import host_cable
+from generators.model import with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, int_tuple, latency, nbl_param, positive_int
-from generators.paths import framed, hop_latency, spread_evenly, spread_param
-from generators.router_graph import host_coordinates, host_name
-from generators.size import Size, switched_size
-from generators.torus import MAX_DIMS, coordinates, index
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import int_tuple
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import positive_int
+from generators.paths import framed
+from generators.paths import hop_latency
+from generators.paths import spread_evenly
+from generators.paths import spread_param
+from generators.router_graph import host_coordinates
+from generators.router_graph import host_name
+from generators.size import Size
+from generators.size import switched_size
+from generators.torus import MAX_DIMS
+from generators.torus import coordinates
+from generators.torus import index
 
 __all__ = ["HyperX", "estimate", "host_coordinates", "host_name", "hyperx", "switch_name"]
 

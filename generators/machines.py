@@ -20,16 +20,22 @@ import shutil
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform
+from generators.families import FAMILIES
+from generators.families import build_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
-from generators.placement import place_ranks, write_hostfile
-from generators.writer import REPO, platform_suffix, write_parameters, write_platform
+from generators.placement import place_ranks
+from generators.placement import write_hostfile
+from generators.writer import REPO
+from generators.writer import platform_suffix
+from generators.writer import write_parameters
+from generators.writer import write_platform
 
 __all__ = ["CATALOGUE", "SHIP_LIMIT", "ReadyPlatform", "load_catalogue", "main", "write_build", "write_ready"]
 

@@ -45,37 +45,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generators.errors import TopologyError, shown
-from generators.model import (
-    CompiledZone,
-    Host,
-    Link,
-    Platform,
-    RouteRule,
-    RoutingGraph,
-    SpreadRoute,
-    SpreadRule,
-    add_links,
-    duplex_link,
-    host_cable,
-    node_link_name,
-    with_nbl,
-)
+from generators.errors import TopologyError
+from generators.errors import shown
+from generators.model import CompiledZone
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RouteRule
+from generators.model import RoutingGraph
+from generators.model import SpreadRoute
+from generators.model import SpreadRule
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import host_cable
+from generators.model import node_link_name
+from generators.model import with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import (
-    Param,
-    bandwidth,
-    choice,
-    family,
-    int_tuple,
-    latency,
-    nbl_param,
-    optional,
-    optional_bandwidth,
-    positive_int,
-)
-from generators.paths import framed, spread_evenly, spread_param
-from generators.size import Size, count_text, switched_size
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import int_tuple
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import optional
+from generators.params import optional_bandwidth
+from generators.params import positive_int
+from generators.paths import framed
+from generators.paths import spread_evenly
+from generators.paths import spread_param
+from generators.size import Size
+from generators.size import count_text
+from generators.size import switched_size
 
 __all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 

@@ -41,9 +41,21 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from generators.errors import TopologyError, shown
-from generators.model import FATPIPE, CompiledZone, Platform, RoutingGraph, add_links, node_link, node_link_name
-from generators.params import Param, accepts, latency, optional_bandwidth, positive_int, speed
+from generators.errors import TopologyError
+from generators.errors import shown
+from generators.model import FATPIPE
+from generators.model import CompiledZone
+from generators.model import Platform
+from generators.model import RoutingGraph
+from generators.model import add_links
+from generators.model import node_link
+from generators.model import node_link_name
+from generators.params import Param
+from generators.params import accepts
+from generators.params import latency
+from generators.params import optional_bandwidth
+from generators.params import positive_int
+from generators.params import speed
 from generators.size import Size
 from generators.units import check_quantity
 

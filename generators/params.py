@@ -15,14 +15,23 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import TYPE_CHECKING
+from typing import Any
 
 from generators.allocation import ALLOCATION_POLICIES
-from generators.errors import TopologyError, shown
-from generators.size import Size, check_size
-from generators.units import parse_bandwidth, parse_number, parse_speed, parse_time
+from generators.errors import TopologyError
+from generators.errors import shown
+from generators.size import Size
+from generators.size import check_size
+from generators.units import parse_bandwidth
+from generators.units import parse_number
+from generators.units import parse_speed
+from generators.units import parse_time
 
 if TYPE_CHECKING:
     from generators.model import Platform
@@ -335,7 +344,10 @@ def builds(
     generators.errors.TopologyError: hosts must be an integer >= 1, got 0
     """
     # generators.node declares its parameters with this module's converters: imported when a family is decorated.
-    from generators.node import APPLIED, apply_node, check_node, node_size
+    from generators.node import APPLIED
+    from generators.node import apply_node
+    from generators.node import check_node
+    from generators.node import node_size
 
     names = tuple(param.name for param in declared)
     applied = APPLIED if set(APPLIED) <= set(names) else ()

@@ -10,10 +10,12 @@ check and the static analyses see what SimGrid simulates. docs/adaptive-routing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 
 from generators.model import with_nbl
-from generators.params import Param, choice
+from generators.params import Param
+from generators.params import choice
 
 __all__ = ["ROUTING_MODES", "SPREADS", "framed", "hop_latency", "spread_evenly", "spread_param"]
 

@@ -29,22 +29,23 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from generators.errors import TopologyError
 from generators.mixing import mix
-from generators.model import (
-    CompiledZone,
-    Link,
-    RouteRule,
-    SpreadRoute,
-    SpreadRule,
-    add_links,
-    duplex_link,
-    host_cable,
-    with_nbl,
-)
-from generators.paths import framed, hop_latency, spread_evenly
+from generators.model import CompiledZone
+from generators.model import Link
+from generators.model import RouteRule
+from generators.model import SpreadRoute
+from generators.model import SpreadRule
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import host_cable
+from generators.model import with_nbl
+from generators.paths import framed
+from generators.paths import hop_latency
+from generators.paths import spread_evenly
 
 __all__ = [
     "RouterGraph",

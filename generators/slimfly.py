@@ -39,21 +39,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.finite_field import FiniteField, prime_power
-from generators.model import Host, Platform
+from generators.finite_field import FiniteField
+from generators.finite_field import prime_power
+from generators.model import Host
+from generators.model import Platform
 from generators.node import NODE_PARAMS
-from generators.params import Param, bandwidth, choice, family, latency, nbl_param, optional, positive_int
-from generators.paths import ROUTING_MODES, spread_param
-from generators.router_graph import (
-    RouterGraph,
-    cables,
-    compiled_zone,
-    host_name,
-    route_rule,
-    router_name,
-    spread_rule,
-)
-from generators.size import Size, switched_size
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import optional
+from generators.params import positive_int
+from generators.paths import ROUTING_MODES
+from generators.paths import spread_param
+from generators.router_graph import RouterGraph
+from generators.router_graph import cables
+from generators.router_graph import compiled_zone
+from generators.router_graph import host_name
+from generators.router_graph import route_rule
+from generators.router_graph import router_name
+from generators.router_graph import spread_rule
+from generators.size import Size
+from generators.size import switched_size
 
 __all__ = ["MAX_Q", "delta", "estimate", "generator_sets", "mms_graph", "network_radix", "router_number", "slimfly"]
 

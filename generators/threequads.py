@@ -31,29 +31,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.model import (
-    Host,
-    Link,
-    Platform,
-    RouteRule,
-    add_links,
-    duplex_link,
-    nbl_link,
-    node_link,
-    node_link_name,
-    with_nbl,
-)
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RouteRule
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import nbl_link
+from generators.model import node_link
+from generators.model import node_link_name
+from generators.model import with_nbl
 from generators.node import NODE_PARAMS
-from generators.params import (
-    Param,
-    bandwidth,
-    family,
-    latency,
-    letter_order,
-    nbl_param,
-    optional_bandwidth,
-    positive_int,
-)
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import family
+from generators.params import latency
+from generators.params import letter_order
+from generators.params import nbl_param
+from generators.params import optional_bandwidth
+from generators.params import positive_int
 from generators.size import Size
 
 __all__ = ["coordinates", "estimate", "host_name", "switch_of", "threequads"]

@@ -66,24 +66,26 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from generators.errors import TopologyError, shown
-from generators.model import Grid, Platform
+from generators.errors import TopologyError
+from generators.errors import shown
+from generators.model import Grid
+from generators.model import Platform
 from generators.node import NODE_PARAMS
-from generators.params import (
-    Param,
-    bandwidth,
-    choice,
-    family,
-    flag_tuple,
-    int_tuple,
-    latency,
-    nbl_param,
-    nonnegative_int,
-    optional,
-)
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import flag_tuple
+from generators.params import int_tuple
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import nonnegative_int
+from generators.params import optional
 from generators.size import Size
-from generators.torus import build_torus, coordinates, index
+from generators.torus import build_torus
+from generators.torus import coordinates
 from generators.torus import estimate as torus_estimate
+from generators.torus import index
 
 __all__ = [
     "FOLDS",

@@ -46,33 +46,29 @@ from collections.abc import Mapping
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.model import (
-    FATPIPE,
-    CompiledZone,
-    Grid,
-    Host,
-    Link,
-    Platform,
-    RouteRule,
-    RoutingGraph,
-    add_links,
-    duplex_link,
-    nbl_link,
-    node_link,
-    node_link_name,
-)
+from generators.model import FATPIPE
+from generators.model import CompiledZone
+from generators.model import Grid
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import RouteRule
+from generators.model import RoutingGraph
+from generators.model import add_links
+from generators.model import duplex_link
+from generators.model import nbl_link
+from generators.model import node_link
+from generators.model import node_link_name
 from generators.node import NODE_PARAMS
-from generators.params import (
-    Param,
-    bandwidth,
-    choice,
-    family,
-    flag_tuple,
-    int_tuple,
-    latency,
-    nbl_param,
-    positive_int,
-)
+from generators.params import Param
+from generators.params import bandwidth
+from generators.params import choice
+from generators.params import family
+from generators.params import flag_tuple
+from generators.params import int_tuple
+from generators.params import latency
+from generators.params import nbl_param
+from generators.params import positive_int
 from generators.size import Size
 
 __all__ = [

@@ -14,7 +14,8 @@ import re
 import sys
 from fractions import Fraction
 
-from generators.errors import TopologyError, shown
+from generators.errors import TopologyError
+from generators.errors import shown
 
 __all__ = [
     "SMALLEST",

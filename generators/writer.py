@@ -24,11 +24,16 @@ from pathlib import Path
 
 from lxml import etree
 
-from generators.errors import TopologyError, shown
-from generators.files import atomic_path, atomic_write_text
-from generators.model import CompiledZone, Platform
+from generators.errors import TopologyError
+from generators.errors import shown
+from generators.files import atomic_path
+from generators.files import atomic_write_text
+from generators.model import CompiledZone
+from generators.model import Platform
 from generators.size import check_size
-from generators.units import format_bandwidth, format_speed, format_time
+from generators.units import format_bandwidth
+from generators.units import format_speed
+from generators.units import format_time
 
 __all__ = [
     "check_platform_path",

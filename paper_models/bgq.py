@@ -37,7 +37,8 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from itertools import product
 
 from generators.errors import TopologyError

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from generators.analysis import link_loads
 from generators.model import Platform

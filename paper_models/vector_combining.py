@@ -31,10 +31,15 @@ Times are in seconds, sizes in doubles (elements).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from numbers import Integral, Real
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from numbers import Integral
+from numbers import Real
+from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 

@@ -11,19 +11,18 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 import sympy as sp
 
-from paper_models.vector_combining import (
-    MachineParams,
-    NBLFunction,
-    _check_algorithm,
-    _check_mesh,
-    _require_int,
-    _rows,
-    _sum_rows,
-)
+from paper_models.vector_combining import MachineParams
+from paper_models.vector_combining import NBLFunction
+from paper_models.vector_combining import _check_algorithm
+from paper_models.vector_combining import _check_mesh
+from paper_models.vector_combining import _require_int
+from paper_models.vector_combining import _rows
+from paper_models.vector_combining import _sum_rows
 
 __all__ = [
     "SYMBOLS",

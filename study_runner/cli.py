@@ -19,13 +19,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from study_runner.batch.engine import job_script
-from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
-from study_runner.paths import BIN_DIR, REPO
-from study_runner.simulation.cache import Cache, default_cache_dir
-from study_runner.simulation.workdirs import STOPPING, stopped, unwinding_signals
+from study_runner.batch.engine_cli import add_engine_arguments
+from study_runner.batch.engine_cli import engine_from_args
+from study_runner.paths import BIN_DIR
+from study_runner.paths import REPO
+from study_runner.simulation.cache import Cache
+from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.workdirs import STOPPING
+from study_runner.simulation.workdirs import stopped
+from study_runner.simulation.workdirs import unwinding_signals
 from study_runner.studies.pipeline import run_study
-from study_runner.studies.report import draw_families, write_report
-from study_runner.studies.study import load_study, study_names
+from study_runner.studies.report import draw_families
+from study_runner.studies.report import write_report
+from study_runner.studies.study import load_study
+from study_runner.studies.study import study_names
 
 __all__ = ["main"]
 

@@ -8,13 +8,15 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bin"
@@ -86,7 +88,10 @@ def _skip_simgrid_programs() -> None:
 def written_platform(tmp_path_factory: pytest.TempPathFactory) -> WrittenPlatform:
     """``written_platform(model, ranks=None)``: the platform file of ``model`` and the hostfile of its first
     ``ranks`` hosts (default: all), written on first use; the same family and parameters give the same files."""
-    from generators import Platform, place_ranks, write_hostfile, write_platform
+    from generators import Platform
+    from generators import place_ranks
+    from generators import write_hostfile
+    from generators import write_platform
 
     cache: dict[tuple[str, str, int], tuple[Path, Path]] = {}
 
@@ -253,7 +258,8 @@ def shift_times(tmp_path: Path, bin_dir: Path, platform: Path, hosts: list[str])
     """Every shift of ``apps/bench/shift`` (1 MiB) on ``platform``, rank i on ``hosts[i]``: its records."""
     (tmp_path / "hosts").write_text("".join(f"{host}\n" for host in hosts))
     from study_runner.batch.execute import parse_records
-    from study_runner.simulation.smpi import run_smpirun, smpirun_command
+    from study_runner.simulation.smpi import run_smpirun
+    from study_runner.simulation.smpi import smpirun_command
 
     command = smpirun_command(bin_dir / "shift", ["-s", "1M", "-i", "1", "-w", "0"], platform, tmp_path / "hosts",
                               len(hosts))  # fmt: skip

@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from fractions import Fraction
 from typing import Any
 

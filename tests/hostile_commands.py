@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from hypothesis import strategies as st
 
-from tests.hostile import Case, Drawn, count
-from tests.hostile_families import FAMILY_CASES, mlfm_layers
+from tests.hostile import Case
+from tests.hostile import Drawn
+from tests.hostile import count
+from tests.hostile_families import FAMILY_CASES
+from tests.hostile_families import mlfm_layers
 
 SMPIRUN_CFG = {  # --cfg values and whether SimGrid takes them (checked by smpirun-on before anything runs)
     "network/model:CM02": True,

@@ -5,27 +5,26 @@ from the code under test (tests/hostile.py has the value domains)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.hostile import (
-    BANDWIDTH,
-    TIME,
-    Case,
-    Domain,
-    Drawn,
-    common_params,
-    count,
-    family_case,
-    flags,
-    limiter_ok,
-    optional,
-    quantity,
-    tuple_of,
-    words,
-)
+from tests.hostile import BANDWIDTH
+from tests.hostile import TIME
+from tests.hostile import Case
+from tests.hostile import Domain
+from tests.hostile import Drawn
+from tests.hostile import common_params
+from tests.hostile import count
+from tests.hostile import family_case
+from tests.hostile import flags
+from tests.hostile import limiter_ok
+from tests.hostile import optional
+from tests.hostile import quantity
+from tests.hostile import tuple_of
+from tests.hostile import words
 
 
 def _torus_rule(values: dict[str, Any]) -> tuple[bool, int, bool]:

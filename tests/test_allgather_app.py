@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,12 @@ import pytest
 from generators import crossbar
 from generators.schedules import allgather_steps
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform, mpiexec
+from study_runner.simulation.smpi import EAGER_LIMIT_BYTES
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import WrittenPlatform
+from tests.conftest import mpiexec
 
 APP = "allgather"
 BENCH = "memcpy_bench"

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from generators import TopologyError, build_platform, place_ranks
-from generators.allocation import ALLOCATION_POLICIES, fill
+from generators import TopologyError
+from generators import build_platform
+from generators import place_ranks
+from generators.allocation import ALLOCATION_POLICIES
+from generators.allocation import fill
 from generators.families import FAMILIES
 from generators.model import Platform
 
@@ -170,7 +173,8 @@ class TestFill:
         assert fill(self.MACHINE, "contiguous", [2, 4, 8], 0.75, 0.5, seed) == running  # the seed decides
 
     def test_the_holes_fragment_a_new_job(self) -> None:
-        from study_runner.simulation.jobs import Job, allocate
+        from study_runner.simulation.jobs import Job
+        from study_runner.simulation.jobs import allocate
 
         held = fill(self.MACHINE, "contiguous", [2, 4], 0.9, 0.5, 3)
         (hosts,) = allocate(self.MACHINE, [Job("new", Path("app"), (), 16)], "contiguous", held).values()

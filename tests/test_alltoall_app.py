@@ -14,11 +14,18 @@ from typing import Any
 
 import pytest
 
-from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators import crossbar
 from generators import mlfm as mlfm_platform
+from generators import place_ranks
+from generators import write_hostfile
+from generators import write_platform
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import WrittenPlatform
+from tests.conftest import assert_usage_error
+from tests.conftest import mpiexec
 
 ROUTE_LATENCY = 2e-6  # two 1 us cables between any two hosts of the crossbar
 LINK_BW = 1e9

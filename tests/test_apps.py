@@ -8,10 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from generators import crossbar, place_ranks, write_hostfile, write_platform
+from generators import crossbar
+from generators import place_ranks
+from generators import write_hostfile
+from generators import write_platform
 from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
 from tests.conftest import mpiexec
 
 

@@ -13,25 +13,23 @@ import networkx as nx
 import pytest
 
 from generators.errors import TopologyError
-from paper_models.bgq import (
-    JUQUEEN,
-    MIDPLANE_NODES,
-    MIRA,
-    MIRA_CURRENT,
-    MIRA_PROPOSED,
-    SEQUOIA,
-    best_partition,
-    bisection,
-    fits,
-    geometries,
-    isoperimetric_bound,
-    main,
-    node_dims,
-    parse_machine,
-    partition_bisection,
-    partitions,
-    worst_partition,
-)
+from paper_models.bgq import JUQUEEN
+from paper_models.bgq import MIDPLANE_NODES
+from paper_models.bgq import MIRA
+from paper_models.bgq import MIRA_CURRENT
+from paper_models.bgq import MIRA_PROPOSED
+from paper_models.bgq import SEQUOIA
+from paper_models.bgq import best_partition
+from paper_models.bgq import bisection
+from paper_models.bgq import fits
+from paper_models.bgq import geometries
+from paper_models.bgq import isoperimetric_bound
+from paper_models.bgq import main
+from paper_models.bgq import node_dims
+from paper_models.bgq import parse_machine
+from paper_models.bgq import partition_bisection
+from paper_models.bgq import partitions
+from paper_models.bgq import worst_partition
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,8 @@ import pytest
 from generators import torus
 from paper_models import bgq
 from study_runner.studies.analyses import bgq_pairing
-from study_runner.studies.study import Study, load_study
+from study_runner.studies.study import Study
+from study_runner.studies.study import load_study
 from study_runner.studies.study_checks import DeclaredCheck
 
 

@@ -9,18 +9,24 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from generators import Platform, torus
+from generators import Platform
+from generators import torus
 from generators.model import FATPIPE
 from generators.schedules import pairing_partner
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import WrittenPlatform
+from tests.conftest import assert_usage_error
+from tests.conftest import mpiexec
 
 APP = "bisection_pairing"
 LINK_BW = 1e9

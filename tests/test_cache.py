@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from study_runner.simulation.cache import Cache, run_key
+from study_runner.simulation.cache import Cache
+from study_runner.simulation.cache import run_key
 
 RECORDS = [
     {"app": "pingpong", "bytes": 1, "oneway_s_min": 1.25e-07},

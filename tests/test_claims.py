@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from study_runner.batch.claims import Claims
-from tests.conftest import REPO, pingpong_sweep
+from tests.conftest import REPO
+from tests.conftest import pingpong_sweep
 
 KEY = "ab" * 32
 OTHER = "cd" * 32

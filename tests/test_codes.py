@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.simulation.codes import COMPILERS, NAS_SOURCES, third_party
+from study_runner.simulation.codes import COMPILERS
+from study_runner.simulation.codes import NAS_SOURCES
+from study_runner.simulation.codes import third_party
 
 
 def test_an_app_of_the_build_is_no_third_party_code() -> None:

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from generators import torus
-from generators.tofu import fx10, shape_hosts
+from generators.tofu import fx10
+from generators.tofu import shape_hosts
 from paper_models import collision_allgather as model
 
 

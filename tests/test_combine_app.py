@@ -14,17 +14,20 @@ from typing import Any
 
 import pytest
 
-from generators import mesh, place_ranks, write_hostfile, write_platform
+from generators import mesh
+from generators import place_ranks
+from generators import write_hostfile
+from generators import write_platform
 from generators.schedules import combine_steps
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import (
-    EAGER_LIMIT_BYTES,
-    SMPI_ENVELOPE_BYTES,
-    message_overhead_options,
-    run_smpirun,
-    smpirun_command,
-)
-from tests.conftest import WrittenPlatform, assert_usage_error, mpiexec
+from study_runner.simulation.smpi import EAGER_LIMIT_BYTES
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import message_overhead_options
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import WrittenPlatform
+from tests.conftest import assert_usage_error
+from tests.conftest import mpiexec
 
 LINK_BW = 1e9
 LINK_LAT = 1e-6

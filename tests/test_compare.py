@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.studies.checks import Check, summary_json
-from study_runner.studies.compare import Difference, compare_studies, main
+from study_runner.studies.checks import Check
+from study_runner.studies.checks import summary_json
+from study_runner.studies.compare import Difference
+from study_runner.studies.compare import compare_studies
+from study_runner.studies.compare import main
 
 HEADER = "run,platform,sim_wall_s,sim_peak_memory_mib,bytes,time_s\n"
 

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 import pytest
 
-from generators import build_platform, write_platform
-from tests.conftest import (
-    assert_loader_routes_equal_model,
-    compiled_zone_error,
-    route_args,
-    scattered_pairs,
-    simgrid_link_count,
-)
+from generators import build_platform
+from generators import write_platform
+from tests.conftest import assert_loader_routes_equal_model
+from tests.conftest import compiled_zone_error
+from tests.conftest import route_args
+from tests.conftest import scattered_pairs
+from tests.conftest import simgrid_link_count
 
 pytestmark = pytest.mark.simgrid
 

@@ -19,15 +19,16 @@ import pytest
 
 from study_runner.errors import StudyError
 from study_runner.simulation import compute
-from study_runner.simulation.compute import (
-    OFF_NOTICE,
-    Calibration,
-    calibrate,
-    calibration,
-    calibration_path,
-    compute_options,
-)
-from study_runner.simulation.node_memory import MemoryBandwidth, measure_memory, memory_bandwidth, memory_path
+from study_runner.simulation.compute import OFF_NOTICE
+from study_runner.simulation.compute import Calibration
+from study_runner.simulation.compute import calibrate
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import calibration_path
+from study_runner.simulation.compute import compute_options
+from study_runner.simulation.node_memory import MemoryBandwidth
+from study_runner.simulation.node_memory import measure_memory
+from study_runner.simulation.node_memory import memory_bandwidth
+from study_runner.simulation.node_memory import memory_path
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep

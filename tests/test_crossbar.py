@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from generators import TopologyError, build_platform, crossbar, link_loads, max_link_load
+from generators import TopologyError
+from generators import build_platform
+from generators import crossbar
+from generators import link_loads
+from generators import max_link_load
 
 
 class TestCrossbar:

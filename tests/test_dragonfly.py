@@ -15,9 +15,13 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import write_platform
 from generators.analysis import link_loads
-from generators.dragonfly import Dragonfly, dragonfly, host_coordinates
+from generators.dragonfly import Dragonfly
+from generators.dragonfly import dragonfly
+from generators.dragonfly import host_coordinates
 from generators.mixing import mix
 from generators.model import Platform
 from tests.conftest import shift_times

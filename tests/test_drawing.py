@@ -11,10 +11,15 @@ from pathlib import Path
 import pytest
 
 from generators.analysis import link_loads
-from generators.drawing import REPRESENTATIVE, Layout, draw_platform, layout
+from generators.drawing import REPRESENTATIVE
+from generators.drawing import Layout
+from generators.drawing import draw_platform
+from generators.drawing import layout
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform
-from generators.model import CABLE, Platform
+from generators.families import FAMILIES
+from generators.families import build_platform
+from generators.model import CABLE
+from generators.model import Platform
 from generators.torus import coordinates
 from tests.conftest import REPO
 

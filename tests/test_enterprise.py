@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, enterprise, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import enterprise
+from generators import write_platform
 from generators.enterprise import module_of
 
 

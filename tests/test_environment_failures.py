@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
-from tests.conftest import REPO, pingpong_sweep, run_module
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import REPO
+from tests.conftest import pingpong_sweep
+from tests.conftest import run_module
 
 
 def sweep_file(tmp_path: Path, app: str = "pingpong", iterations: int = 2) -> Path:
@@ -180,7 +183,8 @@ class TestRunsInAFailingEnvironment:
         built = subprocess.run(["smpicc", str(source), "-o", str(tmp_path / "latin1")], capture_output=True, text=True)
         assert built.returncode == 0, built.stderr
         (tmp_path / "hosts").write_text("host-0\nhost-1\n")
-        from generators import crossbar, write_platform
+        from generators import crossbar
+        from generators import write_platform
 
         write_platform(crossbar(2), tmp_path / "p.xml")
         command = smpirun_command(tmp_path / "latin1", [], tmp_path / "p.xml", tmp_path / "hosts", 2)

@@ -13,8 +13,14 @@ import pytest
 
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.tools.debian_source import fetch_source
-from study_runner.tools.espresso import PH_BENCHMARK, SOURCE, build_qe, ph_report, pw_report, pw_setup
-from study_runner.tools.realcodes import QUICK_CODES, run_case
+from study_runner.tools.espresso import PH_BENCHMARK
+from study_runner.tools.espresso import SOURCE
+from study_runner.tools.espresso import build_qe
+from study_runner.tools.espresso import ph_report
+from study_runner.tools.espresso import pw_report
+from study_runner.tools.espresso import pw_setup
+from study_runner.tools.realcodes import QUICK_CODES
+from study_runner.tools.realcodes import run_case
 
 pytestmark = pytest.mark.simgrid
 

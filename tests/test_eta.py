@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.batch.eta import Estimate, Expected
-from study_runner.batch.progress import BarProgress, LineProgress
+from study_runner.batch.eta import Estimate
+from study_runner.batch.eta import Expected
+from study_runner.batch.progress import BarProgress
+from study_runner.batch.progress import LineProgress
 from study_runner.simulation.cache import Cache
 
 SECONDS_PER_SIZE = 0.002

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.batch.execute import execute_runs, parse_records
+from study_runner.batch.execute import execute_runs
+from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
-from tests.test_study import GOOD_STUDY, write_study
+from tests.test_study import GOOD_STUDY
+from tests.test_study import write_study
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,17 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, fattree, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import fattree
+from generators import write_platform
 from generators.fattree import estimate
 from generators.schedules import alltoall_steps
-from tests.conftest import shift_times, simgrid_link_count
-from tests.test_mlfm import cable_loads, kind_count, p_graph_exact
+from tests.conftest import shift_times
+from tests.conftest import simgrid_link_count
+from tests.test_mlfm import cable_loads
+from tests.test_mlfm import kind_count
+from tests.test_mlfm import p_graph_exact
 
 
 def test_36_port_switches() -> None:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from generators import build_platform, platform_suffix, write_platform
+from generators import build_platform
+from generators import platform_suffix
+from generators import write_platform
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 

@@ -14,15 +14,19 @@ from generators import build_platform
 from generators.drawing import REPRESENTATIVE
 from generators.schedules import combine_steps
 from paper_models import vector_combining as vc
-from study_runner.batch.execute import PreparedRun, execute_runs
+from study_runner.batch.execute import PreparedRun
+from study_runner.batch.execute import execute_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
-from study_runner.simulation.tracing import LINKS_TRACE_NAME, tracing_options
+from study_runner.simulation.tracing import LINKS_TRACE_NAME
+from study_runner.simulation.tracing import tracing_options
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.pipeline import prepare_study
-from study_runner.studies.report import FAMILIES_DIR, draw_families, write_report
+from study_runner.studies.report import FAMILIES_DIR
+from study_runner.studies.report import draw_families
+from study_runner.studies.report import write_report
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY
 

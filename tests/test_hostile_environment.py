@@ -31,16 +31,24 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from study_runner.simulation import workdirs
 from study_runner.simulation.workdirs import owner_tag
-from study_runner.studies.checks import Check, summary_json
+from study_runner.studies.checks import Check
+from study_runner.studies.checks import summary_json
 from study_runner.studies.report import write_report
-from tests.conftest import BIN, REPO, pingpong_sweep
+from tests.conftest import BIN
+from tests.conftest import REPO
+from tests.conftest import pingpong_sweep
 from tests.hostile_commands import Command
-from tests.hostile_judge import Judge, Outcome, run_command, run_in_process
+from tests.hostile_judge import Judge
+from tests.hostile_judge import Outcome
+from tests.hostile_judge import run_command
+from tests.hostile_judge import run_in_process
 
 STUDIES = ("alpha", "beta", "gamma")
 UNREADABLE = [  # summary.json texts that are not summaries topolab wrote

@@ -27,13 +27,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generators import crossbar, write_platform
+from generators import crossbar
+from generators import write_platform
 from generators.cli import main as generators_main
 from study_runner.tools import smpirun_on
 from tests.conftest import REPO
-from tests.hostile_commands import Command, generator_command, smpirun_on_command
+from tests.hostile_commands import Command
+from tests.hostile_commands import generator_command
+from tests.hostile_commands import smpirun_on_command
 from tests.hostile_families import FAMILY_CASES
-from tests.hostile_judge import HANG_SECONDS, Judge, Ran, load, run_in_process, verdict
+from tests.hostile_judge import HANG_SECONDS
+from tests.hostile_judge import Judge
+from tests.hostile_judge import Ran
+from tests.hostile_judge import load
+from tests.hostile_judge import run_in_process
+from tests.hostile_judge import verdict
 
 pytestmark = pytest.mark.simgrid  # valid platforms are loaded by SimGrid's loader
 
@@ -154,7 +162,8 @@ def _sound(text: str, original: dict[str, Any]) -> bool:
 def test_cache_entries(tmp_path: Path) -> None:
     """A cache entry damaged in any way is either still sound and served as written, or a miss with one warning line
     naming it (issue 41: an entry that parsed was trusted); never other records, never a traceback."""
-    from study_runner.simulation.cache import Cache, run_key
+    from study_runner.simulation.cache import Cache
+    from study_runner.simulation.cache import run_key
 
     judge = Judge("cache entry")
     key = run_key(case="hostile")

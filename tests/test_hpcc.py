@@ -14,16 +14,14 @@ from pathlib import Path
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.tools.hpcc import (
-    CHECKED,
-    FIGURES,
-    PROBLEMS,
-    build_hpcc,
-    hpcc_input,
-    parse_hpcc,
-    process_grid,
-    run_hpcc,
-)
+from study_runner.tools.hpcc import CHECKED
+from study_runner.tools.hpcc import FIGURES
+from study_runner.tools.hpcc import PROBLEMS
+from study_runner.tools.hpcc import build_hpcc
+from study_runner.tools.hpcc import hpcc_input
+from study_runner.tools.hpcc import parse_hpcc
+from study_runner.tools.hpcc import process_grid
+from study_runner.tools.hpcc import run_hpcc
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "hpccoutf-smpi-4-small.txt"
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, mpiexec
+from tests.conftest import REPO
+from tests.conftest import mpiexec
 
 pytestmark = pytest.mark.simgrid
 
@@ -113,7 +114,8 @@ def test_per_node_predictions_run_on_every_node(tmp_path: Path, bin_dir: Path) -
     # scripts/check-real-codes --hpcg-nodes on a small box: every node type predicts, each with the memory bandwidth
     # its platform records; the ratio to the published result is computed where one was found; and the node with
     # 16 times the memory bandwidth (Fugaku's A64FX against the K computer's SPARC64 VIIIfx) rates far higher.
-    from study_runner.tools.hpcg_nodes import NODES, main
+    from study_runner.tools.hpcg_nodes import NODES
+    from study_runner.tools.hpcg_nodes import main
 
     output = tmp_path / "nodes.json"
     assert main(["--memory-fraction", "0.5", "--box", "16", "--json", str(output)]) == 0

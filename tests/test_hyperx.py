@@ -13,7 +13,9 @@ import pytest
 
 from generators import TopologyError
 from generators.analysis import link_loads
-from generators.hyperx import HyperX, host_coordinates, hyperx
+from generators.hyperx import HyperX
+from generators.hyperx import host_coordinates
+from generators.hyperx import hyperx
 from generators.model import Platform
 from generators.params import check_params
 from generators.size import Size

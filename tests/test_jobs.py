@@ -8,11 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from generators import TopologyError, build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import place_ranks
+from generators import platform_suffix
+from generators import write_hostfile
+from generators import write_platform
 from generators.model import Platform
-from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS, compute_timing
-from study_runner.simulation.jobs import Job, allocate, cables_per_job, run_jobs
-from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
+from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import allocate
+from study_runner.simulation.jobs import cables_per_job
+from study_runner.simulation.jobs import run_jobs
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
 from study_runner.tools.run_jobs import main as run_jobs_main
 
 TORUS = build_platform("torus", {"dims": "4x4x2"})

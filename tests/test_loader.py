@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from generators import crossbar, write_platform
+from generators import crossbar
+from generators import write_platform
 from tests.conftest import route_args
 
 # SimGrid adds one link of its own to every platform (``__loopback__``).

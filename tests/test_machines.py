@@ -15,9 +15,14 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform
-from generators.machines import CATALOGUE, load_catalogue, main, write_ready
-from generators.writer import compiled_library, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators.machines import CATALOGUE
+from generators.machines import load_catalogue
+from generators.machines import main
+from generators.machines import write_ready
+from generators.writer import compiled_library
+from generators.writer import write_platform
 from tests.conftest import simgrid_link_count
 
 REPO = Path(__file__).resolve().parent.parent

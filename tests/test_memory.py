@@ -14,7 +14,8 @@ import pytest
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
 from study_runner.simulation.smpi import run_smpirun_measured
-from tests.conftest import REPO, crossbar_study
+from tests.conftest import REPO
+from tests.conftest import crossbar_study
 
 MIB = 1 << 20
 

@@ -17,13 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from generators import crossbar, write_platform
+from generators import crossbar
+from generators import write_platform
 from generators.errors import TopologyError
-from study_runner.simulation.compute import Calibration, calibration_path, machine_key
-from study_runner.simulation.node_memory import MemoryBandwidth, memory_path
+from study_runner.simulation.compute import Calibration
+from study_runner.simulation.compute import calibration_path
+from study_runner.simulation.compute import machine_key
+from study_runner.simulation.node_memory import MemoryBandwidth
+from study_runner.simulation.node_memory import memory_path
 from study_runner.tools.memory_fraction import fraction_from_ratio
-from study_runner.tools.platform_files import core_speed, node_memory
-from study_runner.tools.smpirun_on import UsageError, prepare
+from study_runner.tools.platform_files import core_speed
+from study_runner.tools.platform_files import node_memory
+from study_runner.tools.smpirun_on import UsageError
+from study_runner.tools.smpirun_on import prepare
 from tests.conftest import REPO
 
 HERE_FLOPS, HERE_CORE_BPS, HERE_NODE_BPS = 4e10, 1e10, 1.6e10
@@ -167,7 +173,8 @@ def test_the_measurement_command_refuses_bad_usage() -> None:
 
 
 def test_the_validation_table_shows_both_predictions() -> None:
-    from study_runner.tools.validation import Comparison, table
+    from study_runner.tools.validation import Comparison
+    from study_runner.tools.validation import table
 
     plain = Comparison("ep.A", 1, (2.0, 2.2, 2.1), (2.1, 2.0, 2.2))
     memory = Comparison("is.B", 2, (2.0, 2.0, 2.0), (1.0, 1.5, 1.5), "", (1.8, 1.9, 1.6), 0.25)

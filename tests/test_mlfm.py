@@ -15,20 +15,23 @@ from typing import Any
 
 import pytest
 
-from generators import (
-    TopologyError,
-    build_platform,
-    graph_routes,
-    mlfm,
-    place_ranks,
-    platform_suffix,
-    write_platform,
-)
+from generators import TopologyError
+from generators import build_platform
+from generators import graph_routes
+from generators import mlfm
+from generators import place_ranks
+from generators import platform_suffix
+from generators import write_platform
 from generators.mlfm import allocation_hosts
-from generators.model import Platform, RoutingGraph
-from generators.schedules import alltoall_steps, check_mlfm_allocation, mlfm_destination
+from generators.model import Platform
+from generators.model import RoutingGraph
+from generators.schedules import alltoall_steps
+from generators.schedules import check_mlfm_allocation
+from generators.schedules import mlfm_destination
 from study_runner.studies.study import load_study
-from tests.conftest import REPO, assert_loader_routes_equal_model, shift_times
+from tests.conftest import REPO
+from tests.conftest import assert_loader_routes_equal_model
+from tests.conftest import shift_times
 from tests.test_generators_cli import run_cli
 
 TESTBED = {"d": 3, "servers_per_leaf": (3, 3, 2)}  # the paper's 32-server testbed (Sect. 3)

@@ -8,8 +8,15 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform
-from generators.model import CABLE, LINK_KINDS, Host, Link, Platform, node_link, node_link_name
+from generators import TopologyError
+from generators import build_platform
+from generators.model import CABLE
+from generators.model import LINK_KINDS
+from generators.model import Host
+from generators.model import Link
+from generators.model import Platform
+from generators.model import node_link
+from generators.model import node_link_name
 from tests.test_drawing import SMALL
 
 # Every kind of link in one place: limiters (crossbar, fat tree, MLFM, Three Quads, tori), fabrics (enterprise,

@@ -16,9 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.simulation.smpi import binary_options, fortran_runtime
-from study_runner.tools import conformance, conformance_build, conformance_rules
-from study_runner.tools.conformance_suite import Test, directories, read_testlist, source_suffixes
+from study_runner.simulation.smpi import binary_options
+from study_runner.simulation.smpi import fortran_runtime
+from study_runner.tools import conformance
+from study_runner.tools import conformance_build
+from study_runner.tools import conformance_rules
+from study_runner.tools.conformance_suite import Test
+from study_runner.tools.conformance_suite import directories
+from study_runner.tools.conformance_suite import read_testlist
+from study_runner.tools.conformance_suite import source_suffixes
 
 pytestmark = pytest.mark.simgrid
 

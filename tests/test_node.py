@@ -18,27 +18,35 @@ from typing import Any
 
 import pytest
 
-from generators import (
-    TopologyError,
-    build_platform,
-    crossbar,
-    graph_routes,
-    link_loads,
-    place_ranks,
-    tofu,
-    write_hostfile,
-    write_platform,
-)
-from generators.families import FAMILIES, platform_size
+from generators import TopologyError
+from generators import build_platform
+from generators import crossbar
+from generators import graph_routes
+from generators import link_loads
+from generators import place_ranks
+from generators import tofu
+from generators import write_hostfile
+from generators import write_platform
+from generators.families import FAMILIES
+from generators.families import platform_size
 from generators.mlfm import allocation_hosts
 from generators.model import Platform
-from generators.node import APPLIED, MAX_CORES, NODE_PARAMS, apply_node
+from generators.node import APPLIED
+from generators.node import MAX_CORES
+from generators.node import NODE_PARAMS
+from generators.node import apply_node
 from generators.size import Size
-from generators.writer import platform_suffix, write_parameters
+from generators.writer import platform_suffix
+from generators.writer import write_parameters
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import REPO, route_args, simgrid_link_count
-from tests.test_golden import CASES, GOLDEN
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import REPO
+from tests.conftest import route_args
+from tests.conftest import simgrid_link_count
+from tests.test_golden import CASES
+from tests.test_golden import GOLDEN
 from tests.test_size import SMALL
 
 SHM = {"cores": 4, "shm_bw": "10GBps", "shm_lat": "500ns"}

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from generators import build_platform, mesh, torus
+from generators import build_platform
+from generators import mesh
+from generators import torus
 from generators.families import FAMILIES
 from generators.mlfm import mlfm
 from generators.node import APPLIED

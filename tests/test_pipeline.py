@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_module
-from tests.test_study import GOOD_STUDY, write_study
+from tests.conftest import REPO
+from tests.conftest import run_module
+from tests.test_study import GOOD_STUDY
+from tests.test_study import write_study
 
 
 def run_runner(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

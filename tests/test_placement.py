@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generators import crossbar, place_ranks, write_hostfile
+from generators import crossbar
+from generators import place_ranks
+from generators import write_hostfile
 from generators.errors import TopologyError
 
 

@@ -11,7 +11,8 @@ from study_runner.batch import prepare
 from study_runner.errors import StudyError
 from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
-from tests.test_study import GOOD_STUDY, write_study
+from tests.test_study import GOOD_STUDY
+from tests.test_study import write_study
 
 
 def test_a_missing_binary_is_found_before_any_simulation(tmp_path: Path) -> None:

@@ -16,7 +16,9 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.outputs import parse_nas
 from study_runner.tools import realcodes
-from study_runner.tools.realcodes import QUICK_CODES, nas, run_case
+from study_runner.tools.realcodes import QUICK_CODES
+from study_runner.tools.realcodes import nas
+from study_runner.tools.realcodes import run_case
 from study_runner.tools.smpirun_on import prepare
 
 pytestmark = pytest.mark.simgrid
@@ -85,7 +87,8 @@ def test_mpi_test_on_a_null_request_sets_its_flag(tmp_path: Path) -> None:
 def test_hpcc_standard_random_access_ends_and_verifies(tmp_path: Path) -> None:
     # HPCC's standard Global RandomAccess polls MPI_Test on a null request before its first send: it spun forever
     # before patch 0006 (and MPI_Testany's injected sleeps grew without bound whatever smpi/grow-injected-times).
-    from study_runner.tools.hpcc import build_hpcc, run_hpcc
+    from study_runner.tools.hpcc import build_hpcc
+    from study_runner.tools.hpcc import run_hpcc
 
     binary = build_hpcc(default_cache_dir(), "smpi", ra="standard")
     cfg = ["--compute", "benchmark", "--cfg=smpi/grow-injected-times:no"]

@@ -10,7 +10,8 @@ the last printed decimal (15) for communication and collectives, SMPI's message 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,10 @@ from study_runner.batch.engine import Engine
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
-from study_runner.simulation.replay import TRACE_DIGESTS, TraceStore, record_options, replayed_records
+from study_runner.simulation.replay import TRACE_DIGESTS
+from study_runner.simulation.replay import TraceStore
+from study_runner.simulation.replay import record_options
+from study_runner.simulation.replay import replayed_records
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.tools.bench_replay import compare
 from tests.conftest import run_module

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.studies.checks import Check, summary_json
+from study_runner.studies.checks import Check
+from study_runner.studies.checks import summary_json
 from study_runner.studies.report import write_report
 
 

@@ -14,8 +14,12 @@ import traceback
 from pathlib import Path
 
 from study_runner.simulation import workdirs
-from study_runner.simulation.workdirs import owner_tag, remove_stale, replace_dir, work_directory
-from study_runner.studies.checks import Check, summary_json
+from study_runner.simulation.workdirs import owner_tag
+from study_runner.simulation.workdirs import remove_stale
+from study_runner.simulation.workdirs import replace_dir
+from study_runner.simulation.workdirs import work_directory
+from study_runner.studies.checks import Check
+from study_runner.studies.checks import summary_json
 from study_runner.studies.report import write_report
 from tests.conftest import REPO
 

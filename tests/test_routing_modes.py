@@ -136,7 +136,8 @@ def shift_times_of(
     tmp_path: Path, bin_dir: Path, platform: Path, hosts: list[str], shift: int, relabel: int
 ) -> list[dict[str, Any]]:
     from study_runner.batch.execute import parse_records
-    from study_runner.simulation.smpi import run_smpirun, smpirun_command
+    from study_runner.simulation.smpi import run_smpirun
+    from study_runner.simulation.smpi import smpirun_command
 
     (tmp_path / "hosts").write_text("".join(f"{host}\n" for host in hosts))
     args = ["-S", str(shift), "-R", str(relabel), "-s", "1M", "-i", "1", "-w", "0"]

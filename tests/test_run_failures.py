@@ -19,7 +19,10 @@ from pathlib import Path
 import pytest
 
 from study_runner.simulation import smpi  # noqa: F401  (puts topolab's SimGrid, and its smpif90, on PATH)
-from tests.conftest import REPO, crossbar_study, run_module, run_table
+from tests.conftest import REPO
+from tests.conftest import crossbar_study
+from tests.conftest import run_module
+from tests.conftest import run_table
 
 SMPIRUN_ON = REPO / "scripts" / "smpirun-on"
 

@@ -17,19 +17,18 @@ from typing import Any
 import pytest
 
 from generators import crossbar
-from generators.schedules import (
-    allgather_steps,
-    alltoall_steps,
-    combine_steps,
-    pairing_partner,
-    pairing_steps,
-    pipe_node,
-    shift_steps,
-    transpose_steps,
-)
+from generators.schedules import allgather_steps
+from generators.schedules import alltoall_steps
+from generators.schedules import combine_steps
+from generators.schedules import pairing_partner
+from generators.schedules import pairing_steps
+from generators.schedules import pipe_node
+from generators.schedules import shift_steps
+from generators.schedules import transpose_steps
 from generators.torus import coordinates
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import run_smpirun, smpirun_command
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
 from tests.conftest import WrittenPlatform
 
 Steps = list[list[tuple[int, ...]]]

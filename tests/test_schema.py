@@ -12,12 +12,16 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
-from study_runner.studies.schema import RUN_PROPERTIES, SCHEMA_DIR, published_schemas
+from study_runner.studies.schema import RUN_PROPERTIES
+from study_runner.studies.schema import SCHEMA_DIR
+from study_runner.studies.schema import published_schemas
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
 

@@ -10,11 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from generators import TopologyError, build_platform, crossbar, mlfm, write_platform
-from generators.families import FAMILIES, platform_size
+from generators import TopologyError
+from generators import build_platform
+from generators import crossbar
+from generators import mlfm
+from generators import write_platform
+from generators.families import FAMILIES
+from generators.families import platform_size
 from generators.machines import load_catalogue
 from generators.model import Platform
-from generators.size import MAX_MODEL_BYTES, MAX_XML_BYTES, Size, check_size
+from generators.size import MAX_MODEL_BYTES
+from generators.size import MAX_XML_BYTES
+from generators.size import Size
+from generators.size import check_size
 from tests.conftest import REPO
 
 SMALL = [  # a few small instances of every family, each representation and option that changes the counts

@@ -15,11 +15,16 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, write_platform
-from generators.finite_field import FiniteField, prime_power
-from generators.model import CABLE, Platform
-from generators.router_graph import RouterGraph, host_coordinates
-from generators.slimfly import mms_graph, slimfly
+from generators import TopologyError
+from generators import write_platform
+from generators.finite_field import FiniteField
+from generators.finite_field import prime_power
+from generators.model import CABLE
+from generators.model import Platform
+from generators.router_graph import RouterGraph
+from generators.router_graph import host_coordinates
+from generators.slimfly import mms_graph
+from generators.slimfly import slimfly
 from tests.conftest import compiled_zone_error
 
 QS = [3, 4, 5, 7, 8, 9, 11, 13]

@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.test_sweep import PINGPONG, expected_oneway, read_table, write
+from tests.test_sweep import PINGPONG
+from tests.test_sweep import expected_oneway
+from tests.test_sweep import read_table
+from tests.test_sweep import write
 
 LOCAL_SLURM = REPO / "scripts" / "local-slurm"
 SWEEP_TIMEOUT_S = 240

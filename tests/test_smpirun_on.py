@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from generators import build_platform, crossbar, write_platform
+from generators import build_platform
+from generators import crossbar
+from generators import write_platform
 from generators.mlfm import allocation_hosts
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, STANDARD_OPTIONS
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.tools.smpirun_on import DIES_WITH_SMPIRUN
-from tests.conftest import BIN, REPO
+from tests.conftest import BIN
+from tests.conftest import REPO
 
 COMMAND = REPO / "scripts" / "smpirun-on"
 PINGPONG = "build/bin/pingpong"  # relative to the repository, where most runs start
@@ -366,7 +370,8 @@ def test_bad_input_is_one_line_exit_2_and_nothing_runs(tmp_path: Path, fake_smpi
 
 def test_cfg_collective_algorithms_are_checked_against_smpi() -> None:
     # smpimain --help-coll of the SimGrid on PATH: an unknown algorithm is named with the known ones.
-    from study_runner.simulation.simgrid_options import cfg_problem, collective_algorithms
+    from study_runner.simulation.simgrid_options import cfg_problem
+    from study_runner.simulation.simgrid_options import collective_algorithms
 
     assert {"allreduce", "bcast", "alltoall"} <= set(collective_algorithms())
     assert "rdb" in collective_algorithms()["allreduce"]

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from generators.families import FAMILIES
-from study_runner.studies.study import load_study, study_names
+from study_runner.studies.study import load_study
+from study_runner.studies.study import study_names
 from tests.conftest import REPO
 
 SUMMARY_KEYS = {

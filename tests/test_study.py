@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.studies.study import load_study, study_names
+from study_runner.studies.study import load_study
+from study_runner.studies.study import study_names
 from tests.conftest import REPO
 
 GOOD_STUDY = """
@@ -175,7 +176,10 @@ def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message:
 def test_a_study_run_has_the_fields_of_a_sweep_point(tmp_path: Path) -> None:
     """One run grammar (studies.run_fields): a study run takes every field a sweep point does (issue 42: replay was
     accepted in a sweep and refused in a study), with the same rules."""
-    from study_runner.studies.schema import RUN_PROPERTIES, STUDY_RUN_PROPERTIES, study_schema, sweep_schema
+    from study_runner.studies.schema import RUN_PROPERTIES
+    from study_runner.studies.schema import STUDY_RUN_PROPERTIES
+    from study_runner.studies.schema import study_schema
+    from study_runner.studies.schema import sweep_schema
 
     sweep_run = sweep_schema()["properties"]["run"]["properties"]
     study_run = study_schema()["properties"]["runs"]["items"]["properties"]

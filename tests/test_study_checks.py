@@ -13,7 +13,9 @@ import pytest
 from study_runner.batch.execute import RunResult
 from study_runner.errors import StudyError
 from study_runner.studies.context import StudyContext
-from study_runner.studies.study import Study, load_study, study_names
+from study_runner.studies.study import Study
+from study_runner.studies.study import load_study
+from study_runner.studies.study import study_names
 
 HEADER = """
 name = "demo"

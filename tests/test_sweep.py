@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from generators import build_platform
-from study_runner.batch.engine import BatchJobs, Engine, job_script
+from study_runner.batch.engine import BatchJobs
+from study_runner.batch.engine import Engine
+from study_runner.batch.engine import job_script
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.sweeps.sweep_cli import main
-from study_runner.sweeps.sweep_table import best_rows, rows
+from study_runner.sweeps.sweep_table import best_rows
+from study_runner.sweeps.sweep_table import rows
 from tests.conftest import run_module
 
 REPO = Path(__file__).resolve().parent.parent
@@ -461,7 +464,9 @@ def test_stop_simulations_kills_what_runs(tmp_path: Path) -> None:
     """A failed or interrupted batch stops the simulations still running in this process."""
     import threading
 
-    from study_runner.simulation.smpi import allow_simulations, run_smpirun_measured, stop_simulations
+    from study_runner.simulation.smpi import allow_simulations
+    from study_runner.simulation.smpi import run_smpirun_measured
+    from study_runner.simulation.smpi import stop_simulations
 
     marker = tmp_path / "still-running"
     outcome: list[BaseException] = []

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from study_runner.errors import StudyError
-from study_runner.studies.templates import assignments, evaluate, render
+from study_runner.studies.templates import assignments
+from study_runner.studies.templates import evaluate
+from study_runner.studies.templates import render
 
 
 class TestTemplates:

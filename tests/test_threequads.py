@@ -10,10 +10,17 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, link_loads, max_link_load, place_ranks, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import link_loads
+from generators import max_link_load
+from generators import place_ranks
+from generators import write_platform
 from generators.enterprise import BACKPLANE
-from generators.schedules import default_transpose_assignment, transpose_steps
-from generators.threequads import coordinates, threequads
+from generators.schedules import default_transpose_assignment
+from generators.schedules import transpose_steps
+from generators.threequads import coordinates
+from generators.threequads import threequads
 
 SIMGRID_OWN_LINKS = 1
 

@@ -12,11 +12,20 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, place_ranks, tofu, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import place_ranks
+from generators import tofu
+from generators import write_platform
 from generators.model import Platform
-from generators.tofu import fx10, physical_dims, shape_hosts, virtual_dims, virtual_to_host
+from generators.tofu import fx10
+from generators.tofu import physical_dims
+from generators.tofu import shape_hosts
+from generators.tofu import virtual_dims
+from generators.tofu import virtual_to_host
 from generators.torus import coordinates
-from tests.conftest import route_args, simgrid_link_count
+from tests.conftest import route_args
+from tests.conftest import simgrid_link_count
 from tests.test_generators_cli import run_cli
 
 AXES = "XYZABC"

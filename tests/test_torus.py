@@ -11,10 +11,18 @@ from typing import Any
 
 import pytest
 
-from generators import TopologyError, build_platform, graph_routes, mesh, torus, write_platform
-from generators.model import Grid, Platform
-from generators.torus import MAX_EXPLICIT_HOSTS, coordinates
-from tests.conftest import compiled_zone_error, simgrid_link_count
+from generators import TopologyError
+from generators import build_platform
+from generators import graph_routes
+from generators import mesh
+from generators import torus
+from generators import write_platform
+from generators.model import Grid
+from generators.model import Platform
+from generators.torus import MAX_EXPLICIT_HOSTS
+from generators.torus import coordinates
+from tests.conftest import compiled_zone_error
+from tests.conftest import simgrid_link_count
 
 
 def cables(dims: tuple[int, ...], wraps: tuple[bool, ...]) -> int:

@@ -7,12 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from generators import build_platform, write_hostfile, write_platform
+from generators import build_platform
+from generators import write_hostfile
+from generators import write_platform
 from generators.model import Platform
 from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from study_runner.simulation.tracing import TRACING_OPTIONS, link_bytes, traced_run, tracing_options
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.tracing import TRACING_OPTIONS
+from study_runner.simulation.tracing import link_bytes
+from study_runner.simulation.tracing import traced_run
+from study_runner.simulation.tracing import tracing_options
 
 # Times are traced with 15 decimals (1e-15 s, a few 1e-6 bytes per interval at 2 GB/s): the integral of an
 # uncontended run matches the bytes sent to a few ulps (measured: 1.5e-16 relative).

@@ -18,8 +18,11 @@ import pytest
 from generators import crossbar
 from generators.schedules import transpose_steps
 from study_runner.batch.execute import parse_records
-from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES, run_smpirun, smpirun_command
-from tests.conftest import WrittenPlatform, mpiexec
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.simulation.smpi import run_smpirun
+from study_runner.simulation.smpi import smpirun_command
+from tests.conftest import WrittenPlatform
+from tests.conftest import mpiexec
 
 Q = 4
 S = 2

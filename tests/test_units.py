@@ -9,7 +9,9 @@ import pytest
 
 from generators import build_platform
 from generators.errors import TopologyError
-from generators.units import parse_bandwidth, parse_speed, parse_time
+from generators.units import parse_bandwidth
+from generators.units import parse_speed
+from generators.units import parse_time
 
 
 @pytest.mark.parametrize(

@@ -8,34 +8,30 @@ from collections.abc import Callable
 import pytest
 import sympy as sp
 
-from paper_models.vector_combining import (
-    DELTA,
-    FITTED,
-    NOMINAL,
-    PIPELINED,
-    STANDARD,
-    MachineParams,
-    NBLFunction,
-    StepRow,
-    cap,
-    fastest,
-    fence_step_table,
-    fence_time,
-    integer_optimal_block,
-    snake_step_table,
-    snake_time,
-    step_table_time,
-    times_links,
-    tree_time,
-)
-from paper_models.vector_combining_symbolic import (
-    SYMBOLS,
-    optimal_block,
-    paper_optimal_block,
-    paper_optimal_block_expr,
-    symbolic_optimal_block,
-    symbolic_time,
-)
+from paper_models.vector_combining import DELTA
+from paper_models.vector_combining import FITTED
+from paper_models.vector_combining import NOMINAL
+from paper_models.vector_combining import PIPELINED
+from paper_models.vector_combining import STANDARD
+from paper_models.vector_combining import MachineParams
+from paper_models.vector_combining import NBLFunction
+from paper_models.vector_combining import StepRow
+from paper_models.vector_combining import cap
+from paper_models.vector_combining import fastest
+from paper_models.vector_combining import fence_step_table
+from paper_models.vector_combining import fence_time
+from paper_models.vector_combining import integer_optimal_block
+from paper_models.vector_combining import snake_step_table
+from paper_models.vector_combining import snake_time
+from paper_models.vector_combining import step_table_time
+from paper_models.vector_combining import times_links
+from paper_models.vector_combining import tree_time
+from paper_models.vector_combining_symbolic import SYMBOLS
+from paper_models.vector_combining_symbolic import optimal_block
+from paper_models.vector_combining_symbolic import paper_optimal_block
+from paper_models.vector_combining_symbolic import paper_optimal_block_expr
+from paper_models.vector_combining_symbolic import symbolic_optimal_block
+from paper_models.vector_combining_symbolic import symbolic_time
 
 US = 1e-6
 TIME = {"snake": snake_time, "fence": fence_time}

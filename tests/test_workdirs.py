@@ -15,8 +15,12 @@ import pytest
 
 from study_runner.simulation import workdirs
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
-from study_runner.simulation.workdirs import owner_tag, remove_stale, work_directory
-from tests.conftest import REPO, crossbar_study, run_table
+from study_runner.simulation.workdirs import owner_tag
+from study_runner.simulation.workdirs import remove_stale
+from study_runner.simulation.workdirs import work_directory
+from tests.conftest import REPO
+from tests.conftest import crossbar_study
+from tests.conftest import run_table
 
 
 def dead_pid() -> int:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from generators import crossbar, write_platform
+from generators import crossbar
+from generators import write_platform
 from generators.model import Platform
 
 
@@ -82,7 +83,8 @@ def test_provenance_comment_gives_the_parameters_as_given_and_as_built(tmp_path:
 def test_every_path_records_what_the_user_gave(family: str, options: list[str], given: dict, tmp_path: Path) -> None:
     """ "As given" is what the user wrote (issue 42: every platform the CLI or build_platform wrote recorded the
     converted values with every default filled in, the same as "as built")."""
-    from generators import build_platform, platform_suffix
+    from generators import build_platform
+    from generators import platform_suffix
     from generators.cli import main
 
     output = tmp_path / f"p{'.so' if family == 'slimfly' else '.xml'}"

@@ -32,9 +32,14 @@ Modules, one job each:
 """
 
 from generators.drawing.cli import main
-from generators.drawing.elements import Edge, Group, Layout
+from generators.drawing.elements import Edge
+from generators.drawing.elements import Group
+from generators.drawing.elements import Layout
 from generators.drawing.layout import layout
-from generators.drawing.pictures import REPRESENTATIVE, check_picture, draw_all_families, draw_platform
+from generators.drawing.pictures import REPRESENTATIVE
+from generators.drawing.pictures import check_picture
+from generators.drawing.pictures import draw_all_families
+from generators.drawing.pictures import draw_platform
 
 __all__ = [
     "REPRESENTATIVE",

@@ -10,8 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from generators.drawing.elements import Draft, Group, Route
-from generators.drawing.geometry import Path2D, Point, arc, box
+from generators.drawing.elements import Draft
+from generators.drawing.elements import Group
+from generators.drawing.elements import Route
+from generators.drawing.geometry import Path2D
+from generators.drawing.geometry import Point
+from generators.drawing.geometry import arc
+from generators.drawing.geometry import box
 from generators.drawing.style import palette_color
 from generators.hyperx import host_coordinates as hyperx_coordinates
 from generators.model import Platform

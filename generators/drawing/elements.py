@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 
-from generators.drawing.geometry import Box, Path2D, Point
+from generators.drawing.geometry import Box
+from generators.drawing.geometry import Path2D
+from generators.drawing.geometry import Point
 
 __all__ = ["Draft", "Edge", "Group", "Layout", "Route", "host_index"]
 

@@ -8,11 +8,19 @@ A x C 4-cycle up.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
-from generators.drawing.elements import Draft, Group, Route, host_index
-from generators.drawing.geometry import Path2D, Point, arc, box
+from generators.drawing.elements import Draft
+from generators.drawing.elements import Group
+from generators.drawing.elements import Route
+from generators.drawing.elements import host_index
+from generators.drawing.geometry import Path2D
+from generators.drawing.geometry import Point
+from generators.drawing.geometry import arc
+from generators.drawing.geometry import box
 from generators.drawing.style import palette_color
 from generators.model import Platform
 from generators.tofu import UNIT

@@ -3,23 +3,27 @@ nodes with the family's own layout, and make one edge of every cable."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from types import MappingProxyType
 
-from generators.drawing.direct import hyperx_layout, ring_layout, slimfly_layout
-from generators.drawing.elements import Draft, Edge, Layout
+from generators.drawing.direct import hyperx_layout
+from generators.drawing.direct import ring_layout
+from generators.drawing.direct import slimfly_layout
+from generators.drawing.elements import Draft
+from generators.drawing.elements import Edge
+from generators.drawing.elements import Layout
 from generators.drawing.grids import torus_layout
 from generators.drawing.style import si
-from generators.drawing.switched import (
-    crossbar_layout,
-    dragonfly_layout,
-    enterprise_layout,
-    fattree_layout,
-    mlfm_layout,
-    threequads_layout,
-)
+from generators.drawing.switched import crossbar_layout
+from generators.drawing.switched import dragonfly_layout
+from generators.drawing.switched import enterprise_layout
+from generators.drawing.switched import fattree_layout
+from generators.drawing.switched import mlfm_layout
+from generators.drawing.switched import threequads_layout
 from generators.errors import TopologyError
-from generators.model import CABLE, Platform
+from generators.model import CABLE
+from generators.model import Platform
 
 __all__ = ["FAMILY_LAYOUTS", "layout"]
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
 from generators.drawing.elements import Layout
 from generators.drawing.layout import layout
-from generators.drawing.render import DPI, render
+from generators.drawing.render import DPI
+from generators.drawing.render import render
 from generators.errors import TopologyError
-from generators.families import FAMILIES, build_platform
+from generators.families import FAMILIES
+from generators.families import build_platform
 from generators.files import atomic_path
 from generators.model import Platform
 

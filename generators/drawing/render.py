@@ -12,14 +12,19 @@ from typing import Any
 import numpy as np
 from matplotlib.cm import ScalarMappable
 from matplotlib.collections import LineCollection
-from matplotlib.colors import LinearSegmentedColormap, Normalize
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from generators.drawing.elements import Layout
-from generators.drawing.style import CABLE, HOST, SWITCH, si
-from generators.model import NODE_LINK_SUFFIXES, Platform
+from generators.drawing.style import CABLE
+from generators.drawing.style import HOST
+from generators.drawing.style import SWITCH
+from generators.drawing.style import si
+from generators.model import NODE_LINK_SUFFIXES
+from generators.model import Platform
 
 __all__ = ["DPI", "render"]
 

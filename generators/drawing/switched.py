@@ -10,10 +10,18 @@ import math
 from collections.abc import Callable
 
 from generators.dragonfly import host_coordinates as dragonfly_coordinates
-from generators.drawing.elements import Draft, Group, Route, host_index
-from generators.drawing.geometry import Path2D, Point, box, scurve, spread
+from generators.drawing.elements import Draft
+from generators.drawing.elements import Group
+from generators.drawing.elements import Route
+from generators.drawing.elements import host_index
+from generators.drawing.geometry import Path2D
+from generators.drawing.geometry import Point
+from generators.drawing.geometry import box
+from generators.drawing.geometry import scurve
+from generators.drawing.geometry import spread
 from generators.drawing.style import palette_color
-from generators.enterprise import BACKPLANE, module_of
+from generators.enterprise import BACKPLANE
+from generators.enterprise import module_of
 from generators.fattree import server_coordinates as fattree_coordinates
 from generators.fattree import shape as fattree_shape
 from generators.mlfm import server_coordinates

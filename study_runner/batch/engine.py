@@ -24,8 +24,10 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -223,7 +225,8 @@ class Engine:
     @contextlib.contextmanager
     def client(self, tasks: int) -> Iterator[Client]:
         """A connected client (and its cluster, closed on exit) for ``tasks`` independent simulations."""
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
+        from dask.distributed import LocalCluster
 
         _quiet()
         if self.scheduler:

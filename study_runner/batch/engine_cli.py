@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from study_runner.batch.engine import BatchJobs, Engine
+from study_runner.batch.engine import BatchJobs
+from study_runner.batch.engine import Engine
 from study_runner.batch.execute import default_workers
 from study_runner.errors import StudyError
 

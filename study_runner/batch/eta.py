@@ -18,7 +18,8 @@ The time left spreads what the unfinished simulations are expected to cost, less
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["Estimate", "Expected"]

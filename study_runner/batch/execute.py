@@ -24,24 +24,28 @@ from pathlib import Path
 from typing import Any
 
 from study_runner.batch.claims import Claims
-from study_runner.batch.engine import MEMORY_RESOURCE, Engine
-from study_runner.batch.eta import Estimate, Expected
-from study_runner.batch.progress import LineProgress, Progress
+from study_runner.batch.engine import MEMORY_RESOURCE
+from study_runner.batch.engine import Engine
+from study_runner.batch.eta import Estimate
+from study_runner.batch.eta import Expected
+from study_runner.batch.progress import LineProgress
+from study_runner.batch.progress import Progress
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
-from study_runner.simulation.replay import TRACE_NAME, TraceStore, replayed_records
-from study_runner.simulation.smpi import (
-    SETUP_HINT,
-    SmpirunOutcome,
-    allow_simulations,
-    run_smpirun_measured,
-    stop_simulations,
-)
-from study_runner.simulation.tracing import LINKS_TRACE_NAME, link_bytes
+from study_runner.simulation.replay import TRACE_NAME
+from study_runner.simulation.replay import TraceStore
+from study_runner.simulation.replay import replayed_records
+from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import SmpirunOutcome
+from study_runner.simulation.smpi import allow_simulations
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import stop_simulations
+from study_runner.simulation.tracing import LINKS_TRACE_NAME
+from study_runner.simulation.tracing import link_bytes
 from study_runner.simulation.workdirs import work_directory
 
 __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "simgrid_version"]

@@ -12,30 +12,39 @@ traced for its link bytes (``RunSpec.trace_links``) gets its traced twin after i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generators import (
-    TopologyError,
-    build_platform,
-    place_ranks,
-    platform_files,
-    platform_suffix,
-    write_hostfile,
-    write_platform,
-)
+from generators import TopologyError
+from generators import build_platform
+from generators import place_ranks
+from generators import platform_files
+from generators import platform_suffix
+from generators import write_hostfile
+from generators import write_platform
 from generators.model import Platform
-from study_runner.batch.execute import PreparedRun, simgrid_version
-from study_runner.batch.runs import PlatformSpec, RunSpec
+from study_runner.batch.execute import PreparedRun
+from study_runner.batch.execute import simgrid_version
+from study_runner.batch.runs import PlatformSpec
+from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
-from study_runner.simulation.compute import calibration, compute_options
-from study_runner.simulation.replay import REPLAY_OPTIONS, TraceStore, record_options, replay_command, replay_program
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import compute_options
+from study_runner.simulation.replay import REPLAY_OPTIONS
+from study_runner.simulation.replay import TraceStore
+from study_runner.simulation.replay import record_options
+from study_runner.simulation.replay import replay_command
+from study_runner.simulation.replay import replay_program
 from study_runner.simulation.simgrid_options import options_problem
-from study_runner.simulation.smpi import STANDARD_OPTIONS, command_key, smpirun_command
-from study_runner.simulation.tracing import LINK_BYTES_FORMAT, tracing_options
+from study_runner.simulation.smpi import STANDARD_OPTIONS
+from study_runner.simulation.smpi import command_key
+from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.tracing import LINK_BYTES_FORMAT
+from study_runner.simulation.tracing import tracing_options
 
 __all__ = ["prepare_runs"]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Protocol, TextIO
+from typing import Protocol
+from typing import TextIO
 
 from study_runner.batch.eta import Estimate
 

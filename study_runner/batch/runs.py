@@ -4,7 +4,8 @@ grammar (``studies.schema``), one validator (``studies.run_fields``), this one d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 __all__ = ["TRACED_SUFFIX", "PlatformSpec", "RunSpec"]

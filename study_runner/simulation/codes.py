@@ -16,7 +16,8 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
-from study_runner.simulation.cache import default_cache_dir, file_digest
+from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.cache import file_digest
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
 from study_runner.simulation.workdirs import work_directory
 

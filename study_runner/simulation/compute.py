@@ -35,9 +35,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
@@ -266,7 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="measure again, replacing the cached calibration")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
     args = parser.parse_args(argv)
-    from study_runner.simulation.node_memory import measure_memory, memory_bandwidth, memory_path
+    from study_runner.simulation.node_memory import measure_memory
+    from study_runner.simulation.node_memory import memory_bandwidth
+    from study_runner.simulation.node_memory import memory_path
 
     try:
         cached = None if args.force else calibration(measure=False)

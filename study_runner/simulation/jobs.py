@@ -19,16 +19,22 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators import TopologyError, place_ranks, write_hostfile
+from generators import TopologyError
+from generators import place_ranks
+from generators import write_hostfile
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
-from study_runner.simulation.replay import REPLAY_OPTIONS, record_options
-from study_runner.simulation.smpi import STANDARD_OPTIONS, run_smpirun_measured, smpirun_command
+from study_runner.simulation.replay import REPLAY_OPTIONS
+from study_runner.simulation.replay import record_options
+from study_runner.simulation.smpi import STANDARD_OPTIONS
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
 
 __all__ = ["JOBS_REPLAY", "Job", "JobTime", "allocate", "cables_per_job", "replay_jobs", "run_jobs"]
 

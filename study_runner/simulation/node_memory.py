@@ -31,7 +31,10 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import ONE_THREAD, cached_measurement, machine_key, store_measurement
+from study_runner.simulation.compute import ONE_THREAD
+from study_runner.simulation.compute import cached_measurement
+from study_runner.simulation.compute import machine_key
+from study_runner.simulation.compute import store_measurement
 
 __all__ = [
     "CORE_ELEMENTS",

@@ -35,8 +35,10 @@ from typing import Any
 
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
-from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS, compute_timing
-from study_runner.simulation.smpi import SETUP_HINT, smpirun_command
+from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
+from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import work_directory
 
 __all__ = [

@@ -22,14 +22,16 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
-from study_runner.simulation.cache import file_digest, run_key
+from study_runner.simulation.cache import file_digest
+from study_runner.simulation.cache import run_key
 
 __all__ = [
     "EAGER_LIMIT_BYTES",

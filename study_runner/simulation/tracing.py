@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study_runner.errors import StudyError
-from study_runner.simulation.smpi import run_smpirun_measured, smpirun_command
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
 
 __all__ = [
     "LINKS_TRACE_NAME",

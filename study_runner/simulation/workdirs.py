@@ -27,7 +27,8 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import FrameType

@@ -20,8 +20,10 @@ Published numbers live in the study file, with the checks that compare them (``[
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from generators.model import Platform
@@ -30,7 +32,8 @@ from study_runner.batch.runs import TRACED_SUFFIX
 from study_runner.errors import StudyError
 from study_runner.studies.checks import Check
 from study_runner.studies.study import Study
-from study_runner.studies.study_checks import DeclaredCheck, RecordChecks
+from study_runner.studies.study_checks import DeclaredCheck
+from study_runner.studies.study_checks import RecordChecks
 
 __all__ = ["StudyContext"]
 

@@ -13,7 +13,9 @@ names no run) is one error naming the key, instead of a KeyError after every sim
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = ["FigureField", "figures_problem", "run_id", "strings", "table", "text", "texts_by_name"]

@@ -24,12 +24,15 @@ model stays code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.studies.templates import assignments, axes, render
+from study_runner.studies.templates import assignments
+from study_runner.studies.templates import axes
+from study_runner.studies.templates import render
 
 __all__ = ["GeneratedRun", "generated_runs"]
 

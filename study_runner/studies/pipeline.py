@@ -12,13 +12,17 @@ from types import ModuleType
 from generators.files import naming
 from generators.model import Platform
 from study_runner.batch.engine import Engine
-from study_runner.batch.execute import PreparedRun, RunResult, execute_runs
+from study_runner.batch.execute import PreparedRun
+from study_runner.batch.execute import RunResult
+from study_runner.batch.execute import execute_runs
 from study_runner.batch.prepare import prepare_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.replay import TraceStore
-from study_runner.simulation.workdirs import replace_dir, work_directory
-from study_runner.studies.checks import criterion_text, summary_json
+from study_runner.simulation.workdirs import replace_dir
+from study_runner.simulation.workdirs import work_directory
+from study_runner.studies.checks import criterion_text
+from study_runner.studies.checks import summary_json
 from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 

@@ -15,8 +15,10 @@ from typing import Any
 
 import generators
 from generators.files import atomic_write_text
-from study_runner.simulation.workdirs import results_lock, visible
-from study_runner.studies.checks import criterion_text, read_summary
+from study_runner.simulation.workdirs import results_lock
+from study_runner.simulation.workdirs import visible
+from study_runner.studies.checks import criterion_text
+from study_runner.studies.checks import read_summary
 
 __all__ = ["FAMILIES_DIR", "draw_families", "write_report"]
 
@@ -101,7 +103,8 @@ def _families_digest() -> str:
 def draw_families(results_dir: Path) -> list[Path]:
     """Draw ``results_dir/families/<family>.png`` for every topology family (``generators.drawing``), unless the
     pictures there were drawn from the same sources; return the pictures."""
-    from generators.drawing import REPRESENTATIVE, draw_all_families
+    from generators.drawing import REPRESENTATIVE
+    from generators.drawing import draw_all_families
 
     directory = results_dir / FAMILIES_DIR
     pictures = [directory / f"{name}.png" for name in REPRESENTATIVE]

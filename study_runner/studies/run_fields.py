@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.studies.schema import RUN_PROPERTIES, RUN_SCHEMA, check
+from study_runner.studies.schema import RUN_PROPERTIES
+from study_runner.studies.schema import RUN_SCHEMA
+from study_runner.studies.schema import check
 from study_runner.studies.templates import positive_number
 
 __all__ = ["RUN_FIELDS", "run_fields", "strings"]

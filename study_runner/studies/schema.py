@@ -23,7 +23,8 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 

@@ -69,22 +69,30 @@ from __future__ import annotations
 import functools
 import importlib
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.machines import ReadyPlatform, load_catalogue
-from study_runner.batch.runs import PlatformSpec, RunSpec
+from generators.machines import ReadyPlatform
+from generators.machines import load_catalogue
+from study_runner.batch.runs import PlatformSpec
+from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
-from study_runner.studies.run_fields import run_fields, strings
-from study_runner.studies.schema import STUDY_RUN_SCHEMA, study_schema
+from study_runner.studies.run_fields import run_fields
+from study_runner.studies.run_fields import strings
+from study_runner.studies.schema import STUDY_RUN_SCHEMA
 from study_runner.studies.schema import check as check_schema
-from study_runner.studies.study_checks import DeclaredCheck, RecordChecks, declared_checks
+from study_runner.studies.schema import study_schema
+from study_runner.studies.study_checks import DeclaredCheck
+from study_runner.studies.study_checks import RecordChecks
+from study_runner.studies.study_checks import declared_checks
 from study_runner.studies.templates import positive_number
 
 __all__ = [

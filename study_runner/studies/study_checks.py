@@ -44,13 +44,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.studies.checks import KINDS, RELATIONS, Check
-from study_runner.studies.templates import assignments, axes, render
+from study_runner.studies.checks import KINDS
+from study_runner.studies.checks import RELATIONS
+from study_runner.studies.checks import Check
+from study_runner.studies.templates import assignments
+from study_runner.studies.templates import axes
+from study_runner.studies.templates import render
 
 __all__ = ["DeclaredCheck", "RecordChecks", "declared_checks", "validate_published"]
 

@@ -22,7 +22,8 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from study_runner.errors import StudyError

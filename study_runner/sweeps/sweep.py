@@ -73,7 +73,8 @@ naming an unknown variable, a replay with benchmarked computation or a metric ot
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +86,15 @@ from study_runner.errors import StudyError
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
 from study_runner.studies.run_fields import run_fields
-from study_runner.studies.schema import PLOT_KEYS, check, sweep_schema
-from study_runner.studies.study import PlatformSpec, read_toml
-from study_runner.studies.templates import assignments, axes, evaluate, render
+from study_runner.studies.schema import PLOT_KEYS
+from study_runner.studies.schema import check
+from study_runner.studies.schema import sweep_schema
+from study_runner.studies.study import PlatformSpec
+from study_runner.studies.study import read_toml
+from study_runner.studies.templates import assignments
+from study_runner.studies.templates import axes
+from study_runner.studies.templates import evaluate
+from study_runner.studies.templates import render
 
 __all__ = ["PLOT_KINDS", "Plot", "Sweep", "evaluate", "load_sweep", "render"]
 

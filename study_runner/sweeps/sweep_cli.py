@@ -23,25 +23,30 @@ from dataclasses import replace
 from pathlib import Path
 
 from generators.files import naming
-from study_runner.batch.engine import Engine, job_script
-from study_runner.batch.engine_cli import add_engine_arguments, engine_from_args
+from study_runner.batch.engine import Engine
+from study_runner.batch.engine import job_script
+from study_runner.batch.engine_cli import add_engine_arguments
+from study_runner.batch.engine_cli import engine_from_args
 from study_runner.batch.execute import execute_runs
 from study_runner.batch.prepare import prepare_runs
-from study_runner.batch.progress import BarProgress, format_duration
+from study_runner.batch.progress import BarProgress
+from study_runner.batch.progress import format_duration
 from study_runner.batch.runs import RunSpec
-from study_runner.paths import BIN_DIR, REPO
-from study_runner.simulation.cache import Cache, default_cache_dir
+from study_runner.paths import BIN_DIR
+from study_runner.paths import REPO
+from study_runner.simulation.cache import Cache
+from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.replay import TraceStore
-from study_runner.simulation.workdirs import (
-    STOPPING,
-    replace_dir,
-    stopped,
-    unwinding_signals,
-    work_directory,
-)
-from study_runner.sweeps.sweep import Sweep, load_sweep
+from study_runner.simulation.workdirs import STOPPING
+from study_runner.simulation.workdirs import replace_dir
+from study_runner.simulation.workdirs import stopped
+from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
+from study_runner.sweeps.sweep import Sweep
+from study_runner.sweeps.sweep import load_sweep
 from study_runner.sweeps.sweep_plots import draw_plots
-from study_runner.sweeps.sweep_table import rows, write_parquet
+from study_runner.sweeps.sweep_table import rows
+from study_runner.sweeps.sweep_table import write_parquet
 
 __all__ = ["main", "run_sweep"]
 

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from generators.files import atomic_path
-from study_runner.sweeps.sweep import Plot, Sweep
-from study_runner.sweeps.sweep_table import Row, best_rows
+from study_runner.sweeps.sweep import Plot
+from study_runner.sweeps.sweep import Sweep
+from study_runner.sweeps.sweep_table import Row
+from study_runner.sweeps.sweep_table import best_rows
 
 __all__ = ["draw_plots"]
 

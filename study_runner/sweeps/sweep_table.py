@@ -17,7 +17,8 @@ from typing import Any
 
 from generators.files import atomic_path
 from study_runner.batch.execute import RunResult
-from study_runner.batch.runs import PlatformSpec, RunSpec
+from study_runner.batch.runs import PlatformSpec
+from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.sweeps.sweep import Sweep
 

@@ -33,31 +33,38 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
-from generators import build_platform, place_ranks, platform_suffix, write_hostfile, write_platform
+from generators import build_platform
+from generators import place_ranks
+from generators import platform_suffix
+from generators import write_hostfile
+from generators import write_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
 from paper_models import bgq
-from study_runner.batch.execute import parse_records, simgrid_version
+from study_runner.batch.execute import parse_records
+from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
-from study_runner.paths import BIN_DIR, REPO
-from study_runner.simulation.smpi import (
-    NO_PRIVATIZATION,
-    NO_STACK_GUARD,
-    collective_option,
-    folded_buffer_options,
-    run_smpirun_measured,
-    smpirun_command,
-)
-from study_runner.simulation.workdirs import unwinding_signals, work_directory
+from study_runner.paths import BIN_DIR
+from study_runner.paths import REPO
+from study_runner.simulation.smpi import NO_PRIVATIZATION
+from study_runner.simulation.smpi import NO_STACK_GUARD
+from study_runner.simulation.smpi import collective_option
+from study_runner.simulation.smpi import folded_buffer_options
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.study import load_study
-from study_runner.tools.cases import case_parser, cases_to_run
+from study_runner.tools.cases import case_parser
+from study_runner.tools.cases import cases_to_run
 
 BIN = BIN_DIR
 OUT_DIR = REPO / "results" / "benchmarks"

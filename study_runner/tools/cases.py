@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Protocol
+from typing import TypeVar
 
 __all__ = ["case_parser", "cases_to_run", "select_cases"]
 

@@ -27,7 +27,9 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from generators.errors import TopologyError
@@ -38,21 +40,28 @@ from study_runner.simulation import smpi
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.codes import sdist
 from study_runner.simulation.smpi import start_smpirun
-from study_runner.simulation.workdirs import unwinding_signals, work_directory
-from study_runner.tools.conformance_build import build_tests, c_name, unpack_suite, warn_only
-from study_runner.tools.conformance_rules import (
-    EXCLUDED,
-    EXCLUDED_DIRECTORIES,
-    KNOWN_FAILURES,
-    KNOWN_HANGS,
-    WRITTEN_FOR,
-    excluded_sources,
-    excluded_variants,
-    excluded_with_lacks,
-    written_for,
-)
-from study_runner.tools.conformance_suite import MPICH_TIME_LIMIT, SOURCE_OF, Test, directories, read_testlist
-from study_runner.tools.smpirun_on import UsageError, prepare
+from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
+from study_runner.tools.conformance_build import build_tests
+from study_runner.tools.conformance_build import c_name
+from study_runner.tools.conformance_build import unpack_suite
+from study_runner.tools.conformance_build import warn_only
+from study_runner.tools.conformance_rules import EXCLUDED
+from study_runner.tools.conformance_rules import EXCLUDED_DIRECTORIES
+from study_runner.tools.conformance_rules import KNOWN_FAILURES
+from study_runner.tools.conformance_rules import KNOWN_HANGS
+from study_runner.tools.conformance_rules import WRITTEN_FOR
+from study_runner.tools.conformance_rules import excluded_sources
+from study_runner.tools.conformance_rules import excluded_variants
+from study_runner.tools.conformance_rules import excluded_with_lacks
+from study_runner.tools.conformance_rules import written_for
+from study_runner.tools.conformance_suite import MPICH_TIME_LIMIT
+from study_runner.tools.conformance_suite import SOURCE_OF
+from study_runner.tools.conformance_suite import Test
+from study_runner.tools.conformance_suite import directories
+from study_runner.tools.conformance_suite import read_testlist
+from study_runner.tools.smpirun_on import UsageError
+from study_runner.tools.smpirun_on import prepare
 
 __all__ = [
     "EXCLUDED",

@@ -14,7 +14,8 @@ import re
 import shutil
 import subprocess
 import tarfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -22,7 +23,8 @@ from pathlib import Path
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
 from study_runner.simulation.workdirs import work_directory
-from study_runner.tools.conformance_suite import SUITE, Test
+from study_runner.tools.conformance_suite import SUITE
+from study_runner.tools.conformance_suite import Test
 
 __all__ = ["build_tests", "c_name", "lacking_calls", "unpack_suite", "warn_only"]
 

@@ -15,7 +15,10 @@ import re
 from pathlib import Path
 
 from study_runner.tools.conformance_build import lacking_calls
-from study_runner.tools.conformance_suite import EXTRA_SOURCES, SOURCE_OF, read_testlist, source_suffixes
+from study_runner.tools.conformance_suite import EXTRA_SOURCES
+from study_runner.tools.conformance_suite import SOURCE_OF
+from study_runner.tools.conformance_suite import read_testlist
+from study_runner.tools.conformance_suite import source_suffixes
 
 __all__ = [
     "EXCLUDED",

@@ -11,7 +11,9 @@ testlist that is commented out keeps the comment above it as its reason.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from pathlib import Path
 
 __all__ = [

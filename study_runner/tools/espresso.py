@@ -29,9 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.simulation.cache import default_cache_dir, run_key
+from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.cache import run_key
 from study_runner.simulation.codes import compiler_identity
-from study_runner.tools.debian_source import Source, build_once, copy_tree, fetch_source
+from study_runner.tools.debian_source import Source
+from study_runner.tools.debian_source import build_once
+from study_runner.tools.debian_source import copy_tree
+from study_runner.tools.debian_source import fetch_source
 
 __all__ = [
     "ENERGY_TOLERANCE_RY",

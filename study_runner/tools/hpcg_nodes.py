@@ -15,7 +15,8 @@ import argparse
 import json
 import sys
 from contextlib import chdir
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from generators.files import atomic_write_text
@@ -25,7 +26,8 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.smpirun_on import prepare
-from study_runner.tools.validation import HPCG_BOX, hpcg_code
+from study_runner.tools.validation import HPCG_BOX
+from study_runner.tools.validation import hpcg_code
 
 __all__ = ["NODES", "Node", "Prediction", "predict"]
 

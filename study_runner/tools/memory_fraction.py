@@ -37,9 +37,12 @@ from dataclasses import dataclass
 
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import ONE_THREAD, compute_timing
-from study_runner.simulation.node_memory import NODE_ELEMENTS, memory_bandwidth
-from study_runner.tools.smpirun_on import UsageError, prepare
+from study_runner.simulation.compute import ONE_THREAD
+from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.node_memory import NODE_ELEMENTS
+from study_runner.simulation.node_memory import memory_bandwidth
+from study_runner.tools.smpirun_on import UsageError
+from study_runner.tools.smpirun_on import prepare
 
 __all__ = ["Fraction", "fraction_from_ratio", "measure_fraction"]
 

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth
-from study_runner.simulation.node_memory import MemoryTarget, memory_bandwidth, memory_speed
+from study_runner.simulation.node_memory import MemoryTarget
+from study_runner.simulation.node_memory import memory_bandwidth
+from study_runner.simulation.node_memory import memory_speed
 from study_runner.tools.platform_files import UsageError
 
 __all__ = ["MEMORY_MODE", "fraction", "memory_mode_speed", "memory_target", "unused"]

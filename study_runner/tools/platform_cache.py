@@ -22,9 +22,13 @@ from typing import Any
 from generators.families import platform_request
 from generators.model import Platform
 from generators.placement import write_hostfile
-from generators.writer import compiled_library, platform_files, platform_suffix, write_platform
+from generators.writer import compiled_library
+from generators.writer import platform_files
+from generators.writer import platform_suffix
+from generators.writer import write_platform
 from study_runner.paths import REPO
-from study_runner.simulation.cache import file_digest, run_key
+from study_runner.simulation.cache import file_digest
+from study_runner.simulation.cache import run_key
 
 __all__ = ["CachedPlatform", "hostfile_path", "platform_directory", "write_platform_directory"]
 

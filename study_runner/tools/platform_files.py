@@ -8,7 +8,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from generators.errors import TopologyError, shown
+from generators.errors import TopologyError
+from generators.errors import shown
 from generators.families import build_platform
 from generators.params import positive_int
 from generators.units import parse_speed

@@ -23,12 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generators import TopologyError, build_platform, platform_files, platform_suffix, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import platform_files
+from generators import platform_suffix
+from generators import write_platform
 from generators.files import atomic_write_text
 from study_runner.paths import REPO
 from study_runner.simulation.simgrid_options import PLATFORM_CHECK
-from study_runner.simulation.workdirs import unwinding_signals, work_directory
-from study_runner.tools.cases import case_parser, cases_to_run
+from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
+from study_runner.tools.cases import case_parser
+from study_runner.tools.cases import cases_to_run
 
 OUT_DIR = REPO / "results" / "benchmarks"
 SAMPLED_ROUTES = 200

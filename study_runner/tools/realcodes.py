@@ -18,17 +18,22 @@ verification under MPICH as well (the port's reference values), so DT runs the w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.codes import build_nas
-from study_runner.simulation.compute import calibration, compute_timing
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.outputs import parse_nas
-from study_runner.simulation.smpi import EXACT_COMPUTATION, cfg, run_smpirun_measured
+from study_runner.simulation.smpi import EXACT_COMPUTATION
+from study_runner.simulation.smpi import cfg
+from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.smpirun_on import prepare
 
@@ -98,7 +103,8 @@ def nas(code: str, klass: str) -> Code:
 
 
 def _hpcc_report(workdir: Path, label: str) -> dict[str, Any]:
-    from study_runner.tools.hpcc import OUTPUT, parse_hpcc
+    from study_runner.tools.hpcc import OUTPUT
+    from study_runner.tools.hpcc import parse_hpcc
 
     path = workdir / OUTPUT
     if not path.is_file():
@@ -116,7 +122,9 @@ def _hpcc_report(workdir: Path, label: str) -> dict[str, Any]:
 def hpcc(problem: str) -> Code:
     """The HPC Challenge suite (``study_runner.tools.hpcc``) on one of its problems, judged by every check HPCC makes;
     its time is HPL's."""
-    from study_runner.tools.hpcc import INPUT, build_hpcc, hpcc_input
+    from study_runner.tools.hpcc import INPUT
+    from study_runner.tools.hpcc import build_hpcc
+    from study_runner.tools.hpcc import hpcc_input
 
     return Code(
         f"hpcc.{problem}",
@@ -130,7 +138,11 @@ def hpcc(problem: str) -> Code:
 def espresso() -> Code:
     """Quantum ESPRESSO's pw.x on its test ``scf-disk_io`` (``study_runner.tools.espresso``): Fortran, every rank
     writing its own files; judged by the test suite's benchmark energy and each rank's file."""
-    from study_runner.tools.espresso import INPUT, MAX_RANKS, build_qe, pw_report, pw_setup
+    from study_runner.tools.espresso import INPUT
+    from study_runner.tools.espresso import MAX_RANKS
+    from study_runner.tools.espresso import build_qe
+    from study_runner.tools.espresso import pw_report
+    from study_runner.tools.espresso import pw_setup
 
     return Code(
         "qe.scf-disk_io",
@@ -146,7 +158,11 @@ def phonons() -> Code:
     """Quantum ESPRESSO's ph.x on its test ``ph_base`` (silicon at Gamma) after pw.x's SCF: a second Fortran program
     of the suite, reading what pw.x wrote and writing its own files per rank; judged by the benchmark's frequencies
     and dielectric constant (``study_runner.tools.espresso``)."""
-    from study_runner.tools.espresso import PH_MAX_RANKS, PH_STEPS, build_qe, ph_report, ph_setup
+    from study_runner.tools.espresso import PH_MAX_RANKS
+    from study_runner.tools.espresso import PH_STEPS
+    from study_runner.tools.espresso import build_qe
+    from study_runner.tools.espresso import ph_report
+    from study_runner.tools.espresso import ph_setup
 
     scf, phonon = (Path(step).name for step in PH_STEPS)
     return Code(

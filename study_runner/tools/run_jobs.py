@@ -49,13 +49,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generators import TopologyError, build_platform, platform_suffix, write_platform
+from generators import TopologyError
+from generators import build_platform
+from generators import platform_suffix
+from generators import write_platform
 from generators.allocation import fill
 from generators.files import atomic_write_text
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
-from study_runner.simulation.jobs import Job, JobTime, run_jobs
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import JobTime
+from study_runner.simulation.jobs import run_jobs
 from study_runner.studies.study import read_toml
 
 __all__ = ["jobs_of", "main"]

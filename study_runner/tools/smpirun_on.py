@@ -34,8 +34,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from generators.cli import add_family_params, nonempty
-from generators.errors import TopologyError, shown
+from generators.cli import add_family_params
+from generators.cli import nonempty
+from generators.errors import TopologyError
+from generators.errors import shown
 from generators.families import FAMILIES
 from generators.files import atomic_write_text
 from generators.model import Platform
@@ -44,27 +46,33 @@ from generators.placement import place_ranks
 from generators.writer import platform_files
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import COMPUTE_MODES, OFF_NOTICE, calibration, compute_options
+from study_runner.simulation.compute import COMPUTE_MODES
+from study_runner.simulation.compute import OFF_NOTICE
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import compute_options
 from study_runner.simulation.simgrid_options import cfg_problem
-from study_runner.simulation.smpi import SETUP_HINT, cfg, smpi_tmpdir, smpirun_command
-from study_runner.tools.memory_mode import (
-    MEMORY_MODE,
-    fraction,
-    memory_mode_speed,
-    memory_target,
-    unused,
-)
-from study_runner.tools.platform_cache import hostfile_path, platform_directory, write_platform_directory
-from study_runner.tools.platform_files import (
-    UsageError,
-    compiled_hosts,
-    core_speed,
-    hostfile_slots,
-    node_memory,
-    ranks_per_host,
-    xml_hosts,
-)
-from study_runner.tools.this_machine import THIS_MACHINE, describe_this_machine, this_machine
+from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import cfg
+from study_runner.simulation.smpi import smpi_tmpdir
+from study_runner.simulation.smpi import smpirun_command
+from study_runner.tools.memory_mode import MEMORY_MODE
+from study_runner.tools.memory_mode import fraction
+from study_runner.tools.memory_mode import memory_mode_speed
+from study_runner.tools.memory_mode import memory_target
+from study_runner.tools.memory_mode import unused
+from study_runner.tools.platform_cache import hostfile_path
+from study_runner.tools.platform_cache import platform_directory
+from study_runner.tools.platform_cache import write_platform_directory
+from study_runner.tools.platform_files import UsageError
+from study_runner.tools.platform_files import compiled_hosts
+from study_runner.tools.platform_files import core_speed
+from study_runner.tools.platform_files import hostfile_slots
+from study_runner.tools.platform_files import node_memory
+from study_runner.tools.platform_files import ranks_per_host
+from study_runner.tools.platform_files import xml_hosts
+from study_runner.tools.this_machine import THIS_MACHINE
+from study_runner.tools.this_machine import describe_this_machine
+from study_runner.tools.this_machine import this_machine
 
 __all__ = ["DIES_WITH_SMPIRUN", "main", "prepare"]
 

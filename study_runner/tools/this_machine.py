@@ -18,14 +18,16 @@ import json
 import os
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import calibration, machine_key
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import machine_key
 from study_runner.simulation.node_memory import memory_bandwidth
 
 __all__ = [

@@ -21,7 +21,8 @@ import statistics
 import subprocess
 import sys
 from contextlib import chdir
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,18 @@ from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.simulation.compute import calibrate, calibration
+from study_runner.simulation.compute import calibrate
+from study_runner.simulation.compute import calibration
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
-from study_runner.tools.realcodes import Code, hpcc, nas, run_steps_before
+from study_runner.tools.realcodes import Code
+from study_runner.tools.realcodes import hpcc
+from study_runner.tools.realcodes import nas
+from study_runner.tools.realcodes import run_steps_before
 from study_runner.tools.smpirun_on import prepare
-from study_runner.tools.this_machine import THIS_MACHINE, intra_node, measure_intra_node
+from study_runner.tools.this_machine import THIS_MACHINE
+from study_runner.tools.this_machine import intra_node
+from study_runner.tools.this_machine import measure_intra_node
 
 __all__ = ["HPCG_BOX", "VALIDATED", "Comparison", "compare", "hpcg_code", "memory_fraction"]
 

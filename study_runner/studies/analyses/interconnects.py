@@ -31,7 +31,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from generators.analysis import link_loads
-from generators.model import CABLE, Platform
+from generators.model import CABLE
+from generators.model import Platform
 from generators.schedules import shift_steps
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps

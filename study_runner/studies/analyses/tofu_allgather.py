@@ -27,7 +27,9 @@ from paper_models import collision_allgather as model
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
-from study_runner.studies.figure_fields import run_id, text, texts_by_name
+from study_runner.studies.figure_fields import run_id
+from study_runner.studies.figure_fields import text
+from study_runner.studies.figure_fields import texts_by_name
 
 FIGURES = {  # what Fig. 4-7 and the heatmaps show (figure_fields)
     "pingpong": run_id(),

@@ -15,9 +15,13 @@ Fence), and the Fence run traced.
 """
 
 from study_runner.studies.analyses.nbl_combine.figures import figures
-from study_runner.studies.analyses.nbl_combine.metrics import METRICS, notes
-from study_runner.studies.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS, model_block
-from study_runner.studies.figure_fields import run_id, strings, table
+from study_runner.studies.analyses.nbl_combine.metrics import METRICS
+from study_runner.studies.analyses.nbl_combine.metrics import notes
+from study_runner.studies.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS
+from study_runner.studies.analyses.nbl_combine.runs import model_block
+from study_runner.studies.figure_fields import run_id
+from study_runner.studies.figure_fields import strings
+from study_runner.studies.figure_fields import table
 
 FIGURES = {  # the runs and sizes the figures and notes show (figure_fields)
     "testjig": run_id(),

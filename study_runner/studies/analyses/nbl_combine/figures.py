@@ -18,30 +18,26 @@ from paper_models import vector_combining as vc
 from study_runner.errors import StudyError
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
-from study_runner.studies.analyses.nbl_combine.results import (
-    fig4_optimum,
-    fig4_scan,
-    jig_axes,
-    jig_table,
-    lengths_run,
-    model_vs_sim_rows,
-    nbl_f,
-    run_time,
-    table1_published,
-    winners,
-)
-from study_runner.studies.analyses.nbl_combine.runs import (
-    COLOURS,
-    FIG4,
-    MACHINE,
-    PLATFORMS,
-    algorithms,
-    fig4_case,
-    model_block,
-    model_time,
-    platforms,
-    sweep_run,
-)
+from study_runner.studies.analyses.nbl_combine.results import fig4_optimum
+from study_runner.studies.analyses.nbl_combine.results import fig4_scan
+from study_runner.studies.analyses.nbl_combine.results import jig_axes
+from study_runner.studies.analyses.nbl_combine.results import jig_table
+from study_runner.studies.analyses.nbl_combine.results import lengths_run
+from study_runner.studies.analyses.nbl_combine.results import model_vs_sim_rows
+from study_runner.studies.analyses.nbl_combine.results import nbl_f
+from study_runner.studies.analyses.nbl_combine.results import run_time
+from study_runner.studies.analyses.nbl_combine.results import table1_published
+from study_runner.studies.analyses.nbl_combine.results import winners
+from study_runner.studies.analyses.nbl_combine.runs import COLOURS
+from study_runner.studies.analyses.nbl_combine.runs import FIG4
+from study_runner.studies.analyses.nbl_combine.runs import MACHINE
+from study_runner.studies.analyses.nbl_combine.runs import PLATFORMS
+from study_runner.studies.analyses.nbl_combine.runs import algorithms
+from study_runner.studies.analyses.nbl_combine.runs import fig4_case
+from study_runner.studies.analyses.nbl_combine.runs import model_block
+from study_runner.studies.analyses.nbl_combine.runs import model_time
+from study_runner.studies.analyses.nbl_combine.runs import platforms
+from study_runner.studies.analyses.nbl_combine.runs import sweep_run
 from study_runner.studies.context import StudyContext
 
 

@@ -5,20 +5,21 @@ from __future__ import annotations
 import math
 
 from paper_models import vector_combining as vc
-from study_runner.simulation.smpi import EAGER_LIMIT_BYTES, SMPI_ENVELOPE_BYTES
-from study_runner.studies.analyses.nbl_combine.results import (
-    fig4_optimum,
-    fit_nbl,
-    jig_axes,
-    jig_table,
-    meshes_run,
-    model_vs_sim_rows,
-    nbl_f,
-    run_time,
-    table1_published,
-    winners,
-)
-from study_runner.studies.analyses.nbl_combine.runs import MACHINE, PLATFORMS, platforms
+from study_runner.simulation.smpi import EAGER_LIMIT_BYTES
+from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
+from study_runner.studies.analyses.nbl_combine.results import fig4_optimum
+from study_runner.studies.analyses.nbl_combine.results import fit_nbl
+from study_runner.studies.analyses.nbl_combine.results import jig_axes
+from study_runner.studies.analyses.nbl_combine.results import jig_table
+from study_runner.studies.analyses.nbl_combine.results import meshes_run
+from study_runner.studies.analyses.nbl_combine.results import model_vs_sim_rows
+from study_runner.studies.analyses.nbl_combine.results import nbl_f
+from study_runner.studies.analyses.nbl_combine.results import run_time
+from study_runner.studies.analyses.nbl_combine.results import table1_published
+from study_runner.studies.analyses.nbl_combine.results import winners
+from study_runner.studies.analyses.nbl_combine.runs import MACHINE
+from study_runner.studies.analyses.nbl_combine.runs import PLATFORMS
+from study_runner.studies.analyses.nbl_combine.runs import platforms
 from study_runner.studies.context import StudyContext
 
 

@@ -8,19 +8,17 @@ from typing import Any
 import numpy as np
 
 from paper_models import vector_combining as vc
-from study_runner.studies.analyses.nbl_combine.runs import (
-    FIG4,
-    MACHINE,
-    PLATFORMS,
-    algorithms,
-    fig4_case,
-    lengths,
-    meshes,
-    model_block,
-    model_time,
-    platforms,
-    sweep_run,
-)
+from study_runner.studies.analyses.nbl_combine.runs import FIG4
+from study_runner.studies.analyses.nbl_combine.runs import MACHINE
+from study_runner.studies.analyses.nbl_combine.runs import PLATFORMS
+from study_runner.studies.analyses.nbl_combine.runs import algorithms
+from study_runner.studies.analyses.nbl_combine.runs import fig4_case
+from study_runner.studies.analyses.nbl_combine.runs import lengths
+from study_runner.studies.analyses.nbl_combine.runs import meshes
+from study_runner.studies.analyses.nbl_combine.runs import model_block
+from study_runner.studies.analyses.nbl_combine.runs import model_time
+from study_runner.studies.analyses.nbl_combine.runs import platforms
+from study_runner.studies.analyses.nbl_combine.runs import sweep_run
 from study_runner.studies.context import StudyContext
 
 

@@ -226,9 +226,17 @@ def crossbar_study(name: str, title: str, hosts: int, runs: str) -> str:
     )
 
 
-def run_table(run_id: str, app: str, ranks: int) -> str:
-    """A [[runs]] table of a :func:`crossbar_study`: ``app`` on ``ranks`` ranks (more of its keys may follow)."""
-    return f'[[runs]]\nid = "{run_id}"\nplatform = "crossbar"\napp = "{app}"\nranks = {ranks}\n'
+def run_table(run_id: str, app: str, ranks: int, platform: str = "crossbar") -> str:
+    """A [[runs]] table of a study: ``app`` on ``ranks`` ranks of ``platform`` (that of a :func:`crossbar_study` by
+    default); more of its keys may follow."""
+    return f'[[runs]]\nid = "{run_id}"\nplatform = "{platform}"\napp = "{app}"\nranks = {ranks}\n'
+
+
+def exact_check(**fields: object) -> str:
+    """A study's [[checks]] table of an exact check (kind "exact", tolerance 0) with ``fields``, each written
+    ``key = value`` with the value in JSON (a TOML string, number or array alike); more of its keys may follow."""
+    table = {"tolerance": 0, "kind": "exact", **fields}
+    return "[[checks]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
 
 
 def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess[str]:

@@ -12,6 +12,8 @@ from study_runner.errors import StudyError
 from study_runner.studies.study import load_study
 from study_runner.studies.study import study_names
 from tests.conftest import REPO
+from tests.conftest import exact_check
+from tests.conftest import run_table
 
 GOOD_STUDY = """
 name = "mini"
@@ -34,28 +36,16 @@ trace_links = true
 family = "crossbar"
 hosts = 3
 nbl = "nominal"
-
-[[runs]]
-id = "exchange_one"
-platform = "star"
-app = "exchange"
-ranks = 3
-args = ["-p", "1", "-s", "1M"]
-
-[[runs]]
-id = "exchange_two"
-platform = "star"
-app = "exchange"
-ranks = 3
-args = ["-p", "2", "-s", "1M"]
 """
+GOOD_STUDY += "".join(  # the exchange on the star's 3 ranks, rank 0 with 1 peer, then with 2
+    f'\n{run_table(f"exchange_{word}", "exchange", 3, platform="star")}args = ["-p", "{peers}", "-s", "1M"]\n'
+    for word, peers in (("one", 1), ("two", 2))
+)
 SANITY = (REPO / "studies" / "sanity-alpha-beta.toml").read_text()
 GOOD_STUDY += SANITY[SANITY.index("\n[[checks]]") :]  # the sanity study's checks and figures, on these runs
 
 
-EXACT_CHECK = (
-    '[[checks]]\nid = "x"\nsimulated = "{1}"\nvalue = 1\nunit = ""\ntolerance = 0\nkind = "exact"\n' + 'what = ""\n'
-)
+EXACT_CHECK = exact_check(id="x", simulated="{1}", value=1, unit="", what="")
 
 
 def write_study(tmp_path: Path, text: str) -> Path:

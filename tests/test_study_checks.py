@@ -16,6 +16,7 @@ from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 from study_runner.studies.study import load_study
 from study_runner.studies.study import study_names
+from tests.conftest import exact_check
 
 HEADER = """
 name = "demo"
@@ -128,23 +129,15 @@ what = "the 2.2x"
 
 
 def test_a_published_table_on_axes_of_its_own(tmp_path: Path) -> None:
-    study = load(
-        tmp_path,
-        """
-[[checks]]
-id = "table6.{nodes}"
-simulated = "{nodes // 2}"
-value = "{bisection}"
-unit = "links"
-tolerance = 0
-kind = "exact"
-what = "bisection of {nodes} nodes"
-source = "Table 6"
-[[checks.zip]]
-nodes = [512, 1024]
-bisection = [256, 512]
-""",
+    table = exact_check(
+        id="table6.{nodes}",
+        simulated="{nodes // 2}",
+        value="{bisection}",
+        unit="links",
+        what="bisection of {nodes} nodes",
+        source="Table 6",
     )
+    study = load(tmp_path, table + "[[checks.zip]]\nnodes = [512, 1024]\nbisection = [256, 512]\n")
     checks = context(study, {}).declared_checks({})
     assert [(c.id, c.published, c.simulated, c.passed) for c in checks] == [
         ("table6.512", 256.0, 256.0, True),
@@ -217,21 +210,16 @@ def test_the_mlfm_study_declares_its_whole_experiment() -> None:
 
 def test_a_check_per_record_of_a_run_and_a_comparison_is_one_when_it_holds(tmp_path: Path) -> None:
     """``records``: the sizes a ping-pong printed are the points (only known when it ran)."""
-    study = load(
-        tmp_path,
-        """
-[[checks]]
-records = "a2a.12.mlfm.16M"
-id = "size.{bytes}"
-simulated = "{bytes > 10}"
-value = 1
-unit = "bool"
-tolerance = 0
-kind = "exact"
-what = "{bytes} B"
-source = ""
-""",
+    table = exact_check(
+        records="a2a.12.mlfm.16M",
+        id="size.{bytes}",
+        simulated="{bytes > 10}",
+        value=1,
+        unit="bool",
+        what="{bytes} B",
+        source="",
     )
+    study = load(tmp_path, table)
     ctx = context(study, {"a2a.12.mlfm.16M": 1.0})
     records = [{"bytes": 8, "oneway_s": 1e-6}, {"bytes": 64, "oneway_s": 2e-6}]
     ctx.results["a2a.12.mlfm.16M"].records[:] = records

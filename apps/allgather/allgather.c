@@ -134,8 +134,8 @@ struct copy_cost {
  * Arguments.
  */
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_NONE,
@@ -164,24 +164,20 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                     "MEMCPY_LATENCY + n/MEMCPY_RATE seconds; 0: copies cost nothing (a real MPI "
                     "ignores both)"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* The algorithm is required, 2 ranks at least, a block of 1 byte at least; a copy latency needs a
+ * copy rate. */
+static int check_options(struct options *opt, int nranks)
+{
     if (opt->algorithm == ALGORITHM_NONE) {
         tl_arg_error(APP_NAME, "the algorithm is required: -a/--algorithm ring|bruck");
         return TL_EXIT_USAGE;
     }
-    if (nranks < 2) {
-        tl_arg_error(APP_NAME, "needs at least 2 MPI ranks (got %d)", nranks);
+    if (tl_check_ranks(APP_NAME, nranks, 2) != TL_ARGS_OK ||
+        tl_check_sizes(APP_NAME, &opt->sizes, "a block") != TL_ARGS_OK)
         return TL_EXIT_USAGE;
-    }
-    for (size_t k = 0; k < opt->sizes.count; k++)
-        if (opt->sizes.values[k] <= 0) {
-            tl_arg_error(APP_NAME,
-                         "invalid -s/--sizes value %lld: a block needs at least 1 byte",
-                         (long long)opt->sizes.values[k]);
-            return TL_EXIT_USAGE;
-        }
     if (opt->memcpy_latency > 0.0 && opt->memcpy_rate == 0.0) {
         tl_arg_error(APP_NAME,
                      "--memcpy-latency %g needs --memcpy-rate > 0 (with rate 0 memory copies "
@@ -419,7 +415,7 @@ static int run(struct options *opt, int rank, int nranks)
     for (size_t k = 0; k < opt->sizes.count; k++)
         errors += run_size(opt, (size_t)opt->sizes.values[k], rank, nranks);
 
-    return opt->verify && errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -58,8 +58,6 @@
 #define MIB 1048576.0
 
 static const char *const algorithm_names[] = {"pairwise", "mlfm", NULL};
-enum local_copy { COPY_REAL, COPY_SKIP };
-static const char *const local_copy_names[] = {"real", "skip", NULL};
 
 static const char description[] =
     "All-to-all personalised exchange of one BYTES block between every pair of the N ranks, in N "
@@ -74,12 +72,12 @@ struct options {
     const char *shape_text;
     int64_t bytes;
     int phases; /* 0: all N */
-    int local_copy;
+    int local_copy; /* TL_LOCAL_REAL or TL_LOCAL_SKIP: --local-copy */
     int warmup;
     int iterations;
     int verify;
     int print_schedule;
-    struct schedule sched; /* the schedule the options give (parse_args fills it) */
+    struct schedule sched; /* the schedule the options give (check_options fills it) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -125,12 +123,6 @@ static int parse_shape(const char *text, struct schedule *s)
     return 1;
 }
 
-/* a*b for a, b >= 0, saturated at INT64_MAX. */
-static int64_t mul_saturated(int64_t a, int64_t b)
-{
-    return (b != 0 && a > INT64_MAX / b) ? INT64_MAX : a * b;
-}
-
 /* Reads --shape into *s and checks it: mlfm needs one with 1 <= m <= l - 1, and n*l*m must be the
  * ranks. Returns 1, or 0 after printing the error. */
 static int check_shape(const struct options *opt, struct schedule *s, int nranks)
@@ -152,7 +144,7 @@ static int check_shape(const struct options *opt, struct schedule *s, int nranks
         }
     }
     if (s->has_shape) {
-        int64_t servers = mul_saturated(mul_saturated(s->n, s->l), s->m);
+        int64_t servers = tl_mul_saturated(tl_mul_saturated(s->n, s->l), s->m);
         if (servers != nranks) {
             tl_arg_error(APP_NAME,
                          "--shape %d,%d,%d has n*l*m = %lld servers but there are %d MPI ranks",
@@ -163,13 +155,13 @@ static int check_shape(const struct options *opt, struct schedule *s, int nranks
     return 1;
 }
 
-/* Fills *opt (and opt->sched) from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_PAIRWISE,
         .bytes = DEFAULT_BYTES,
-        .local_copy = COPY_REAL,
+        .local_copy = TL_LOCAL_REAL,
         .warmup = DEFAULT_WARMUP,
         .iterations = DEFAULT_ITERATIONS,
     };
@@ -184,9 +176,9 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                     "block size per destination, >= 1 (buffers are K*BYTES each)"),
         tl_opt_int('\0', "phases", "K", &opt->phases, 1, INT_MAX,
                    "run phases 0..K-1 only (K <= N; default: all N phases)"),
-        tl_opt_choice('\0', "local-copy", "MODE", &opt->local_copy, local_copy_names,
-                      "real: phase 0 copies the rank's own block; skip: it copies nothing, for "
-                      "communication-only simulations of large blocks, not with --verify"),
+        tl_opt_local_work("local-copy", &opt->local_copy,
+                          "real: phase 0 copies the rank's own block; skip: it copies nothing, for "
+                          "communication-only simulations of large blocks, not with --verify"),
         tl_opt_warmup(&opt->warmup, "untimed iterations first"),
         tl_opt_iterations(&opt->iterations, "timed iterations"),
         tl_opt_verify(&opt->verify,
@@ -195,10 +187,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                       "smpi/auto-shared-malloc-thresh above N*BYTES"),
         tl_opt_print_schedule(&opt->print_schedule),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
 
+/* Fills opt->sched and opt->phases (all N by default); checks the block size, the shape, --verify
+ * against --local-copy skip, the phases and the buffers' size. */
+static int check_options(struct options *opt, int nranks)
+{
     opt->sched = (struct schedule){.algorithm = opt->algorithm, .ranks = nranks};
     if (opt->bytes < 1) {
         tl_arg_error(APP_NAME, "invalid --size value %lld: the block size must be >= 1 byte",
@@ -207,10 +202,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
     }
     if (!check_shape(opt, &opt->sched, nranks))
         return TL_EXIT_USAGE;
-    if (opt->verify && opt->local_copy == COPY_SKIP) {
-        tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with --local-copy skip");
+    if (tl_check_local_work(APP_NAME, "local-copy", opt->local_copy, opt->verify) != TL_ARGS_OK)
         return TL_EXIT_USAGE;
-    }
     if (opt->phases > nranks) {
         tl_arg_error(APP_NAME, "invalid --phases value %d: there are only %d phases (one per rank)",
                      opt->phases, nranks);
@@ -335,7 +328,7 @@ static void alltoall_once(const struct exchange *x, int local_copy)
 {
     int count = (int)x->bytes; /* <= MAX_BYTES < INT_MAX */
     double start = MPI_Wtime();
-    if (local_copy == COPY_REAL)
+    if (local_copy == TL_LOCAL_REAL)
         memcpy(x->recvbuf, x->sendbuf, x->bytes); /* phase 0: send_to[0] == recv_from[0] == rank */
     x->phase_end[0] = MPI_Wtime() - start;
     for (int p = 1; p < x->phases; p++) {
@@ -427,7 +420,7 @@ static int run(struct options *opt, int rank, int nranks)
         print_result(opt, sched, spread, latest, total_errors);
     free(latest);
     exchange_free(&x);
-    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, total_errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -88,12 +88,6 @@ struct options {
  * Arguments.
  */
 
-/* a*b for a, b >= 0, saturated at INT64_MAX. */
-static int64_t mul_saturated(int64_t a, int64_t b)
-{
-    return (b != 0 && a > INT64_MAX / b) ? INT64_MAX : a * b;
-}
-
 /* "16x12x8x4x2": the dimensions for messages (truncated to len - 1 characters). */
 static void format_dims(const tl_int_list *dims, char *buf, size_t len)
 {
@@ -107,8 +101,8 @@ static void format_dims(const tl_int_list *dims, char *buf, size_t len)
     }
 }
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .dims = {.count = 0, .given = 0},
@@ -132,9 +126,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                       "exit status 1 if one is wrong"),
         tl_opt_print_schedule(&opt->print_schedule),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* The torus: lengths 1 or even, one node per rank, 2 nodes at least; a chunk of 1 byte at least;
+ * the rounds fit an int. */
+static int check_options(struct options *opt, int nranks)
+{
     const tl_int_list *dims = &opt->dims;
     if (dims->count == 0) {
         tl_arg_error(APP_NAME,
@@ -154,7 +152,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         }
     int64_t nodes = 1;
     for (size_t i = 0; i < dims->count; i++)
-        nodes = mul_saturated(nodes, dims->values[i]);
+        nodes = tl_mul_saturated(nodes, dims->values[i]);
     char shape[256];
     format_dims(dims, shape, sizeof shape);
     if (nodes != nranks) {
@@ -313,7 +311,7 @@ static void print_result(const struct options *opt, int nranks, const double spr
     tl_json_i64(&json, "chunks", opt->chunks);
     tl_json_repetitions(&json, opt->iterations, opt->warmup);
     tl_json_i64(&json, "bytes_per_pair",
-                mul_saturated((int64_t)opt->iterations * opt->chunks, opt->chunk));
+                tl_mul_saturated((int64_t)opt->iterations * opt->chunks, opt->chunk));
     tl_json_spread(&json, "time_per_pair_s", spread);
     tl_json_f64(&json, "time_per_round_s", spread[1] / opt->iterations);
     tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "words");
@@ -334,7 +332,7 @@ static int run(struct options *opt, int rank, int nranks)
     long long total_errors = tl_sum_errors(opt->verify, errors);
     if (rank == 0)
         print_result(opt, nranks, spread, total_errors);
-    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, total_errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

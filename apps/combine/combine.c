@@ -99,8 +99,8 @@ struct options {
  * Arguments.
  */
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_FENCE,
@@ -138,9 +138,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                       "sum on every rank after each iteration; exit status 1 if wrong"),
         tl_opt_print_schedule(&opt->print_schedule),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* The mesh has a shape, of as many nodes as there are ranks. */
+static int check_options(struct options *opt, int nranks)
+{
     if (opt->width == 0 || opt->height == 0) {
         tl_arg_error(APP_NAME,
                      "the mesh shape is required: -W/--width W and -H/--height H with W*H = %d "
@@ -422,7 +425,7 @@ static int run(struct options *opt, int rank, int nranks)
     long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
         print_result(opt, nranks, blocks, steps, spread, total_errors);
-    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, total_errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

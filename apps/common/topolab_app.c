@@ -182,6 +182,14 @@ int64_t tl_size_list_max(const tl_size_list *list)
     return largest;
 }
 
+int tl_int_list_max(const tl_int_list *list)
+{
+    int largest = 1;
+    for (size_t k = 0; k < list->count; k++)
+        largest = list->values[k] > largest ? list->values[k] : largest;
+    return largest;
+}
+
 void tl_report_errors(const char *app, int version, const char *key, const char *name, int64_t count,
                       long long mine)
 {
@@ -250,6 +258,11 @@ void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op
     MPI_Reduce(in, out, count, MPI_DOUBLE, mpi_op, 0, MPI_COMM_WORLD);
 }
 
+int64_t tl_mul_saturated(int64_t a, int64_t b)
+{
+    return (b != 0 && a > INT64_MAX / b) ? INT64_MAX : a * b;
+}
+
 int tl_ceil_log2(int n)
 {
     int k = 0;
@@ -296,6 +309,11 @@ long long tl_sum_errors(int verify, long long errors)
     if (verify)
         MPI_Allreduce(&errors, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return total;
+}
+
+int tl_exit_status(int verify, long long errors)
+{
+    return verify && errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
 }
 
 void tl_json_end_verified(tl_json *json, const char *app, int verify, long long errors,

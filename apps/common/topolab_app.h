@@ -68,9 +68,10 @@ tl_status tl_parse_int(const char *text, int min, int max, int *out);
 /*
  * Table-driven command line. An app describes its options in an array of
  * tl_option (built with the tl_opt_* constructors below, which check the type
- * of each target at compile time), stores the defaults in the targets, and
- * calls tl_parse_args() once. Accepted spellings, for an option with the short
- * name 's' and the long name "sizes":  -s 1K   -s1K   --sizes 1K   --sizes=1K.
+ * of each target at compile time) and stores the defaults in the targets; the
+ * harness's main calls tl_parse_args() once (TL_APP). Accepted spellings, for
+ * an option with the short name 's' and the long name "sizes":
+ *   -s 1K   -s1K   --sizes 1K   --sizes=1K.
  * A flag takes no value (-v, --verify; "--verify=x" is an error). The last
  * occurrence of a repeated option wins, except for an integer list, whose
  * occurrences add up (-L 1 -L 2,4 = -L 1,2,4; the first one replaces the
@@ -221,32 +222,77 @@ static inline tl_option tl_opt_print_schedule(int *target)
                        "without communicating");
 }
 
+/* The one option of the legal-MPI checks, -n/--counts COUNTS: the element counts to try, each
+ * <= max (`help` says what is counted). */
+static inline tl_option tl_opt_counts(tl_size_list *target, int64_t max, const char *help)
+{
+    return tl_opt_size_list('n', "counts", "COUNTS", target, max, help);
+}
+
 /*
- * An app is its options, their parser and its run; the harness's main (topolab_main.c, as IMB's)
- * starts MPI, parses the options (a bad one: one message and the parser's status, before anything
- * runs), runs the app and stops MPI, returning the run's exit status. An app declares itself with
- *   TL_APP(struct options, parse_args, run);
- *   static int parse_args(int argc, char **argv, int nranks, struct options *opt);  TL_ARGS_OK or a status
- *   static int run(struct options *opt, int rank, int nranks);                       the exit status
+ * The local work of an app whose data a communication-only simulation of large sizes need not
+ * touch (alltoall's own-block copy, transpose's fill and local transpose): a choice of
+ * tl_local_work_names, TL_LOCAL_REAL (do it) or TL_LOCAL_SKIP (never touch the data, so not with
+ * --verify: tl_check_local_work), spelled --<long_name> MODE.
  */
+enum { TL_LOCAL_REAL, TL_LOCAL_SKIP };
+extern const char *const tl_local_work_names[];
+
+static inline tl_option tl_opt_local_work(const char *long_name, int *target, const char *help)
+{
+    return tl_opt_choice('\0', long_name, "MODE", target, tl_local_work_names, help);
+}
+
+/*
+ * An app is its name, its description, its options, their checks and its run; the harness's main
+ * (topolab_main.c, as IMB's) starts MPI, has the app declare its options, parses the command line
+ * against them (tl_parse_args), has the app check the values it got, runs the app and stops MPI,
+ * returning the run's exit status (a bad option, or values the checks refuse: one message and
+ * TL_EXIT_USAGE, before anything runs). An app declares itself with
+ *   TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);
+ *   static size_t declare_options(struct options *opt, tl_option *table);
+ *       the defaults into *opt, the option table into table[0..TL_MAX_OPTIONS-1] (tl_copy_options);
+ *       returns the number of options
+ *   static int check_options(struct options *opt, int nranks);
+ *       the checks of the values against each other and the ranks (tl_arg_error); TL_ARGS_OK or
+ *       TL_EXIT_USAGE; tl_no_checks for an app that has none
+ *   static int run(struct options *opt, int rank, int nranks);  the exit status
+ */
+#define TL_MAX_OPTIONS 16
+
 typedef struct {
+    const char *name;
+    const char *description;
     size_t options_size;
-    int (*parse)(int argc, char **argv, int nranks, void *options);
+    size_t (*declare)(void *options, tl_option *table);
+    int (*check)(void *options, int nranks);
     int (*run)(void *options, int rank, int nranks);
 } tl_app;
 
 extern const tl_app tl_the_app;
 
-#define TL_APP(options_type, parse_fn, run_fn)                                                 \
-    static int tl_app_parse(int argc, char **argv, int nranks, void *options)                 \
+#define TL_APP(options_type, name, description, declare_fn, check_fn, run_fn)                  \
+    static size_t tl_app_declare(void *options, tl_option *table)                              \
     {                                                                                          \
-        return parse_fn(argc, argv, nranks, (options_type *)options);                          \
+        return declare_fn((options_type *)options, table);                                     \
+    }                                                                                          \
+    static int tl_app_check(void *options, int nranks)                                         \
+    {                                                                                          \
+        return check_fn((options_type *)options, nranks);                                      \
     }                                                                                          \
     static int tl_app_run(void *options, int rank, int nranks)                                 \
     {                                                                                          \
         return run_fn((options_type *)options, rank, nranks);                                  \
     }                                                                                          \
-    const tl_app tl_the_app = {sizeof(options_type), tl_app_parse, tl_app_run}
+    const tl_app tl_the_app = {name, description, sizeof(options_type), tl_app_declare,        \
+                               tl_app_check, tl_app_run}
+
+/* What an app's declare_options returns: copies options[0..count-1] into table (room for
+ * TL_MAX_OPTIONS; more is a bug of the app: a message and MPI_Abort) and returns count. */
+size_t tl_copy_options(tl_option *table, const tl_option *options, size_t count);
+
+/* The check_options of an app whose options need no checks: TL_ARGS_OK. */
+int tl_no_checks(void *options, int nranks);
 
 /* MPI_Init and this rank's place in MPI_COMM_WORLD; MPI_Finalize, then the exit status `code`
  * (the harness's main calls them). */
@@ -266,20 +312,13 @@ int tl_stop(int code);
 int tl_parse_args(const char *app, const char *description, const tl_option *options,
                   size_t count, int argc, char **argv);
 
-/*
- * The command line of the legal-MPI checks, whose one option is -n/--counts COUNTS: the element
- * counts to try (each <= max, the defaults already in *counts; `help` says what is counted).
- * Returns as tl_parse_args.
- */
-int tl_parse_counts_args(const char *app, const char *description, tl_size_list *counts,
-                         int64_t max, const char *help, int argc, char **argv);
-
 /* Parses a finite decimal number >= min (e.g. "0", "2.5e-9"). */
 tl_status tl_parse_real(const char *text, double min, double *out);
 
 /*
  * Rank 0 prints "<app>: error: <printf-formatted message>" on stderr, for
- * the checks an app makes after tl_parse_args (rank counts, combinations).
+ * the checks an app makes after tl_parse_args (its check_options: rank counts,
+ * combinations).
  */
 void tl_arg_error(const char *app, const char *format, ...)
 #if defined(__GNUC__)
@@ -292,6 +331,17 @@ void tl_arg_error(const char *app, const char *format, ...)
  * MPI_Abort, so callers never see NULL.
  */
 void *tl_alloc_or_abort(const char *app, size_t n);
+
+/*
+ * Checks that several apps' check_options make, each TL_ARGS_OK or TL_EXIT_USAGE after one
+ * tl_arg_error line:
+ *   tl_check_ranks: at least `min` MPI ranks ("needs at least MIN MPI ranks (got N)");
+ *   tl_check_sizes: every size of -s/--sizes is >= 1 byte ("`what` needs at least 1 byte");
+ *   tl_check_local_work: not --verify with --<long_name> skip (see tl_opt_local_work).
+ */
+int tl_check_ranks(const char *app, int nranks, int min);
+int tl_check_sizes(const char *app, const tl_size_list *sizes, const char *what);
+int tl_check_local_work(const char *app, const char *long_name, int local, int verify);
 
 /* Running min/avg/max of a series of timings. */
 typedef struct {
@@ -316,6 +366,9 @@ void tl_reduce_to_root(const double *in, double *out, int count, tl_reduce_op op
 
 /* ceil(log2(n)) for n >= 1: the steps of a recursive-doubling (Bruck) or binary-tree schedule. */
 int tl_ceil_log2(int n);
+
+/* a*b for a, b >= 0, saturated at INT64_MAX (a product of user-given lengths, say). */
+int64_t tl_mul_saturated(int64_t a, int64_t b);
 
 /* spread = minimum, mean and maximum over the ranks of each rank's `value`, on rank 0 (the other
  * ranks get 0 for the minimum and the maximum). Collective. */
@@ -352,6 +405,10 @@ tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations);
  * timed part but the reduction of its times, whose traffic may still meet other ranks' last messages.
  */
 long long tl_sum_errors(int verify, long long errors);
+
+/* The exit status of a run: TL_EXIT_VERIFY_FAILED when --verify (`verify`) found wrong values
+ * (`errors`, over all ranks: tl_sum_errors), else 0. */
+int tl_exit_status(int verify, long long errors);
 
 /*
  * JSON-line writer: tl_json_begin, then any number of fields, then
@@ -413,6 +470,8 @@ void tl_json_header(tl_json *json, const char *app, int version);
 
 /* The largest value of a size list, at least 1 (a buffer for every size of the list, never 0 bytes). */
 int64_t tl_size_list_max(const tl_size_list *list);
+/* The same for an integer list: its largest value, at least 1. */
+int tl_int_list_max(const tl_int_list *list);
 
 /*
  * The legal-MPI checks' report: sums `mine` (this rank's errors) over MPI_COMM_WORLD and has

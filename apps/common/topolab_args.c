@@ -1,6 +1,7 @@
 /*
  * topolab_args.c - the apps' command lines: sizes, integers and reals with
- * their errors, argument-error reporting and the table-driven option parser.
+ * their errors, argument-error reporting, the table-driven option parser and
+ * the checks the apps make after it.
  * See topolab_app.h for the conventions. Plain MPI + C11, no SimGrid calls.
  */
 #include "topolab_usage.h"
@@ -375,9 +376,53 @@ int tl_parse_args(const char *app, const char *description, const tl_option *opt
     return TL_ARGS_OK;
 }
 
-int tl_parse_counts_args(const char *app, const char *description, tl_size_list *counts,
-                         int64_t max, const char *help, int argc, char **argv)
+size_t tl_copy_options(tl_option *table, const tl_option *options, size_t count)
 {
-    const tl_option options[] = {tl_opt_size_list('n', "counts", "COUNTS", counts, max, help)};
-    return tl_parse_args(app, description, options, TL_COUNT(options), argc, argv);
+    if (count > TL_MAX_OPTIONS) {
+        fprintf(stderr, "topolab: error: %zu options, more than TL_MAX_OPTIONS (%d)\n", count,
+                TL_MAX_OPTIONS);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memcpy(table, options, count * sizeof *table);
+    return count;
+}
+
+int tl_no_checks(void *options, int nranks)
+{
+    (void)options;
+    (void)nranks;
+    return TL_ARGS_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Checks after parsing.
+ */
+
+const char *const tl_local_work_names[] = {"real", "skip", NULL};
+
+int tl_check_ranks(const char *app, int nranks, int min)
+{
+    if (nranks >= min)
+        return TL_ARGS_OK;
+    tl_arg_error(app, "needs at least %d MPI ranks (got %d)", min, nranks);
+    return TL_EXIT_USAGE;
+}
+
+int tl_check_sizes(const char *app, const tl_size_list *sizes, const char *what)
+{
+    for (size_t k = 0; k < sizes->count; k++)
+        if (sizes->values[k] <= 0) {
+            tl_arg_error(app, "invalid -s/--sizes value %lld: %s needs at least 1 byte",
+                         (long long)sizes->values[k], what);
+            return TL_EXIT_USAGE;
+        }
+    return TL_ARGS_OK;
+}
+
+int tl_check_local_work(const char *app, const char *long_name, int local, int verify)
+{
+    if (!verify || local != TL_LOCAL_SKIP)
+        return TL_ARGS_OK;
+    tl_arg_error(app, "--verify needs the data: it cannot be combined with --%s skip", long_name);
+    return TL_EXIT_USAGE;
 }

@@ -61,9 +61,9 @@ struct options {
     int verify;
 };
 
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
-    (void)nranks;
     *opt = (struct options){.n = {DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE},
                             .levels = DEFAULT_LEVELS,
                             .sets = 1,
@@ -77,9 +77,13 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_iterations(&opt->iterations, "conjugate-gradient iterations per set"),
         tl_opt_verify(&opt->verify, "exit status 1 unless the residual fell below 1e-3 of the first"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* Every level halves the box; a rank holds 2^27 rows at most. */
+static int check_options(struct options *opt, int nranks)
+{
+    (void)nranks;
     int multiple = 1 << (opt->levels - 1);
     for (int k = 0; k < 3; k++)
         if (opt->n[k] % multiple) {
@@ -204,7 +208,7 @@ static int run(struct options *opt, int rank, int nranks)
     for (size_t i = 0; i < TL_COUNT(vectors); i++)
         free(vectors[i]);
     hpcg_problem_free(&problem);
-    return opt->verify && !(residual < VERIFY_RESIDUAL) ? 1 : 0;
+    return tl_exit_status(opt->verify, !(residual < VERIFY_RESIDUAL));
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -58,8 +58,6 @@ enum algorithm { ALGORITHM_TWO_STEP, ALGORITHM_DIRECT };
 static const char *const algorithm_names[] = {"two-step", "direct", NULL};
 enum duplex { DUPLEX_HALF, DUPLEX_FULL };
 static const char *const duplex_names[] = {"half", "full", NULL};
-enum local_mode { LOCAL_REAL, LOCAL_SKIP };
-static const char *const local_names[] = {"real", "skip", NULL};
 
 static const char description[] =
     "Parallel matrix transpose of the Three Quads paper on P = q^3 ranks, q = s^2 a perfect "
@@ -78,13 +76,13 @@ struct options {
     int print_schedule;
     int warmup;
     int iterations;
-    int local;
+    int local; /* TL_LOCAL_REAL or TL_LOCAL_SKIP: --local-transpose */
     double transpose_cost;
-    struct geometry g; /* the cube of the P ranks (parse_args fills it) */
+    struct geometry g; /* the cube of the P ranks (check_options fills it) */
 };
 
-/* Fills *opt (and opt->g) from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .algorithm = ALGORITHM_TWO_STEP,
@@ -93,7 +91,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         .assignment = NULL,
         .warmup = 0,
         .iterations = 1,
-        .local = LOCAL_REAL,
+        .local = TL_LOCAL_REAL,
         .transpose_cost = 0.0,
     };
     const tl_option options[] = {
@@ -116,16 +114,19 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                                     "paper's one-shot measurement)"),
         tl_opt_iterations(&opt->iterations,
                           "timed transposes; each phase's time is their mean (default 1)"),
-        tl_opt_choice('\0', "local-transpose", "MODE", &opt->local, local_names,
-                      "real: fill and transpose the blocks; skip: never touch them, for "
-                      "communication-only simulations of large N, not with --verify"),
+        tl_opt_local_work("local-transpose", &opt->local,
+                          "real: fill and transpose the blocks; skip: never touch them, for "
+                          "communication-only simulations of large N, not with --verify"),
         tl_opt_real('\0', "transpose-cost", "SECONDS", &opt->transpose_cost, 0.0,
                     "modelled seconds per element of the local transpose, injected as "
                     "computation under SMPI and ignored with a real MPI"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* The ranks make a cube of the paper's (opt->g); --verify needs the data, with exact values. */
+static int check_options(struct options *opt, int nranks)
+{
     if (!make_geometry(nranks, &opt->g)) {
         tl_arg_error(APP_NAME,
                      "needs P = q^3 MPI ranks with q a perfect square, i.e. 1, 64, 729, "
@@ -133,11 +134,8 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
                      nranks);
         return TL_EXIT_USAGE;
     }
-    if (opt->verify && opt->local == LOCAL_SKIP) {
-        tl_arg_error(APP_NAME, "--verify needs the data: it cannot be combined with "
-                               "--local-transpose skip");
+    if (tl_check_local_work(APP_NAME, "local-transpose", opt->local, opt->verify) != TL_ARGS_OK)
         return TL_EXIT_USAGE;
-    }
     double order = (double)opt->g.side * opt->block;
     if (opt->verify && order * order > 9007199254740992.0) {
         tl_arg_error(APP_NAME,
@@ -301,11 +299,11 @@ static long long run_transpose(const struct options *opt, const struct geometry 
      * one being sent from and the one being received into, alternately. */
     double *original = tl_alloc_or_abort(APP_NAME, bytes);
     double *transposed = tl_alloc_or_abort(APP_NAME, bytes);
-    if (opt->local == LOCAL_REAL)
+    if (opt->local == TL_LOCAL_REAL)
         fill_block(original, n, bi, bj, order);
     double after_init = MPI_Wtime();
 
-    if (opt->local == LOCAL_REAL)
+    if (opt->local == TL_LOCAL_REAL)
         transpose_block(original, transposed, n);
     tl_model_compute((double)count * opt->transpose_cost);
     double after_transpose = MPI_Wtime();
@@ -427,7 +425,7 @@ static int run(struct options *opt, int rank, int nranks)
     int ints[I_COUNT] = {mine, partner[0], partner[1]};
     report(opt, g, rank, nranks, t, ints, total_errors);
     free(holder);
-    return opt->verify && total_errors != 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, total_errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

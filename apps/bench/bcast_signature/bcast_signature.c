@@ -63,12 +63,11 @@ struct options {
     tl_size_list counts;
 };
 
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+static size_t declare_options(struct options *opt, tl_option *table)
 {
-    (void)nranks;
     opt->counts = (tl_size_list){.values = {1, 1000, 100000, 1000000}, .count = 4};
-    return tl_parse_counts_args(APP_NAME, description, &opt->counts, INT_MAX / 2,
-                                "ints per broadcast", argc, argv);
+    table[0] = tl_opt_counts(&opt->counts, INT_MAX / 2, "ints per broadcast");
+    return 1;
 }
 
 static int run(struct options *opt, int rank, int nranks)
@@ -85,4 +84,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, tl_no_checks, run);

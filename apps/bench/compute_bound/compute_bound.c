@@ -35,10 +35,9 @@ struct options {
     int warmup;
 };
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
-    (void)nranks;
     *opt = (struct options){
         .mflop = DEFAULT_MFLOP, .iterations = DEFAULT_ITERATIONS, .warmup = DEFAULT_WARMUP};
     const tl_option options[] = {
@@ -47,7 +46,7 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_iterations(&opt->iterations, "timed steps"),
         tl_opt_warmup(&opt->warmup, "untimed steps before them"),
     };
-    return tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
+    return tl_copy_options(table, options, TL_COUNT(options));
 }
 
 /* 2 flops (a multiply and an add) per chain and round: `mflop` million in all. */
@@ -97,4 +96,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, tl_no_checks, run);

@@ -37,8 +37,8 @@ struct options {
     int warmup;
 };
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .peers = DEFAULT_PEERS,
@@ -53,9 +53,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_iterations(&opt->iterations, "timed exchanges"),
         tl_opt_warmup(&opt->warmup, "untimed exchanges before them"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* Rank 0 and its PEERS peers need PEERS + 1 ranks. */
+static int check_options(struct options *opt, int nranks)
+{
     if (nranks < opt->peers + 1) {
         tl_arg_error(APP_NAME, "%d peers need at least %d MPI ranks (got %d)", opt->peers,
                      opt->peers + 1, nranks);
@@ -136,4 +139,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -61,10 +61,9 @@ struct options {
     int64_t cache;
 };
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
-    (void)nranks;
     *opt = (struct options){
         .sizes = {.values = {1 << 10, 64 << 10, 1 << 20, 16 << 20}, .count = 4},
         .iterations = DEFAULT_ITERATIONS,
@@ -76,16 +75,14 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_size('\0', "cache", "BYTES", &opt->cache, MAX_BYTES,
                     "cache size: below it consecutive copies use new addresses"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
-    for (size_t k = 0; k < opt->sizes.count; k++)
-        if (opt->sizes.values[k] <= 0) {
-            tl_arg_error(APP_NAME, "invalid -s/--sizes value %lld: a copy needs at least 1 byte",
-                         (long long)opt->sizes.values[k]);
-            return TL_EXIT_USAGE;
-        }
-    return TL_ARGS_OK;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* A copy moves 1 byte at least. */
+static int check_options(struct options *opt, int nranks)
+{
+    (void)nranks;
+    return tl_check_sizes(APP_NAME, &opt->sizes, "a copy");
 }
 
 /* Bytes of each of the two pools for copies of m bytes. */
@@ -156,4 +153,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

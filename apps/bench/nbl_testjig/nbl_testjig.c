@@ -56,8 +56,8 @@ struct options {
     int warmup;
 };
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .links = {.values = {1, 2, 4, 6}, .count = 4},
@@ -74,9 +74,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_iterations(&opt->iterations, "timed iterations per case"),
         tl_opt_warmup(&opt->warmup, "untimed iterations first"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* Every L is a case of the table (1, 2, 4 or 6); the ranks are the 3 x 3 mesh. */
+static int check_options(struct options *opt, int nranks)
+{
     for (size_t k = 0; k < opt->links.count; k++) {
         int links = opt->links.values[k];
         if (links != 1 && links != 2 && links != 4 && links != 6) {
@@ -152,11 +155,8 @@ static double run_case(int rank, int links, int count, const struct options *opt
 
 static int run(struct options *opt, int rank, int nranks)
 {
-    (void)nranks; /* parse_args checked it: RANKS */
-    int largest = 1;
-    for (size_t k = 0; k < opt->sizes.count; k++)
-        if (opt->sizes.values[k] > largest)
-            largest = opt->sizes.values[k];
+    (void)nranks; /* check_options checked it: RANKS */
+    int largest = tl_int_list_max(&opt->sizes);
     double *sendbuf = tl_alloc_or_abort(APP_NAME, (size_t)largest * sizeof *sendbuf);
     double *recvbuf =
         tl_alloc_or_abort(APP_NAME, (size_t)MAX_PARTNERS * (size_t)largest * sizeof *recvbuf);
@@ -187,4 +187,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

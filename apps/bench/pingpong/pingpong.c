@@ -33,8 +33,8 @@ struct options {
     int warmup;
 };
 
-/* Fills *opt from argv; returns TL_ARGS_OK or the exit code of main(). */
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .sizes = {.values = {1, 1 << 10, 64 << 10, 1 << 20}, .count = 4},
@@ -47,14 +47,14 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_iterations(&opt->iterations, "timed round trips per size"),
         tl_opt_warmup(&opt->warmup, "untimed round trips before them"),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
-    if (nranks < 2) {
-        tl_arg_error(APP_NAME, "needs at least 2 MPI ranks (got %d)", nranks);
-        return TL_EXIT_USAGE;
-    }
-    return TL_ARGS_OK;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* Ranks 0 and 1 play: 2 ranks at least. */
+static int check_options(struct options *opt, int nranks)
+{
+    (void)opt;
+    return tl_check_ranks(APP_NAME, nranks, 2);
 }
 
 static int run(struct options *opt, int rank, int nranks)
@@ -105,4 +105,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -59,7 +59,8 @@ struct options {
     int print_schedule;
 };
 
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+/* The options, their defaults into *opt. */
+static size_t declare_options(struct options *opt, tl_option *table)
 {
     *opt = (struct options){
         .relabel = 0,
@@ -78,9 +79,12 @@ static int parse_args(int argc, char **argv, int nranks, struct options *opt)
         tl_opt_verify(&opt->verify, "check every received byte"),
         tl_opt_print_schedule(&opt->print_schedule),
     };
-    int code = tl_parse_args(APP_NAME, description, options, TL_COUNT(options), argc, argv);
-    if (code != TL_ARGS_OK)
-        return code;
+    return tl_copy_options(table, options, TL_COUNT(options));
+}
+
+/* Every shift is 1 .. N-1; without --shifts there is one at least (N >= 2). */
+static int check_options(struct options *opt, int nranks)
+{
     for (size_t i = 0; i < opt->shifts.count; i++)
         if (opt->shifts.values[i] >= nranks) {
             tl_arg_error(APP_NAME, "--shifts %d needs more than %d MPI ranks (a shift is 1 .. N-1)",
@@ -228,7 +232,7 @@ static int run(struct options *opt, int rank, int nranks)
     }
     free(block);
     free(rank_of);
-    return errors > 0 ? TL_EXIT_VERIFY_FAILED : 0;
+    return tl_exit_status(opt->verify, errors);
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

@@ -65,11 +65,11 @@ struct options {
     int none;
 };
 
-static int parse_args(int argc, char **argv, int nranks, struct options *opt)
+static size_t declare_options(struct options *opt, tl_option *table)
 {
-    (void)nranks;
     (void)opt;
-    return tl_parse_args(APP_NAME, description, NULL, 0, argc, argv);
+    (void)table;
+    return 0;
 }
 
 static int run(struct options *opt, int rank, int nranks)
@@ -104,4 +104,4 @@ static int run(struct options *opt, int rank, int nranks)
     return 0;
 }
 
-TL_APP(struct options, parse_args, run);
+TL_APP(struct options, APP_NAME, description, declare_options, tl_no_checks, run);

@@ -4,6 +4,7 @@ other, jobs placed at random slowing each other down, and bad input as one error
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from study_runner.simulation.jobs import run_jobs
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.tools.run_jobs import main as run_jobs_main
+from tests.conftest import BIN
 
 TORUS = build_platform("torus", {"dims": "4x4x2"})
 A2A = ("-s", "256K", "-i", "1", "-w", "0")
@@ -165,8 +167,8 @@ def jobs_file(tmp_path: Path, text: str) -> Path:
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 40\n', "job a: 40 ranks need 40 hosts; 32 of"),
         ('[[jobs]]\nname = "a"\napp = "no_such_app"\nranks = 4\n', "jobs[0]: app binary"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nhost = 1\n', "jobs[0]: unknown key 'host'"),
-        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nbackground = true\n', "jobs[0]: needs exactly one of ranks or background"),
-        ('[[jobs]]\nname = "a"\napp = "/bin/true"\n', "jobs[0]: needs exactly one of ranks or background"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nbackground = true\n', "one of ranks or background"),
+        ('[[jobs]]\nname = "a"\napp = "/bin/true"\n', "needs exactly one of ranks or background"),
         ('[occupied]\nsizes = [2]\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "[occupied] needs sizes and"),
         ('[occupied]\nsizes = [2]\noccupancy = 2\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
          "fill: occupancy must be a fraction"),
@@ -211,3 +213,104 @@ def test_the_replayer_refuses_a_bad_jobs_file_in_one_line(tmp_path: Path, lines:
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     errors = [line for line in done.stderr.splitlines() if line.startswith("jobs_replay: error:")]
     assert done.returncode == 2 and len(errors) == 1 and message in errors[0] and done.stdout == ""
+
+
+SHARED_SWEEP = """
+name = "shared"
+[grid]
+allocation = ["contiguous", "random:1"]
+[platform]
+family = "torus"
+dims = "4x4x2"
+[run]
+app = "shift"
+ranks = 16
+args = ["-s", "64K", "-i", "1", "-w", "0"]
+allocation = "{allocation}"
+[[run.neighbours]]
+name = "background"
+app = "shift"
+args = ["-R", "1", "-s", "{16 * 16}K"]
+background = true
+[output]
+metric = "slowdown"
+"""
+"""A sweep of a shared machine: an all-to-all beside a background, two allocations (tests/test_slurm.py runs one)."""
+
+
+class TestJobsInRuns:
+    """A study run's or sweep point's neighbours (``run.neighbours``, ``run.allocation``): one run grammar."""
+
+    def test_neighbours_are_rendered_and_held_by_the_run(self, tmp_path: Path) -> None:
+        from study_runner.sweeps.sweep import load_sweep
+
+        path = tmp_path / "shared.toml"
+        path.write_text(SHARED_SWEEP)
+        points = load_sweep(path).points
+        assert [p.allocation for p in points] == ["contiguous", "random:1"]
+        (background,) = points[0].neighbours
+        assert (background.name, background.ranks, background.args) == ("background", None, ("-R", "1", "-s", "256K"))
+
+    @pytest.mark.parametrize(
+        ("edit", "message"),
+        [
+            (('name = "background"', 'name = "measured"'), "run.neighbours: 'measured' names the run's own job"),
+            (("background = true", "background = true\nranks = 4"), "run.neighbours[0]: needs exactly one of ranks"),
+            (("background = true", "background = true\nhosts = 4"), "run.neighbours[0]: unknown key 'hosts'"),
+            (("ranks = 16\n", "ranks = 16\nreplay = true\n"), 'run: neighbours need compute = "off" and no replay'),
+            (("[[run.neighbours]]", "[[run.neighbours]]\nname = 'x'\napp = 'shift'\nranks = 2\n[[run.neighbours]]"),
+             None),
+        ],
+    )  # fmt: skip
+    def test_a_bad_neighbour_is_one_error_naming_its_path(
+        self, tmp_path: Path, edit: tuple[str, str], message: str | None
+    ) -> None:
+        from study_runner.errors import StudyError
+        from study_runner.sweeps.sweep import load_sweep
+
+        path = tmp_path / "shared.toml"
+        path.write_text(SHARED_SWEEP.replace(*edit, 1))
+        if message is None:  # two neighbours: fine
+            assert len(load_sweep(path).points[0].neighbours) == 2
+            return
+        with pytest.raises(StudyError, match=re.escape(message)):
+            load_sweep(path)
+
+    def test_allocation_without_neighbours_is_an_error(self, tmp_path: Path) -> None:
+        from study_runner.errors import StudyError
+        from study_runner.sweeps.sweep import load_sweep
+
+        path = tmp_path / "alone.toml"
+        path.write_text(SHARED_SWEEP[: SHARED_SWEEP.index("[[run.neighbours]]")] + '[output]\nmetric = "x"\n')
+        with pytest.raises(StudyError, match=r"run.allocation places the jobs of a run with neighbours; this run has"):
+            load_sweep(path)
+
+    @pytest.mark.parametrize(
+        ("edit", "message"),
+        [
+            (("app = \"shift\"\nargs = [\"-R\"", "app = \"no_such_app\"\nargs = [\"-R\""),
+             "job background: app binary"),
+            (("ranks = 16\n", "ranks = 40\n"), "job measured: 40 ranks need 40 hosts; 32 of torus-4x4x2's 32 are free"),
+            (("ranks = 16\n", "ranks = 16\nplacement = 'block:4x4x1'\n"), None),
+        ],
+    )  # fmt: skip
+    def test_jobs_that_cannot_run_are_found_before_anything_runs(
+        self, tmp_path: Path, edit: tuple[str, str], message: str | None
+    ) -> None:
+        """A missing binary or jobs that do not fit are one error from the prepare step (nothing simulated); the run's
+        own placement is its hosts, the background the rest."""
+        from study_runner.batch.prepare import prepare_runs
+        from study_runner.errors import StudyError
+        from study_runner.sweeps.sweep import load_sweep
+
+        path = tmp_path / "shared.toml"
+        path.write_text(SHARED_SWEEP.replace(*edit, 1))
+        sweep = load_sweep(path)
+        if message is None:
+            _, runs = prepare_runs("shared", sweep.platforms, sweep.points[:1], False, BIN, tmp_path)
+            hosts = runs[0].jobs[1]
+            assert hosts["measured"] == tuple(TORUS.host_names[:16]) and len(hosts["background"]) == 16
+            assert runs[0].key != prepare_runs("s", sweep.platforms, sweep.points[1:], False, BIN, tmp_path)[1][0].key
+            return
+        with pytest.raises(StudyError, match=re.escape(message)):
+            prepare_runs("shared", sweep.platforms, sweep.points, False, BIN, tmp_path)

@@ -30,6 +30,29 @@ LONG_POINTS = PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 10
 )  # 16 points of about a second each
 
 
+SHARED_TORUS = """
+name = "shared"
+[grid]
+allocation = ["contiguous", "random:1"]
+[platform]
+family = "torus"
+dims = "4x4x2"
+[run]
+app = "shift"
+ranks = 16
+args = ["-s", "64K", "-i", "1", "-w", "0"]
+allocation = "{allocation}"
+[[run.neighbours]]
+name = "background"
+app = "shift"
+args = ["-R", "1", "-S", "1,2,3,4", "-s", "256K", "-i", "4", "-w", "0"]
+background = true
+[output]
+metric = "slowdown"
+"""
+"""A shared machine in a sweep: the measured all-to-all and a background on the rest of a 4x4x2 torus."""
+
+
 def local_slurm(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(LOCAL_SLURM), *args], capture_output=True, text=True, timeout=120)
 
@@ -116,6 +139,26 @@ class TestSlurmSweeps:
             summary = json.loads((tmp_path / where / "sanity-alpha-beta" / "summary.json").read_text())
             outputs[where] = [(check["id"], check["simulated"], check["pass"]) for check in summary["checks"]]
         assert outputs["slurm"] == outputs["local"] and all(ok for _, _, ok in outputs["slurm"])
+
+    def test_a_sweep_of_shared_machines_gives_the_local_rows(self, tmp_path: Path, slurm: dict[str, str]) -> None:
+        """Jobs in a sweep (``run.neighbours``): an all-to-all of 16 ranks beside a random-permutation background on
+        a 4x4x2 torus, its hosts the first 16 (a plane of its own: exactly 1) or drawn at random (slower), on Slurm
+        and locally: the same rows."""
+        path = write(tmp_path, SHARED_TORUS)
+        rows = {}
+        for where, extra in (("slurm", ("--slurm", "--scheduler-host", "127.0.0.1")), ("local", ("--workers", "2"))):
+            out = tmp_path / where
+            command = [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(path), *extra,
+                       "--results", str(out / "results"), "--cache", str(out / "cache")]  # fmt: skip
+            done = subprocess.run(command, cwd=REPO, env=slurm, capture_output=True, text=True, timeout=SWEEP_TIMEOUT_S)
+            assert done.returncode == 0, done.stderr
+            rows[where] = read_table(tmp_path / where / "results" / "shared" / "points.parquet")
+        assert [{k: v for k, v in row.items() if k not in COSTS} for row in rows["slurm"]] == [
+            {k: v for k, v in row.items() if k not in COSTS} for row in rows["local"]
+        ]
+        slowdown = {row["allocation"]: row["slowdown"] for row in rows["slurm"]}
+        assert slowdown["contiguous"] == 1.0 and slowdown["random:1"] > 1.05, slowdown
+        assert all(row["background_ranks"] == 16 for row in rows["slurm"])
 
     @pytest.mark.parametrize("fault", ["scancel", "kill worker"])
     def test_a_lost_job_loses_no_point(self, tmp_path: Path, slurm: dict[str, str], fault: str) -> None:

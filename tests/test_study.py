@@ -70,7 +70,7 @@ class TestStudyFiles:
             (lambda s: s.replace('platform = "pair"', 'platform = "quad"'), r"unknown platform 'quad'"),
             (lambda s: s.replace("ranks = 2", "ranks = 0"), r"runs\[0\].ranks: 0 is less than the minimum of 1"),
             (lambda s: s.replace("ranks = 2", 'ranks = "two"'), r"runs\[0\].ranks: 'two' is not of type 'integer'"),
-            (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[\d\]: unknown key 'colour'; known: app"),
+            (lambda s: s.replace("[[runs]]", "[[runs]]\ncolour = 1"), r"runs\[\d\]: unknown key 'colour'; known: "),
             (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 0"), r"runs\[0\].size: 0 is less than or equal to"),
             (lambda s: s.replace("ranks = 2", "ranks = 2\nsize = 36"), r"run exchange_one has no size: declare"),
             (lambda s: s.replace('id = "pingpong"', ""), r"runs\[0\]: missing 'id'"),

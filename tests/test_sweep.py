@@ -112,7 +112,8 @@ class TestSweepFiles:
     def test_shipped_sweeps_load(self, path: Path) -> None:
         sweep = load_sweep(path)
         assert sweep.points and sweep.plots and sweep.metric
-        simulations = {json.dumps([p.platform, p.args, p.options], sort_keys=True) for p in sweep.points}
+        what = [(p.platform, p.args, p.options, p.placement, p.allocation, p.neighbours) for p in sweep.points]
+        simulations = {repr(point) for point in what}
         assert len(simulations) == len(sweep.points), "two points of a shipped sweep are the same simulation"
 
     def test_nbl_regime_sweep_has_at_least_200_points(self) -> None:

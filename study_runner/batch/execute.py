@@ -34,12 +34,15 @@ from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import time_jobs
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
 from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
 from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import SmpirunOutcome
 from study_runner.simulation.smpi import allow_simulations
 from study_runner.simulation.smpi import run_smpirun_measured
@@ -73,6 +76,9 @@ class PreparedRun:
     links_traced: bool = False
     """Traced by SimGrid (``simulation.tracing``): its one record holds the bytes each link carried
     (``link_bytes``) and what the app printed (``records``)."""
+    jobs: tuple[tuple[Job, ...], dict[str, tuple[str, ...]]] | None = None
+    """For a run with neighbours: every job (the run's own first, its binary resolved) and the host of each rank of
+    each job; its records are each job's time alone and shared (``simulation.jobs``)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,8 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
     if isinstance(after, StudyError):
         return after
     _STARTED[run.label] = time.monotonic()
+    if run.jobs is not None:
+        return _simulate_jobs(run)
     try:
         with work_directory("run") as scratch:
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
@@ -151,6 +159,25 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
         return ([{"link_bytes": traced, "records": records}] if traced is not None else records), outcome
     except StudyError as err:
         return err
+
+
+def _simulate_jobs(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
+    """A run among neighbours: one record, its own job's (``JobTime.record``: ``ranks``, ``hosts``, ``alone_s``,
+    ``shared_s``, ``slowdown``) with each neighbour's as ``<name>_<field>`` (``background_slowdown``)."""
+    assert run.jobs is not None
+    jobs, hosts = run.jobs
+    start = time.monotonic()
+    try:
+        with work_directory("jobs") as scratch:
+            options = run.inputs["options"][len(STANDARD_OPTIONS) :]
+            times = time_jobs(run.platform_file, jobs, {k: list(v) for k, v in hosts.items()}, scratch, options,
+                              run.spec.timeout)  # fmt: skip
+    except StudyError as err:
+        return StudyError(f"{run.label}: {err}")
+    record = times[0].record()  # the run's own job, then each neighbour's figures under its name
+    for other in times[1:]:
+        record.update({f"{other.job}_{key}": value for key, value in other.record().items() if key != "job"})
+    return [record], SmpirunOutcome("", time.monotonic() - start, 0.0)
 
 
 def _traced_links(run: PreparedRun, scratch: Path) -> dict[str, float] | None:

@@ -34,6 +34,10 @@ from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
+from study_runner.simulation.jobs import JOBS_REPLAY
+from study_runner.simulation.jobs import MEASURED
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import allocate
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import record_options
@@ -64,18 +68,7 @@ def prepare_runs(
     Raises ``StudyError`` naming ``name`` (the study or sweep) for a bad platform, a placement that does not fit, a
     missing app binary or an option SimGrid refuses, before anything is simulated.
     """
-    platforms: dict[str, Platform] = {}
-    xml_paths: dict[str, Path] = {}
-    for pname, pspec in specs.items():
-        try:
-            platforms[pname] = build_platform(pspec.family, pspec.params)
-            xml_paths[pname] = workdir / f"{pname}{platform_suffix(platforms[pname])}"
-            write_platform(platforms[pname], xml_paths[pname])
-        except TopologyError as err:
-            raise StudyError(f"{name}: platform {pname}: {err}") from None
-    xml_digests = {
-        pname: "+".join(file_digest(part) for part in platform_files(path)) for pname, path in xml_paths.items()
-    }
+    platforms, xml_paths, xml_digests = _written_platforms(name, specs, workdir)
     binary_digests: dict[str, str] = {}
     checked: set[tuple[str, ...]] = set()
     prepared = []
@@ -88,6 +81,12 @@ def prepare_runs(
             raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
+        if spec.neighbours:
+            options = (*compute_options(spec.compute, None), *spec.options)
+            _check_options(label, options, checked)
+            platform_file = (xml_paths[spec.platform], xml_digests[spec.platform])
+            prepared.append(_jobs_run(spec, label, platforms[spec.platform], platform_file, bin_dir, options, workdir))
+            continue
         try:
             hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement, spec.ranks_per_node)
         except TopologyError as err:
@@ -124,6 +123,76 @@ def prepare_runs(
         if spec.trace_links:
             prepared.append(_traced(run, options, files))
     return platforms, prepared
+
+
+def _written_platforms(
+    name: str, specs: Mapping[str, PlatformSpec], workdir: Path
+) -> tuple[dict[str, Platform], dict[str, Path], dict[str, str]]:
+    """Each platform of ``specs`` built and written under ``workdir``: the models, their files and their digests."""
+    platforms: dict[str, Platform] = {}
+    xml_paths: dict[str, Path] = {}
+    for pname, pspec in specs.items():
+        try:
+            platforms[pname] = build_platform(pspec.family, pspec.params)
+            xml_paths[pname] = workdir / f"{pname}{platform_suffix(platforms[pname])}"
+            write_platform(platforms[pname], xml_paths[pname])
+        except TopologyError as err:
+            raise StudyError(f"{name}: platform {pname}: {err}") from None
+    digests = {pname: "+".join(file_digest(part) for part in platform_files(path)) for pname, path in xml_paths.items()}
+    return platforms, xml_paths, digests
+
+
+def _jobs_run(
+    spec: RunSpec,
+    label: str,
+    platform: Platform,
+    platform_file: tuple[Path, str],
+    bin_dir: Path,
+    options: tuple[str, ...],
+    workdir: Path,
+) -> PreparedRun:
+    """A run among neighbours (``RunSpec.neighbours``): every job's hosts from the run's allocation, each job's
+    hostfile, and the key made from what the simulation runs: each job's recording command (with the files it reads),
+    its start, and topolab's replayer of several jobs (``simulation.jobs``)."""
+    if spec.trace_links:
+        raise StudyError(f"{label}: trace_links traces one app's run; a run with neighbours replays several jobs")
+    measured = Job(MEASURED, Path(spec.app), spec.args, spec.ranks, 0.0, spec.ranks_per_node, spec.placement)
+    jobs = []
+    for job in (measured, *spec.neighbours):
+        binary = third_party(str(job.app)) or (job.app if "/" in str(job.app) else bin_dir / job.app)
+        if not binary.is_file():
+            raise StudyError(f"{label}: job {job.name}: app binary {binary} not found; build the apps (scripts/build)")
+        jobs.append(dataclasses.replace(job, app=binary.absolute()))
+    try:
+        hosts = allocate(platform, jobs, spec.allocation)
+    except TopologyError as err:
+        raise StudyError(f"{label}: {err}") from None
+    xml, digest = platform_file
+    files = {xml: digest, JOBS_REPLAY: file_digest(JOBS_REPLAY) if JOBS_REPLAY.is_file() else "missing"}
+    command: list[str] = [str(JOBS_REPLAY), str(xml)]
+    for job in jobs:
+        hostfile = workdir / f"{spec.id}.{job.name}.hosts"
+        write_hostfile(hosts[job.name], hostfile)
+        files.update({hostfile: file_digest(hostfile), job.app: file_digest(job.app)})
+        recording = smpirun_command(
+            job.app, job.args, xml, hostfile, len(hosts[job.name]), (*options, *record_options())
+        )
+        command += ["--job", job.name, f"--start={job.start_s!r}", *recording]
+    key = command_key(command, files, simgrid=simgrid_version(), output="jobs")
+    inputs = {
+        "platform_sha256": digest,
+        "hosts": hosts[MEASURED],
+        "app": spec.app,
+        "args": list(spec.args),
+        "ranks": spec.ranks,
+        "options": [*STANDARD_OPTIONS, *options],
+        "simgrid": simgrid_version(),
+        "jobs": {job.name: [job.app.name, *job.args] for job in jobs},
+        "allocation": spec.allocation,
+    }
+    hostfile = workdir / f"{spec.id}.{MEASURED}.hosts"
+    placed = {name: tuple(job_hosts) for name, job_hosts in hosts.items()}
+    return PreparedRun(spec, label, tuple(command), key, inputs, jobs[0].app, xml, hostfile, jobs=(tuple(jobs), placed))
 
 
 def _traced(run: PreparedRun, options: tuple[str, ...], files: Mapping[Path, str]) -> PreparedRun:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from study_runner.simulation.jobs import Job
+
 __all__ = ["TRACED_SUFFIX", "PlatformSpec", "RunSpec"]
 
 TRACED_SUFFIX = ".links"
@@ -39,6 +41,8 @@ class RunSpec:
     full_only: bool = False  # runs under --full only
     replay: bool = False  # replays the app's recorded TI trace instead of running it (simulation.replay)
     trace_links: bool = False  # also run its traced twin: the bytes each link carried (simulation.tracing)
+    neighbours: tuple[Job, ...] = ()  # other jobs on the machine meanwhile (simulation.jobs)
+    allocation: str = "contiguous"  # with neighbours: the policy that gives every job its hosts
 
     @property
     def traced_id(self) -> str:

@@ -36,10 +36,23 @@ from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 
-__all__ = ["JOBS_REPLAY", "Job", "JobTime", "allocate", "cables_per_job", "replay_jobs", "run_jobs"]
+__all__ = [
+    "JOBS_REPLAY",
+    "MEASURED",
+    "Job",
+    "JobTime",
+    "allocate",
+    "cables_per_job",
+    "replay_jobs",
+    "run_jobs",
+    "time_jobs",
+]
 
 JOBS_REPLAY = BIN_DIR / "jobs_replay"
 """topolab's replayer of several jobs (built by ``scripts/build``)."""
+
+MEASURED = "measured"
+"""The name of a study run's or sweep point's own job among its neighbours (``RunSpec.neighbours``)."""
 
 SMPIRUN_OPTIONS = ("--cfg=precision/timing:1e-9", "--cfg=network/model:SMPI")
 """What smpirun gives every simulation before the user's options (its script): the replayer gets them too, so that a
@@ -75,6 +88,11 @@ class JobTime:
     def slowdown(self) -> float:
         """Shared over alone: 1 when nothing of the other jobs reached this one."""
         return self.shared_s / self.alone_s
+
+    def record(self) -> dict[str, object]:
+        """The job's JSON record: its name, ranks, hosts, times and slowdown."""
+        return {"job": self.job, "ranks": self.ranks, "hosts": len(self.hosts), "alone_s": self.alone_s,
+                "shared_s": self.shared_s, "slowdown": self.slowdown}  # fmt: skip
 
 
 def allocate(
@@ -113,7 +131,9 @@ def allocate(
     return {job.name: placed[job.name] for job in jobs}
 
 
-def _record(job: Job, hosts: list[str], platform_file: Path, options: Sequence[str], workdir: Path) -> list[Path]:
+def _record(
+    job: Job, hosts: list[str], platform_file: Path, options: Sequence[str], workdir: Path, timeout: float
+) -> list[Path]:
     """Run ``job``'s app on ``hosts`` (the host of each rank) with TI tracing; the trace file of each rank, rank 0
     first."""
     directory = workdir / f"record-{job.name}"
@@ -121,7 +141,7 @@ def _record(job: Job, hosts: list[str], platform_file: Path, options: Sequence[s
     hostfile = directory / "hosts"
     write_hostfile(hosts, hostfile)
     command = smpirun_command(job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options()))
-    run_smpirun_measured(command, directory, 3600, f"job {job.name} (recording its trace)")
+    run_smpirun_measured(command, directory, timeout, f"job {job.name} (recording its trace)")
     index = directory / "ti-trace"
     files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
     if len(files) != len(hosts):
@@ -178,10 +198,24 @@ def run_jobs(
             raise StudyError(f"job {job.name}: app binary {job.app} not found")
     hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
-    traces = {job.name: _record(job, hosts[job.name], platform_file, options, workdir) for job in jobs}
+    return time_jobs(platform_file, jobs, hosts, workdir, options)
+
+
+def time_jobs(
+    platform_file: Path,
+    jobs: Sequence[Job],
+    hosts: Mapping[str, list[str]],
+    workdir: Path,
+    options: Sequence[str] = (),
+    timeout: float = 3600,
+) -> list[JobTime]:
+    """Every job's time shared with the others and alone, each on its ``hosts`` (:func:`allocate`'s): each job's
+    trace recorded on its hosts, then all replayed together, then each alone (each step within ``timeout``)."""
+    traces = {job.name: _record(job, hosts[job.name], platform_file, options, workdir, timeout) for job in jobs}
     played = {job.name: (job.start_s, hosts[job.name], traces[job.name]) for job in jobs}
-    shared = replay_jobs(platform_file, played, options, workdir)
-    alone = {name: replay_jobs(platform_file, {name: played[name]}, options, workdir)[name] for name in names}
+    shared = replay_jobs(platform_file, played, options, workdir, timeout)
+    alone = {job.name: replay_jobs(platform_file, {job.name: played[job.name]}, options, workdir, timeout)[job.name]
+             for job in jobs}  # fmt: skip
     return [
         JobTime(job.name, len(hosts[job.name]), tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
                 alone[job.name]["time_s"])

@@ -84,6 +84,7 @@ def record_options(trace: str | Path = TRACE_NAME) -> tuple[str, ...]:
         "--cfg=tracing/smpi:yes",
         "--cfg=tracing/smpi/format:TI",
         "--cfg=tracing/smpi/computing:yes",
+        "--cfg=tracing/smpi/sleeping:yes",
         f"--cfg=tracing/filename:{trace}",
     )
 

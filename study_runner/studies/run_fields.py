@@ -16,9 +16,12 @@ study_runner.errors.StudyError: run pp: run.timeout must be a finite number of s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
+from study_runner.simulation.jobs import MEASURED
+from study_runner.simulation.jobs import Job
 from study_runner.studies.schema import RUN_PROPERTIES
 from study_runner.studies.schema import RUN_SCHEMA
 from study_runner.studies.schema import check
@@ -60,6 +63,14 @@ def run_fields(
             f'{where}: {path}: replay = true needs compute = "off" (a trace replays the app\'s MPI calls and modelled '
             f"computation; benchmarked computation is measured anew in every run), got {compute!r}"
         )
+    neighbours = _neighbours(raw.get("neighbours", []), where, path)
+    if neighbours and (replay or compute != "off"):
+        raise StudyError(
+            f'{where}: {path}: neighbours need compute = "off" and no replay (the jobs are recorded and replayed '
+            "together: study_runner.simulation.jobs)"
+        )
+    if "allocation" in raw and not neighbours:
+        raise StudyError(f"{where}: {path}.allocation places the jobs of a run with neighbours; this run has none")
     return {
         "app": raw["app"],
         "ranks": raw["ranks"],
@@ -72,4 +83,20 @@ def run_fields(
         "ranks_per_node": raw.get("ranks_per_node", 1),
         "output": raw.get("output", "json"),
         "replay": replay,
+        "neighbours": neighbours,
+        "allocation": raw.get("allocation", "contiguous"),
     }
+
+
+def _neighbours(raw: list[dict[str, Any]], where: str, path: str) -> tuple[Job, ...]:
+    """The jobs beside a run (checked by the schema), each name its own and none the run's (:data:`MEASURED`)."""
+    names = [job["name"] for job in raw]
+    for name in names:
+        if name == MEASURED or names.count(name) > 1:
+            why = "names the run's own job" if name == MEASURED else "is the name of two neighbours"
+            raise StudyError(f"{where}: {path}.neighbours: {name!r} {why}")
+    return tuple(
+        Job(job["name"], Path(job["app"]), strings(job.get("args", [])), job.get("ranks"), float(job.get("start_s", 0)),
+            job.get("ranks_per_node", 1), _placement(job.get("placement")))
+        for job in raw
+    )  # fmt: skip

@@ -37,6 +37,8 @@ from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.outputs import OUTPUT_FORMATS
 
 __all__ = [
+    "JOB_PROPERTIES",
+    "JOB_SCHEMA",
     "PLOT_KEYS",
     "RUN_PROPERTIES",
     "RUN_SCHEMA",
@@ -59,6 +61,29 @@ def _described(schema: Mapping[str, Any], description: str) -> dict[str, Any]:
     return {**schema, "description": description}
 
 
+def _table(properties: Mapping[str, Any], required: Sequence[str], description: str = "") -> dict[str, Any]:
+    table = {"type": "object", "properties": dict(properties), "required": list(required)}
+    return {**table, "additionalProperties": False, **({"description": description} if description else {})}
+
+
+JOB_PROPERTIES: dict[str, dict[str, Any]] = {
+    "name": _described({"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]*$"}, "the job's name, unique"),
+    "app": _described({"type": "string", "minLength": 1}, "a topolab app (build/bin) or a path to your own binary"),
+    "args": _described(_WORDS, "the app's arguments"),
+    "ranks": _described({"type": "integer", "minimum": 1}, "the number of MPI processes"),
+    "background": _described({"const": True}, "instead of ranks: every host the other jobs leave free"),
+    "start_s": _described({"type": "number", "minimum": 0}, "when it starts, in simulated seconds (default 0)"),
+    "ranks_per_node": _described({"type": "integer", "minimum": 1}, "consecutive ranks on each host"),
+    "placement": _described({"type": ["string", "array"], "items": {"type": "string"}},
+                            "its own hosts (a list, or a named placement) instead of the allocation's next free ones"),
+}  # fmt: skip
+"""A job sharing the machine (``study_runner.simulation.jobs``): a run's neighbour, or a job of a jobs file."""
+
+JOB_SCHEMA = {
+    **_table(JOB_PROPERTIES, ("name", "app")),
+    "oneOf": [{"required": ["ranks"]}, {"required": ["background"]}],
+}
+
 RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "app": _described({"type": "string", "minLength": 1}, "a topolab app (build/bin), a path to your own binary, "
                       "or a third-party code topolab builds (nas:is, nas:ep, nas:dt)"),
@@ -73,6 +98,12 @@ RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "ranks_per_node": _described({"type": "integer", "minimum": 1}, "consecutive ranks on each host"),
     "output": _described({"enum": list(OUTPUT_FORMATS)}, "what the app prints: JSON lines or a third-party report"),
     "replay": _described({"type": "boolean"}, "record the app's trace once and replay it (needs compute = \"off\")"),
+    "neighbours": _described({"type": "array", "minItems": 1, "items": JOB_SCHEMA},
+                             "other jobs on the machine meanwhile: the run's records are then each job's time alone "
+                             "and shared, and its slowdown (study_runner.simulation.jobs)"),
+    "allocation": _described({"type": "string", "minLength": 1},
+                             "with neighbours: the policy that gives the jobs their hosts (contiguous, random:SEED, "
+                             "stride:K, random-chunks:C,SEED, or the family's own; default contiguous)"),
 }  # fmt: skip
 """The fields of every run, a study's and a sweep's alike."""
 
@@ -95,13 +126,15 @@ _TEMPLATE = {"type": "string", "pattern": "[{]"}
 
 
 def _templated(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Each property as given, or a template string (checked once rendered, at each point)."""
-    return {name: {"if": _TEMPLATE, "then": True, "else": dict(schema)} for name, schema in properties.items()}
-
-
-def _table(properties: Mapping[str, Any], required: Sequence[str], description: str = "") -> dict[str, Any]:
-    table = {"type": "object", "properties": dict(properties), "required": list(required)}
-    return {**table, "additionalProperties": False, **({"description": description} if description else {})}
+    """Each property as given, or a template string (checked once rendered, at each point); so too the fields of
+    the tables of a list of tables (a run's neighbours)."""
+    templated = {}
+    for name, schema in properties.items():
+        items = schema.get("items", {})
+        if "properties" in items:
+            schema = {**schema, "items": {**items, "properties": _templated(items["properties"])}}
+        templated[name] = {"if": _TEMPLATE, "then": True, "else": dict(schema)}
+    return templated
 
 
 RUN_SCHEMA = {"$schema": _DIALECT, **_table(RUN_PROPERTIES, ("app", "ranks"))}
@@ -223,6 +256,9 @@ def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: 
         message = f"unknown key {unknown[0]!r}; known: {', '.join(sorted(known))}"
     elif error.validator == "required":
         message = f"missing {error.message.split(' is a required')[0]}"
+    elif error.validator == "oneOf" and all(set(choice) == {"required"} for choice in error.validator_value):
+        keys = [choice["required"][0] for choice in error.validator_value]
+        message = f"needs exactly one of {' or '.join(keys)}"
     bad = _path(list(error.absolute_path), path)
     raise StudyError(f"{where}: {bad + ': ' if bad else ''}{message}")
 

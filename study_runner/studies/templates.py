@@ -165,11 +165,21 @@ def positive_number(value: object) -> bool:
 def render(template: Any, variables: Mapping[str, Any], functions: Functions | None = None) -> Any:
     """``template`` with its ``{expression}`` parts evaluated (lists element by element, as arguments).
 
+    Tables are rendered value by value (a run's neighbours), and a list of tables table by table.
+
     >>> render("{w}x{w}", {"w": 4}), render("{w * 2}", {"w": 4}), render(["-n", "{w}"], {"w": 4})
     ('4x4', 8, ['-n', '4'])
+    >>> render([{"ranks": "{w}", "args": ["-s", "{w}"]}], {"w": 4})
+    [{'ranks': 4, 'args': ['-s', '4']}]
     """
+    if isinstance(template, dict):
+        return {key: render(value, variables, functions) for key, value in template.items()}
     if isinstance(template, list):
-        return [_as_argument(render(item, variables, functions)) for item in template]
+        return [
+            render(item, variables, functions) if isinstance(item, dict)
+            else _as_argument(render(item, variables, functions))
+            for item in template
+        ]  # fmt: skip
     if not isinstance(template, str):
         return template
     whole = _TEMPLATE.fullmatch(template)

@@ -61,34 +61,32 @@ from study_runner.paths import BIN_DIR
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import JobTime
 from study_runner.simulation.jobs import run_jobs
+from study_runner.studies.schema import JOB_SCHEMA
+from study_runner.studies.schema import check
 from study_runner.studies.study import read_toml
 
 __all__ = ["jobs_of", "main"]
 
 _FILE_KEYS = {"allocation", "options", "platform", "jobs", "occupied"}
 _OCCUPIED_KEYS = {"sizes", "occupancy", "released", "seed", "app", "args"}
-_JOB_KEYS = {"name", "app", "args", "ranks", "start_s", "ranks_per_node", "placement", "background"}
 
 
 def _job(raw: dict[str, Any], where: str) -> Job:
-    unknown = sorted(set(raw) - _JOB_KEYS)
-    background = raw.get("background", False) is True
-    if unknown or not {"name", "app"} <= set(raw) or background == ("ranks" in raw):
-        what = f"unknown key {unknown[0]!r}" if unknown else "a job needs name, app, and ranks or background = true"
-        raise TopologyError(f"{where}: {what} (a job takes {', '.join(sorted(_JOB_KEYS))})")
+    """A job table of the file (the grammar of a run's neighbours: ``studies.schema.JOB_SCHEMA``), its binary
+    found."""
+    try:
+        check(raw, JOB_SCHEMA, where)
+    except StudyError as err:
+        raise TopologyError(str(err)) from None
     app = Path(str(raw["app"]))
     binary = app if "/" in str(app) else BIN_DIR / app
     if not binary.is_file():
         raise TopologyError(f"{where}: app binary {binary} not found (topolab's apps: build them with scripts/build)")
-    ranks, per_node, start = raw.get("ranks"), raw.get("ranks_per_node", 1), raw.get("start_s", 0.0)
-    if not background and (not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1):
-        raise TopologyError(f"{where}: ranks must be an integer >= 1, got {ranks!r}")
-    if not isinstance(start, int | float) or isinstance(start, bool) or not 0 <= start < float("inf"):
-        raise TopologyError(f"{where}: start_s must be a number of seconds >= 0, got {start!r}")
     placement = raw.get("placement")
     placement = tuple(placement) if isinstance(placement, list) else placement
     args = tuple(str(word) for word in raw.get("args", []))
-    return Job(str(raw["name"]), binary.absolute(), args, ranks, float(start), per_node, placement)
+    return Job(str(raw["name"]), binary.absolute(), args, raw.get("ranks"), float(raw.get("start_s", 0.0)),
+               raw.get("ranks_per_node", 1), placement)  # fmt: skip
 
 
 def jobs_of(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Job], str, tuple[str, ...]]:

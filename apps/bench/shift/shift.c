@@ -27,11 +27,17 @@
  * "step":k,"messages":[[rank,destination],..]} for the k-th shift instead and
  * communicates nothing. --verify fills each block with its sender's rank (mod
  * 256) and checks every received byte (exit status 1 if one is wrong).
+ * --interval T (seconds > 0) paces the rounds: a rank starts a round T seconds after it started the one
+ * before (after its barrier), idle in between (nanosleep, which SMPI simulates), or at once when the
+ * round took longer: a message rate of 1/T per rank, an offered load of BYTES / (T x the injection
+ * bandwidth), the background traffic of a shared machine. The pause is not part of a round's time.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -57,6 +63,7 @@ struct options {
     int warmup;
     int verify;
     int print_schedule;
+    double interval; /* seconds between the starts of two rounds; 0: no pause */
 };
 
 /* The options, their defaults into *opt. */
@@ -77,6 +84,8 @@ static size_t declare_options(struct options *opt, tl_option *table)
         tl_opt_iterations(&opt->iterations, "timed rounds per shift"),
         tl_opt_warmup(&opt->warmup, "untimed rounds before them"),
         tl_opt_verify(&opt->verify, "check every received byte"),
+        tl_opt_real('\0', "interval", "SECONDS", &opt->interval, 0.0,
+                    "start a round this long after the one before, idle in between (0: at once)"),
         tl_opt_print_schedule(&opt->print_schedule),
     };
     return tl_copy_options(table, options, TL_COUNT(options));
@@ -127,6 +136,7 @@ struct shift_kernel {
     int rank, nranks, shift, count, verify;
     const int *rank_of, *label;
     char *send, *recv;
+    double interval, started; /* --interval, and when this rank started its round (MPI_Wtime) */
 };
 
 static int destination(const struct shift_kernel *k, int rank)
@@ -150,17 +160,30 @@ static void shift_prepare(void *state)
 
 static void shift_run(void *state)
 {
-    const struct shift_kernel *k = state;
+    struct shift_kernel *k = state;
+    k->started = MPI_Wtime();
     int to = destination(k, k->rank);
     int from = source(k, k->rank);
     MPI_Sendrecv(k->send, k->count, MPI_CHAR, to, SHIFT_TAG, k->recv, k->count, MPI_CHAR, from,
                  SHIFT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* Idle until --interval after the round's start (untimed: after the harness took the round's time). */
+static void pace(const struct shift_kernel *k)
+{
+    double left = k->started + k->interval - MPI_Wtime();
+    if (k->interval <= 0 || left <= 0)
+        return;
+    time_t whole = (time_t)left;
+    struct timespec pause = {whole, (long)((left - (double)whole) * 1e9)};
+    nanosleep(&pause, NULL);
+}
+
 static long long shift_check(void *state)
 {
     const struct shift_kernel *k = state;
     long long errors = 0;
+    pace(k);
     if (!k->verify)
         return 0;
     unsigned char expected = (unsigned char)source(k, k->rank);
@@ -213,7 +236,8 @@ static int run(struct options *opt, int rank, int nranks)
     int *rank_of = (int *)tl_alloc_or_abort(APP_NAME, 2 * (size_t)nranks * sizeof *rank_of);
     int *label = rank_of + nranks;
     relabelling(nranks, opt->relabel, rank_of, label);
-    struct shift_kernel k = {rank, nranks, 0, (int)opt->bytes, opt->verify, rank_of, label, NULL, NULL};
+    struct shift_kernel k = {rank, nranks, 0, (int)opt->bytes, opt->verify, rank_of, label, NULL, NULL,
+                             opt->interval, 0.0};
     if (opt->print_schedule) {
         if (rank == 0)
             print_schedule(opt, &k);

@@ -1,0 +1,133 @@
+"""Analysis of ``interference``: a job beside a communication-heavy neighbour, by placement and network.
+
+Each run of the grid ``jobs`` is one job (an all-to-all or a 1-D halo exchange, both of ``apps/bench/shift``) among
+neighbours (``RunSpec.neighbours``): its records are every job's time shared and alone on the same hosts
+(``simulation.jobs``). The checks read the job's slowdown (``METRICS``); the notes explain each slowdown by the
+cables the job shares with its neighbour: every message of each job (all are ``shift`` jobs, whose permutations
+``generators.schedules.shift_steps`` draws as the app does) routed on the platform model (``jobs.cables_per_job``);
+the figure draws the slowdowns.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from generators.schedules import shift_steps
+from study_runner.simulation.jobs import MEASURED
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import allocate
+from study_runner.simulation.jobs import cables_per_job
+from study_runner.studies.context import StudyContext
+
+GRID = "jobs"  # the study file's run grid: net, placement, job, scale
+FIGURES: dict = {}  # the figure reads the grid only
+
+
+def job_shifts(job: str, ranks: int) -> str:
+    """The shifts of ``job`` as ``shift --shifts`` takes them: every shift 1 .. N-1 for the all-to-all (Open MPI's
+    pairwise order), 1 and N-1 for the halo exchange (both ring neighbours).
+
+    >>> job_shifts("halo", 64), job_shifts("alltoall", 4)
+    ('1,63', '1,2,3')
+    """
+    shifts = range(1, ranks) if job == "alltoall" else (1, ranks - 1)
+    return ",".join(str(s) for s in shifts)
+
+
+def own_placement(placement: str, partition: str) -> str:
+    """The job's own hosts: its partition when it is ``isolated`` there (a torus), else none (the allocation's)."""
+    return partition if placement == "isolated" else ""
+
+
+TEMPLATE_FUNCTIONS = {"job_shifts": job_shifts, "own_placement": own_placement}
+
+
+def _job(ctx: StudyContext, run: str, job: str = MEASURED) -> dict:
+    """The figures of one job of the run: its own (the record's fields) or a neighbour's (``<name>_<field>``)."""
+    (record,) = ctx.records(run)
+    if job == MEASURED:
+        return record
+    return {key.removeprefix(f"{job}_"): value for key, value in record.items() if key.startswith(f"{job}_")}
+
+
+def slowdown(ctx: StudyContext, run: str) -> float:
+    """The run's own job's time beside its neighbours over its time alone on the same hosts."""
+    return float(_job(ctx, run)["slowdown"])
+
+
+METRICS = {"slowdown": slowdown}
+
+
+def _shift_flows(args: tuple[str, ...], hosts: list[str]) -> list[tuple[str, str]]:
+    """The host pairs of every message of a ``shift`` job (its ``-S`` shifts and ``-R`` relabelling, as the app
+    draws them: ``generators.schedules.shift_steps``), each rank on its host."""
+    words = dict(itertools.pairwise(args))
+    shifts = [int(s) for s in words["-S"].split(",")] if "-S" in words else None
+    steps = shift_steps(len(hosts), shifts, int(words.get("-R", 0)) or None)
+    return [(hosts[src], hosts[dst]) for step in steps for src, dst in step]
+
+
+def shared_cables(ctx: StudyContext, run: str) -> tuple[int, int]:
+    """How many of the cables the run's job loads its neighbours load too, and how many it loads: each job's
+    messages routed on the platform model (``jobs.cables_per_job``)."""
+    spec = next(s for s in ctx.study.runs if s.id == run)
+    platform = ctx.platform_of(run)
+    jobs = [Job(MEASURED, Path(spec.app), spec.args, spec.ranks, placement=spec.placement), *spec.neighbours]
+    hosts = allocate(platform, jobs, spec.allocation)
+    loads = cables_per_job(platform, {job.name: _shift_flows(job.args, hosts[job.name]) for job in jobs})
+    own = set(loads[MEASURED])
+    others = set().union(*(set(cables) for name, cables in loads.items() if name != MEASURED))
+    return len(own & others), len(own)
+
+
+def _runs(ctx: StudyContext) -> dict[tuple[str, str, str], str]:
+    """The grid's runs by (net, placement, job), at the scale that ran."""
+    return {(r.variables["net"], r.variables["placement"], r.variables["job"]): r.id
+            for r in ctx.study.runs if r.grid == GRID and r.id in ctx.results}  # fmt: skip
+
+
+def notes(ctx: StudyContext) -> list[str]:
+    """Per run: the job's slowdown and its neighbour's, and the cables they share; and whether the neighbour ran
+    throughout the job (its time alone at least the job's time shared)."""
+    out = []
+    for (net, placement, job), run in sorted(_runs(ctx).items()):
+        mine, neighbour = _job(ctx, run), _job(ctx, run, "neighbour")
+        shared, loaded = shared_cables(ctx, run)
+        throughout = "throughout" if neighbour["alone_s"] >= mine["shared_s"] else "NOT throughout (it ends first)"
+        out.append(
+            f"{net}, {placement}, {job} of {mine['ranks']} ranks: slowdown {mine['slowdown']:.4f} (alone "
+            f"{mine['alone_s'] * 1e3:.3f} ms, shared {mine['shared_s'] * 1e3:.3f} ms); it loads {loaded} cables, "
+            f"{shared} of them loaded by the neighbour too; the neighbour ({neighbour['ranks']} ranks) slows down "
+            f"{neighbour['slowdown']:.4f} and runs {throughout}"
+        )
+    return out
+
+
+def figures(ctx: StudyContext, out_dir: Path) -> None:
+    """``interference.png``: the slowdown of each job by network, isolated and random placement side by side."""
+    runs = _runs(ctx)
+    nets = list(dict.fromkeys(net for net, _, _ in runs))
+    jobs = list(dict.fromkeys(job for _, _, job in runs))
+    fig, panels = plt.subplots(1, len(jobs), figsize=(5.2 * len(jobs), 4.2), sharey=True, squeeze=False)
+    for panel, job in zip(panels[0], jobs, strict=True):
+        for offset, (placement, colour) in enumerate((("isolated", "C0"), ("random", "C3"))):
+            values = [slowdown(ctx, runs[net, placement, job]) for net in nets]
+            xs = [i + (offset - 0.5) * 0.38 for i in range(len(nets))]
+            bars = panel.bar(xs, values, 0.36, color=colour, label=placement)
+            panel.bar_label(bars, fmt="%.3f", fontsize=8)
+        panel.axhline(1.0, color="0.3", linewidth=0.8)
+        panel.set_xticks(range(len(nets)), nets)
+        panel.set_title(f"{job} job beside a random-permutation neighbour")
+        panel.grid(True, axis="y", alpha=0.3)
+    panels[0][0].set_ylabel("slowdown (shared / alone)")
+    panels[0][0].legend(title="the job's nodes")
+    fig.suptitle("isolated: a Blue Gene/Q partition (torus), whole groups (dragonfly), whole leaves (fat tree)")
+    fig.tight_layout()
+    fig.savefig(out_dir / "interference.png", dpi=110)
+    plt.close(fig)

@@ -4,13 +4,14 @@ Each run of the grid ``jobs`` is one job (an all-to-all or a 1-D halo exchange, 
 neighbours (``RunSpec.neighbours``): its records are every job's time shared and alone on the same hosts
 (``simulation.jobs``). The checks read the job's slowdown (``METRICS``); the notes explain each slowdown by the
 cables the job shares with its neighbour: every message of each job (all are ``shift`` jobs, whose permutations
-``generators.schedules.shift_steps`` draws as the app does) routed on the platform model (``jobs.cables_per_job``);
-the figure draws the slowdowns.
+``generators.schedules.shift_steps`` draws as the app does) routed on the platform model
+(``generators.analysis.link_loads``); the figure draws the slowdowns, static heatmaps the links the jobs share.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from pathlib import Path
 
 import matplotlib
@@ -18,11 +19,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from generators.analysis import link_loads
 from generators.schedules import shift_steps
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import allocate
-from study_runner.simulation.jobs import cables_per_job
+from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 
 GRID = "jobs"  # the study file's run grid: net, placement, job, scale
@@ -73,17 +75,44 @@ def _shift_flows(args: tuple[str, ...], hosts: list[str]) -> list[tuple[str, str
     return [(hosts[src], hosts[dst]) for step in steps for src, dst in step]
 
 
-def shared_cables(ctx: StudyContext, run: str) -> tuple[int, int]:
-    """How many of the cables the run's job loads its neighbours load too, and how many it loads: each job's
-    messages routed on the platform model (``jobs.cables_per_job``)."""
+def _link_loads(ctx: StudyContext, run: str) -> dict[str, Counter[str]]:
+    """The flows each job of the run puts on each link: its messages routed on the platform model."""
     spec = next(s for s in ctx.study.runs if s.id == run)
     platform = ctx.platform_of(run)
     jobs = [Job(MEASURED, Path(spec.app), spec.args, spec.ranks, placement=spec.placement), *spec.neighbours]
     hosts = allocate(platform, jobs, spec.allocation)
-    loads = cables_per_job(platform, {job.name: _shift_flows(job.args, hosts[job.name]) for job in jobs})
-    own = set(loads[MEASURED])
-    others = set().union(*(set(cables) for name, cables in loads.items() if name != MEASURED))
-    return len(own & others), len(own)
+    return {job.name: link_loads(platform, _shift_flows(job.args, hosts[job.name])) for job in jobs}
+
+
+def shared_cables(ctx: StudyContext, run: str) -> tuple[int, int]:
+    """How many of the cables the run's job loads its neighbours load too, and how many it loads."""
+    platform = ctx.platform_of(run)
+    loads = {name: set(platform.cables(per_link)) for name, per_link in _link_loads(ctx, run).items()}
+    others = set().union(*(cables for name, cables in loads.items() if name != MEASURED))
+    return len(loads[MEASURED] & others), len(loads[MEASURED])
+
+
+def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
+    """The job's flows on the links its neighbour loads too (the shared ones): on the dragonfly with random hosts,
+    and on the torus in its partition (none)."""
+    runs = _runs(ctx)
+    for net, placement in (("dragonfly", "random"), ("torus", "isolated")):
+        run = runs.get((net, placement, "alltoall"))
+        if run is None:
+            continue
+        loads = _link_loads(ctx, run)
+        theirs = set().union(*(set(per_link) for name, per_link in loads.items() if name != MEASURED))
+        shared = {link: flows for link, flows in loads[MEASURED].items() if link in theirs}
+        common, loaded = shared_cables(ctx, run)
+        heatmaps.draw_static(
+            ctx.platform_of(run),
+            out_dir,
+            f"{net}_{placement}_shared",
+            shared,
+            f"{net}, the all-to-all job {placement}: its flows on the links its neighbour loads too",
+            f"every message of the all-to-all job ({run}) routed on the model, counted on the links that the "
+            f"neighbour's messages cross too: {common} of the {loaded} cables the job loads are shared.",
+        )
 
 
 def _runs(ctx: StudyContext) -> dict[tuple[str, str, str], str]:
@@ -131,3 +160,4 @@ def figures(ctx: StudyContext, out_dir: Path) -> None:
     fig.tight_layout()
     fig.savefig(out_dir / "interference.png", dpi=110)
     plt.close(fig)
+    _heatmaps(ctx, out_dir)

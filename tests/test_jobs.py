@@ -230,7 +230,7 @@ allocation = "{allocation}"
 [[run.neighbours]]
 name = "background"
 app = "shift"
-args = ["-R", "1", "-s", "{16 * 16}K"]
+args = ["-R", "1", "-S", "1,2,3,4", "-s", "{16 * 16}K", "-i", "4", "-w", "0"]
 background = true
 [output]
 metric = "slowdown"
@@ -249,7 +249,7 @@ class TestJobsInRuns:
         points = load_sweep(path).points
         assert [p.allocation for p in points] == ["contiguous", "random:1"]
         (background,) = points[0].neighbours
-        assert (background.name, background.ranks, background.args) == ("background", None, ("-R", "1", "-s", "256K"))
+        assert (background.name, background.ranks) == ("background", None) and "256K" in background.args
 
     @pytest.mark.parametrize(
         ("edit", "message"),

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.test_jobs import SHARED_SWEEP
 from tests.test_sweep import PINGPONG
 from tests.test_sweep import expected_oneway
 from tests.test_sweep import read_table
@@ -28,29 +29,6 @@ COSTS = {"cached", "sim_wall_s", "sim_peak_memory_mib"}
 LONG_POINTS = PINGPONG.replace("size = [1000, 100000]", "size = [1000, 10000, 100000, 1000000]").replace(
     '"-i", "2"', '"-i", "1500"'
 )  # 16 points of about a second each
-
-
-SHARED_TORUS = """
-name = "shared"
-[grid]
-allocation = ["contiguous", "random:1"]
-[platform]
-family = "torus"
-dims = "4x4x2"
-[run]
-app = "shift"
-ranks = 16
-args = ["-s", "64K", "-i", "1", "-w", "0"]
-allocation = "{allocation}"
-[[run.neighbours]]
-name = "background"
-app = "shift"
-args = ["-R", "1", "-S", "1,2,3,4", "-s", "256K", "-i", "4", "-w", "0"]
-background = true
-[output]
-metric = "slowdown"
-"""
-"""A shared machine in a sweep: the measured all-to-all and a background on the rest of a 4x4x2 torus."""
 
 
 def local_slurm(*args: str) -> subprocess.CompletedProcess[str]:
@@ -144,7 +122,7 @@ class TestSlurmSweeps:
         """Jobs in a sweep (``run.neighbours``): an all-to-all of 16 ranks beside a random-permutation background on
         a 4x4x2 torus, its hosts the first 16 (a plane of its own: exactly 1) or drawn at random (slower), on Slurm
         and locally: the same rows."""
-        path = write(tmp_path, SHARED_TORUS)
+        path = write(tmp_path, SHARED_SWEEP)
         rows = {}
         for where, extra in (("slurm", ("--slurm", "--scheduler-host", "127.0.0.1")), ("local", ("--workers", "2"))):
             out = tmp_path / where

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -31,15 +32,15 @@ GRID = "jobs"  # the study file's run grid: net, placement, job, scale
 FIGURES: dict = {}  # the figure reads the grid only
 
 
-def job_shifts(job: str, ranks: int) -> str:
-    """The shifts of ``job`` as ``shift --shifts`` takes them: every shift 1 .. N-1 for the all-to-all (Open MPI's
-    pairwise order), 1 and N-1 for the halo exchange (both ring neighbours).
+def job_args(job: str, ranks: int, size: str) -> list[str]:
+    """The ``shift`` arguments of ``job``: every shift 1 .. N-1 for the all-to-all (shift's default: Open MPI's
+    pairwise order), shifts 1 and N-1 for the halo exchange (both ring neighbours); ``size`` bytes a message.
 
-    >>> job_shifts("halo", 64), job_shifts("alltoall", 4)
-    ('1,63', '1,2,3')
+    >>> job_args("halo", 64, "1M")
+    ['-S', '1,63', '-s', '1M', '-i', '1', '-w', '0']
     """
-    shifts = range(1, ranks) if job == "alltoall" else (1, ranks - 1)
-    return ",".join(str(s) for s in shifts)
+    shifts = [] if job == "alltoall" else ["-S", f"1,{ranks - 1}"]
+    return [*shifts, "-s", size, "-i", "1", "-w", "0"]
 
 
 def own_placement(placement: str, partition: str) -> str:
@@ -47,7 +48,7 @@ def own_placement(placement: str, partition: str) -> str:
     return partition if placement == "isolated" else ""
 
 
-TEMPLATE_FUNCTIONS = {"job_shifts": job_shifts, "own_placement": own_placement}
+TEMPLATE_FUNCTIONS = {"job_args": job_args, "own_placement": own_placement}
 
 
 def _job(ctx: StudyContext, run: str, job: str = MEASURED) -> dict:
@@ -96,8 +97,9 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
     """The job's flows on the links its neighbour loads too (the shared ones): on the dragonfly with random hosts,
     and on the torus in its partition (none)."""
     runs = _runs(ctx)
+    scale = next(iter(runs))[0]  # the first size that ran (the default's)
     for net, placement in (("dragonfly", "random"), ("torus", "isolated")):
-        run = runs.get((net, placement, "alltoall"))
+        run = runs.get((scale, net, placement, "alltoall"))
         if run is None:
             continue
         loads = _link_loads(ctx, run)
@@ -115,49 +117,65 @@ def _heatmaps(ctx: StudyContext, out_dir: Path) -> None:
         )
 
 
-def _runs(ctx: StudyContext) -> dict[tuple[str, str, str], str]:
-    """The grid's runs by (net, placement, job), at the scale that ran."""
-    return {(r.variables["net"], r.variables["placement"], r.variables["job"]): r.id
-            for r in ctx.study.runs if r.grid == GRID and r.id in ctx.results}  # fmt: skip
+def _runs(ctx: StudyContext) -> dict[tuple[str, str, str, str], str]:
+    """The grid's runs that ran, by (scale, net, placement, job)."""
+    keys = ("scale", "net", "placement", "job")
+    return {tuple(r.variables[k] for k in keys): r.id
+            for r in ctx.study.runs if r.grid == GRID and r.id in ctx.results}  # type: ignore[misc]  # fmt: skip
 
 
 def notes(ctx: StudyContext) -> list[str]:
     """Per run: the job's slowdown and its neighbour's, and the cables they share; and whether the neighbour ran
     throughout the job (its time alone at least the job's time shared)."""
     out = []
-    for (net, placement, job), run in sorted(_runs(ctx).items()):
+    for (_, net, placement, job), run in sorted(_runs(ctx).items(), key=lambda item: item[1]):
         mine, neighbour = _job(ctx, run), _job(ctx, run, "neighbour")
         shared, loaded = shared_cables(ctx, run)
         throughout = "throughout" if neighbour["alone_s"] >= mine["shared_s"] else "NOT throughout (it ends first)"
         out.append(
-            f"{net}, {placement}, {job} of {mine['ranks']} ranks: slowdown {mine['slowdown']:.4f} (alone "
-            f"{mine['alone_s'] * 1e3:.3f} ms, shared {mine['shared_s'] * 1e3:.3f} ms); it loads {loaded} cables, "
-            f"{shared} of them loaded by the neighbour too; the neighbour ({neighbour['ranks']} ranks) slows down "
-            f"{neighbour['slowdown']:.4f} and runs {throughout}"
+            f"{net} of {len(ctx.platform_of(run).hosts)} nodes, {placement}, {job} of {mine['ranks']} ranks: slowdown "
+            f"{mine['slowdown']:.4f} (alone {mine['alone_s'] * 1e3:.3f} ms, shared {mine['shared_s'] * 1e3:.3f} ms); "
+            f"it loads {loaded} cables, {shared} of them loaded by the neighbour too; the neighbour "
+            f"({neighbour['ranks']} ranks) slows down {neighbour['slowdown']:.4f} and runs {throughout}"
         )
     return out
 
 
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """``interference.png``: the slowdown of each job by network, isolated and random placement side by side."""
+    """``interference.png``: the slowdown of each job by network, isolated and random placement side by side; a row
+    of panels per machine size that ran."""
     runs = _runs(ctx)
-    nets = list(dict.fromkeys(net for net, _, _ in runs))
-    jobs = list(dict.fromkeys(job for _, _, job in runs))
-    fig, panels = plt.subplots(1, len(jobs), figsize=(5.2 * len(jobs), 4.2), sharey=True, squeeze=False)
-    for panel, job in zip(panels[0], jobs, strict=True):
-        for offset, (placement, colour) in enumerate((("isolated", "C0"), ("random", "C3"))):
-            values = [slowdown(ctx, runs[net, placement, job]) for net in nets]
-            xs = [i + (offset - 0.5) * 0.38 for i in range(len(nets))]
-            bars = panel.bar(xs, values, 0.36, color=colour, label=placement)
-            panel.bar_label(bars, fmt="%.3f", fontsize=8)
-        panel.axhline(1.0, color="0.3", linewidth=0.8)
-        panel.set_xticks(range(len(nets)), nets)
-        panel.set_title(f"{job} job beside a random-permutation neighbour")
-        panel.grid(True, axis="y", alpha=0.3)
-    panels[0][0].set_ylabel("slowdown (shared / alone)")
+    scales = list(dict.fromkeys(key[0] for key in runs))
+    nets = list(dict.fromkeys(key[1] for key in runs))
+    jobs = list(dict.fromkeys(key[3] for key in runs))
+    fig, panels = plt.subplots(len(scales), len(jobs), figsize=(5.2 * len(jobs), 4.0 * len(scales)), sharey=True,
+                               squeeze=False)  # fmt: skip
+    for row, scale in zip(panels, scales, strict=True):
+        for panel, job in zip(row, jobs, strict=True):
+            _bars(ctx, panel, [runs[scale, net, placement, job] for placement in PLACEMENTS for net in nets], nets)
+            ranks = ctx.results[runs[scale, nets[0], "isolated", job]].records[0]["ranks"]
+            panel.set_title(f"{job} job of {ranks} ranks beside a random-permutation neighbour", fontsize=10)
+        row[0].set_ylabel("slowdown (shared / alone)")
     panels[0][0].legend(title="the job's nodes")
     fig.suptitle("isolated: a Blue Gene/Q partition (torus), whole groups (dragonfly), whole leaves (fat tree)")
     fig.tight_layout()
     fig.savefig(out_dir / "interference.png", dpi=110)
     plt.close(fig)
     _heatmaps(ctx, out_dir)
+
+
+PLACEMENTS = ("isolated", "random")
+
+
+def _bars(ctx: StudyContext, panel: Any, runs: list[str], nets: list[str]) -> None:
+    """Two bars per network, isolated then random (``runs``: the isolated runs of every net, then the random)."""
+    for offset, colour in enumerate(("C0", "C3")):
+        values = [slowdown(ctx, run) for run in runs[offset * len(nets) : (offset + 1) * len(nets)]]
+        xs = [i + (offset - 0.5) * 0.38 for i in range(len(nets))]
+        panel.bar_label(panel.bar(xs, values, 0.36, color=colour, label=PLACEMENTS[offset]), fmt="%.3f", fontsize=8)
+    panel.axhline(1.0, color="0.3", linewidth=0.8)
+    labels = [
+        f"{net} ({len(ctx.platform_of(run).hosts)} nodes)" for net, run in zip(nets, runs[: len(nets)], strict=True)
+    ]
+    panel.set_xticks(range(len(nets)), labels)
+    panel.grid(True, axis="y", alpha=0.3)

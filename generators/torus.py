@@ -41,6 +41,7 @@ nodes load in 1.5 s, 0.4 GB).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -140,6 +141,51 @@ def _block_placement(platform: Platform, argument: str) -> list[str]:
             f"placement block needs AxBx...[@o1,o2,...] (e.g. block:2x2@1,2), got {argument!r}"
         ) from None
     return block_hosts(dims, block, origin)
+
+
+def _partition_placement(platform: Platform, argument: str) -> list[str]:
+    """Named placement ``partition:MIDPLANES[,KIND][@m1,m2,m3,m4]``: a Blue Gene/Q partition of a machine of whole
+    midplanes (4x4x4x4x2 nodes each, ``paper_models.bgq``), as its scheduler allocated it: KIND ``current`` (Mira's
+    predefined geometry of that size, the partition paper's Table 6; the default on Mira), ``proposed`` (the paper's
+    replacement), ``best`` or ``worst`` (the highest or lowest bisection of the cuboids that fit: JUQUEEN allocated
+    any cuboid; the default elsewhere); from midplane ``m1,m2,m3,m4`` (default the first)."""
+    from paper_models import bgq  # (bgq needs generators.errors: imported when the placement is asked for)
+
+    dims = tuple(platform.params["dims"])
+    if len(dims) != 5 or dims[4] != 2 or any(size % unit for size, unit in zip(dims[:4], bgq.MIDPLANE, strict=False)):
+        raise TopologyError(f"placement partition needs a Blue Gene/Q torus of whole midplanes (4x4x4x4x2), not {dims}")
+    machine = tuple(size // unit for size, unit in zip(dims[:4], bgq.MIDPLANE, strict=False))
+    text, _, corner = argument.strip().partition("@")
+    count, _, kind = text.partition(",")
+    kind = kind or ("current" if machine == bgq.MIRA else "best")
+    try:
+        size = int(count)
+        origin = tuple(int(n) for n in corner.split(",")) if corner else (0, 0, 0, 0)
+    except ValueError:
+        raise TopologyError(f"placement partition needs MIDPLANES[,KIND][@m1,m2,m3,m4], got {argument!r}") from None
+    if len(origin) != 4:
+        raise TopologyError(f"placement partition: its first midplane has 4 coordinates (@m1,m2,m3,m4), got {corner!r}")
+    geometry = _partition_geometry(bgq, machine, size, kind)
+    block = (*(g * unit for g, unit in zip(geometry, bgq.MIDPLANE[:4], strict=True)), 2)
+    return block_hosts(dims, block, (*(o * unit for o, unit in zip(origin, bgq.MIDPLANE[:4], strict=True)), 0))
+
+
+def _partition_geometry(bgq: Any, machine: tuple[int, ...], size: int, kind: str) -> tuple[int, ...]:
+    """The geometry (midplanes per dimension, in the machine's order) of a partition of ``size`` midplanes."""
+    if kind in ("current", "proposed"):
+        table = bgq.MIRA_CURRENT if kind == "current" else bgq.MIRA_PROPOSED
+        if machine != bgq.MIRA or size not in table:
+            raise TopologyError(f"placement partition: Mira has no {kind} partition of {size} midplanes "
+                                f"(it has {', '.join(map(str, table))}; on other machines: best, worst)")  # fmt: skip
+        canonical = table[size]
+    elif kind in ("best", "worst"):
+        canonical = (bgq.best_partition if kind == "best" else bgq.worst_partition)(machine, size)[0]
+    else:
+        raise TopologyError(f"placement partition: KIND is current, proposed, best or worst, got {kind!r}")
+    for order in dict.fromkeys(itertools.permutations(canonical)):  # an orientation that fits the machine
+        if all(g <= m for g, m in zip(order, machine, strict=True)):
+            return order
+    raise TopologyError(f"placement partition: {size} midplanes as {canonical} do not fit the {machine} machine")
 
 
 def graph_routable(dims: tuple[int, ...], wraps: tuple[bool, ...]) -> bool:
@@ -252,7 +298,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
     ),
     estimate=estimate,
-    placements={"block": _block_placement},
+    placements={"block": _block_placement, "partition": _partition_placement},
     smallest={"dims": "3x3"},
     drawn={"dims": "4x4x4x2x2"},  # Blue Gene/Q-like 5-D (E = 2): half a midplane (4x4x4x4x2 is dense)
 )

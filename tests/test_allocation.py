@@ -4,6 +4,7 @@ contiguity, repeats itself for a seed, and refuses an impossible request with on
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def test_seeds_draw_different_orders_and_the_same_seed_the_same() -> None:
         ("random-chunks:0,1", "placement random-chunks: takes c,seed"),
         (
             "packed:1",
-            "torus has no placement 'packed' (named placements: block, contiguous, random, random-chunks, stride)",
+            "torus has no placement 'packed' (named placements: block, contiguous, partition, random, random-chunks, stride)",
         ),
     ],
 )
@@ -235,3 +236,74 @@ class TestFamilyAllocations:
         assert str(raised.value).startswith(message)
         with pytest.raises(TopologyError, match=r"placement pods: 4 is not one of the 4 pods"):
             place_ranks(self.TREE, None, "pods:4")
+
+
+class TestBlueGeneQPartitions:
+    """``partition:MIDPLANES[,KIND][@m1,m2,m3,m4]``: the partitions Mira and JUQUEEN allocated (the partition paper,
+    Table 6 and Sect. 3), as blocks of whole midplanes of the machine's torus."""
+
+    MIRA = build_platform("torus", {"dims": "16x16x12x8x2", "zone": "compiled"})
+    JUQUEEN = build_platform("torus", {"dims": "28x8x8x8x2", "zone": "compiled"})
+
+    @staticmethod
+    def extents(platform: Platform, hosts: list[str]) -> tuple[int, ...]:
+        """The extent of each dimension of the box ``hosts`` fill (and that they fill it)."""
+        from generators.torus import coordinates
+
+        dims = tuple(platform.params["dims"])
+        points = [coordinates(int(host.removeprefix("host-")), dims) for host in hosts]
+        extents = tuple(len({p[axis] for p in points}) for axis in range(len(dims)))
+        assert math.prod(extents) == len(set(hosts)) == len(hosts)
+        return extents
+
+    @pytest.mark.parametrize("midplanes", [1, 2, 4, 8, 16, 24, 32, 48, 64, 96])
+    def test_mira_current_partitions_are_table_6(self, midplanes: int) -> None:
+        from paper_models import bgq
+
+        hosts = place_ranks(self.MIRA, None, f"partition:{midplanes}")
+        assert len(hosts) == 512 * midplanes
+        geometry = tuple(e // 4 for e in self.extents(self.MIRA, hosts)[:4])
+        assert sorted(geometry) == sorted(bgq.MIRA_CURRENT[midplanes])
+        assert bgq.partition_bisection(geometry) == bgq.partition_bisection(bgq.MIRA_CURRENT[midplanes])
+
+    @pytest.mark.parametrize("midplanes", [4, 8, 16, 24])
+    def test_the_proposed_ones_raise_the_bisection(self, midplanes: int) -> None:
+        from paper_models import bgq
+
+        current = place_ranks(self.MIRA, None, f"partition:{midplanes},current")
+        proposed = place_ranks(self.MIRA, None, f"partition:{midplanes},proposed")
+        bisection = [
+            bgq.partition_bisection([e // 4 for e in self.extents(self.MIRA, h)[:4]]) for h in (current, proposed)
+        ]
+        assert bisection[1] > bisection[0]
+
+    def test_juqueen_best_and_worst_and_the_corner(self) -> None:
+        from paper_models import bgq
+
+        for kind, choose in (("best", bgq.best_partition), ("worst", bgq.worst_partition)):
+            hosts = place_ranks(self.JUQUEEN, None, f"partition:16,{kind}")
+            geometry = [e // 4 for e in self.extents(self.JUQUEEN, hosts)[:4]]
+            assert bgq.partition_bisection(geometry) == choose("juqueen", 16)[1]
+        first = place_ranks(self.JUQUEEN, None, "partition:1@0,0,0,0")
+        other = place_ranks(self.JUQUEEN, None, "partition:1@6,1,1,1")
+        assert not set(first) & set(other) and len(other) == 512
+
+    @pytest.mark.parametrize(
+        ("platform", "placement", "message"),
+        [
+            ("MIRA", "partition:5", "Mira has no current partition of 5 midplanes"),
+            ("MIRA", "partition:4,odd", "KIND is current, proposed, best or worst"),
+            ("MIRA", "partition:x", "needs MIDPLANES[,KIND][@m1,m2,m3,m4]"),
+            ("MIRA", "partition:1@0,0", "its first midplane has 4 coordinates"),
+            ("MIRA", "partition:2@3,0,0,0", "outside the machine"),
+            ("JUQUEEN", "partition:4,current", "Mira has no current partition of 4"),
+            ("JUQUEEN", "partition:9", "no cuboid of 9 midplanes fits"),
+        ],
+    )
+    def test_an_impossible_partition_is_one_error(self, platform: str, placement: str, message: str) -> None:
+        with pytest.raises(TopologyError, match=re.escape(message)):
+            place_ranks(getattr(self, platform), None, placement)
+
+    def test_only_a_machine_of_whole_midplanes_has_them(self) -> None:
+        with pytest.raises(TopologyError, match="needs a Blue Gene/Q torus of whole midplanes"):
+            place_ranks(build_platform("torus", {"dims": "4x4x2x2x2"}), None, "partition:1")

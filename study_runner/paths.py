@@ -10,4 +10,4 @@ REPO = Path(__file__).resolve().parents[1]
 """The repository's root: ``study_runner/paths.py`` is one folder below it."""
 
 BIN_DIR = REPO / "build" / "bin"
-"""Where ``scripts/build`` puts topolab's apps and SimGrid programs (platform_check, jobs_replay)."""
+"""Where ``scripts/build`` puts topolab's apps and SimGrid programs (platform_check, jobs_run)."""

@@ -81,7 +81,8 @@ def test_seeds_draw_different_orders_and_the_same_seed_the_same() -> None:
         ("random-chunks:0,1", "placement random-chunks: takes c,seed"),
         (
             "packed:1",
-            "torus has no placement 'packed' (named placements: block, contiguous, partition, random, random-chunks, stride)",
+            "torus has no placement 'packed' (named placements: block, contiguous, partition, random, random-chunks, "
+            "stride)",
         ),
     ],
 )

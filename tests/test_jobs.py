@@ -87,9 +87,13 @@ def written(platform: Platform, directory: Path) -> Path:
 
 @pytest.mark.simgrid
 class TestJobsTogether:
+    @pytest.mark.parametrize("online", [False, True], ids=["replayed", "online"])
     @pytest.mark.parametrize(("app", "args"), [("alltoall", A2A), ("exchange", ("-p", "3", "-s", "1M", "-i", "2"))])
-    def test_a_job_alone_takes_exactly_its_smpirun_time(self, app: str, args: tuple[str, ...], tmp_path: Path) -> None:
-        (alone,) = run_jobs(TORUS, written(TORUS, tmp_path), [job("j", 16, app, args)], tmp_path, "random:5")
+    def test_a_job_alone_takes_exactly_its_smpirun_time(
+        self, app: str, args: tuple[str, ...], online: bool, tmp_path: Path
+    ) -> None:
+        path = written(TORUS, tmp_path)
+        (alone,) = run_jobs(TORUS, path, [job("j", 16, app, args)], tmp_path, "random:5", online=online)
         hosts = place_ranks(TORUS, 16, "random:5")
         write_hostfile(hosts, tmp_path / "hosts")
         binary = Path("build/bin").absolute() / app
@@ -153,6 +157,43 @@ def test_two_apps_each_verified_in_their_recording(tmp_path: Path) -> None:
     assert any("allreduce" in f.read_text() or "reduce" in f.read_text() for f in traced)  # the actions that aborted
 
 
+@pytest.mark.simgrid
+class TestOnlineJobs:
+    """Several app binaries in one SMPI simulation (``run_jobs(online=True)``, SimGrid patch 0018)."""
+
+    def test_two_apps_each_verified_and_timed(self, tmp_path: Path) -> None:
+        """An all-to-all and a shift permutation, each --verify (a wrong byte: exit 1, the run fails), on hosts drawn
+        at random: both run, both slower together than alone."""
+        a2a = job("a2a", 16, "alltoall", ("-s", "64K", "-i", "1", "-w", "0", "--verify"))
+        shift = job("shift", 16, "shift", ("-R", "1", "-s", "1M", "-i", "2", "-w", "0", "--verify"))
+        times = run_jobs(TORUS, written(TORUS, tmp_path), [a2a, shift], tmp_path, "random:1", online=True)
+        assert [t.job for t in times] == ["a2a", "shift"]
+        assert all(t.shared_s > t.alone_s > 0 for t in times), times
+
+    def test_online_and_replayed_jobs_agree(self, tmp_path: Path) -> None:
+        """Where both apply (communication only, no modelled computation), the two ways give each job the same time
+        alone and shared, the second starting later (start_s): a trace's replay is the run's (simulation.replay)."""
+        jobs = [
+            job("a", 16, "alltoall", A2A),
+            job("b", 16, "shift", ("-R", "2", "-s", "512K", "-i", "2"), start_s=1e-4),
+        ]
+        path = written(TORUS, tmp_path)
+        ways = {online: run_jobs(TORUS, path, jobs, tmp_path / str(online), "random:3", online=online)
+                for online in (False, True)}  # fmt: skip
+        for replayed, online in zip(ways[False], ways[True], strict=True):
+            assert replayed.hosts == online.hosts
+            assert (online.alone_s, online.shared_s) == (replayed.alone_s, replayed.shared_s)  # measured: to the bit
+        assert all(t.slowdown > 1.01 for t in ways[True])
+
+    def test_a_failing_job_fails_the_run_with_its_status(self, tmp_path: Path) -> None:
+        """A job whose app refuses its arguments (exit 2) beside a good one: the run fails, naming the job's rank."""
+        from study_runner.errors import StudyError
+
+        bad = job("bad", 4, "shift", ("-S", "9"))  # a shift needs more ranks than 9
+        with pytest.raises(StudyError, match=r"rank 0 of bad \(on host-\d+\) returned 2 from main; exit status 2"):
+            run_jobs(TORUS, written(TORUS, tmp_path), [job("good", 4), bad], tmp_path, "contiguous", online=True)
+
+
 def jobs_file(tmp_path: Path, text: str) -> Path:
     """A jobs file on the 4x4x2 torus: ``text``'s top-level keys, the platform, then its jobs."""
     head, _, jobs = text.partition("[[jobs]]")
@@ -203,15 +244,15 @@ def test_bad_jobs_files_are_one_error_and_nothing_written(
     ],
 )
 def test_the_replayer_refuses_a_bad_jobs_file_in_one_line(tmp_path: Path, lines: str, message: str) -> None:
-    """jobs_replay's own checks (what run_jobs writes is always well formed; a hand-written file may not be)."""
+    """jobs_run's own checks (what run_jobs writes is always well formed; a hand-written file may not be)."""
     import subprocess
 
-    from study_runner.simulation.jobs import JOBS_REPLAY
+    from study_runner.simulation.jobs import JOBS_RUN
 
     (tmp_path / "jobs").write_text(lines)
-    done = subprocess.run([str(JOBS_REPLAY), str(written(TORUS, tmp_path)), str(tmp_path / "jobs")],
+    done = subprocess.run([str(JOBS_RUN), str(written(TORUS, tmp_path)), str(tmp_path / "jobs")],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
-    errors = [line for line in done.stderr.splitlines() if line.startswith("jobs_replay: error:")]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("jobs_run: error:")]
     assert done.returncode == 2 and len(errors) == 1 and message in errors[0] and done.stdout == ""
 
 

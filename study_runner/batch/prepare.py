@@ -34,7 +34,7 @@ from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
-from study_runner.simulation.jobs import JOBS_REPLAY
+from study_runner.simulation.jobs import JOBS_RUN
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import allocate
@@ -168,8 +168,8 @@ def _jobs_run(
     except TopologyError as err:
         raise StudyError(f"{label}: {err}") from None
     xml, digest = platform_file
-    files = {xml: digest, JOBS_REPLAY: file_digest(JOBS_REPLAY) if JOBS_REPLAY.is_file() else "missing"}
-    command: list[str] = [str(JOBS_REPLAY), str(xml)]
+    files = {xml: digest, JOBS_RUN: file_digest(JOBS_RUN) if JOBS_RUN.is_file() else "missing"}
+    command: list[str] = [str(JOBS_RUN), str(xml)]
     for job in jobs:
         hostfile = workdir / f"{spec.id}.{job.name}.hosts"
         write_hostfile(hosts[job.name], hostfile)

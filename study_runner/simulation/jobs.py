@@ -1,5 +1,5 @@
 """Several jobs on one machine: each job's MPI app recorded once as a time-independent trace on its own hosts, then
-all the jobs replayed together in one simulation (``simgrid_cpp/jobs_replay.cpp``), each as an MPI application of its
+all the jobs replayed together in one simulation (``simgrid_cpp/jobs_run.cpp``), each as an MPI application of its
 own, so that they share the platform's links as the jobs of a shared machine do; and each job replayed alone on the
 same hosts, for its slowdown.
 
@@ -33,26 +33,33 @@ from study_runner.paths import BIN_DIR
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import record_options
 from study_runner.simulation.smpi import STANDARD_OPTIONS
+from study_runner.simulation.smpi import binary_options
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 
 __all__ = [
-    "JOBS_REPLAY",
+    "JOBS_RUN",
     "MEASURED",
     "Job",
     "JobTime",
     "allocate",
     "cables_per_job",
-    "replay_jobs",
     "run_jobs",
+    "simulate_jobs",
     "time_jobs",
 ]
 
-JOBS_REPLAY = BIN_DIR / "jobs_replay"
+JOBS_RUN = BIN_DIR / "jobs_run"
 """topolab's replayer of several jobs (built by ``scripts/build``)."""
 
 MEASURED = "measured"
 """The name of a study run's or sweep point's own job among its neighbours (``RunSpec.neighbours``)."""
+
+JOBS_RUN_PREFIX = "jobs_run: "
+"""How each job's times start on the stderr of ``jobs_run`` (one JSON object a line after it)."""
+
+ONLINE_OPTIONS = ("--cfg=smpi/privatization:ON",)
+"""What smpirun gives an app's simulation (each rank its own copy of the app's globals), given to online jobs."""
 
 SMPIRUN_OPTIONS = ("--cfg=precision/timing:1e-9", "--cfg=network/model:SMPI")
 """What smpirun gives every simulation before the user's options (its script): the replayer gets them too, so that a
@@ -149,33 +156,39 @@ def _record(
     return files
 
 
-def replay_jobs(
+def simulate_jobs(
     platform_file: Path,
-    jobs: Mapping[str, tuple[float, list[str], list[Path]]],
+    jobs: Mapping[str, tuple[float, list[str], list[list[str]]]],
     options: Sequence[str],
     workdir: Path,
     timeout: float = 3600,
+    online: bool = False,
 ) -> dict[str, dict[str, float]]:
-    """Replay the traces of ``jobs`` (name -> start, host of each rank, trace of each rank) together on the platform;
-    each job's ``start_s``, ``end_s`` and ``time_s``, by name."""
-    lines = [
-        f"{name} {start!r} {host} {trace.absolute()}\n"
-        for name, (start, hosts, traces) in jobs.items()
-        for host, trace in zip(hosts, traces, strict=True)
-    ]
+    """Simulate ``jobs`` (name -> start, host of each rank, what each rank runs: its trace, or online its binary and
+    arguments) together on the platform (``simgrid_cpp/jobs_run.cpp``); each job's ``start_s``, ``end_s`` and
+    ``time_s``, by name."""
+    lines = []
+    for name, (start, hosts, runs) in jobs.items():
+        for host, words in zip(hosts, runs, strict=True):
+            if any(not word or any(c.isspace() for c in word) for word in words):
+                raise StudyError(f"job {name}: an argument is empty or holds a blank: {words}")
+            lines.append(f"{name} {start!r} {host} {' '.join(words)}\n")
     jobs_file = workdir / f"jobs-{len(list(workdir.glob('jobs-*')))}.txt"
     jobs_file.write_text("".join(lines), encoding="utf-8")
-    if not JOBS_REPLAY.is_file():
-        raise StudyError(f"{JOBS_REPLAY} is missing: build it first (scripts/build)")
-    command = [str(JOBS_REPLAY), str(Path(platform_file).absolute()), str(jobs_file), *SMPIRUN_OPTIONS,
-               *STANDARD_OPTIONS, *options, *REPLAY_OPTIONS]  # fmt: skip
-    outcome = run_smpirun_measured(command, workdir, timeout, f"{len(jobs)} job(s) replayed together")
+    if not JOBS_RUN.is_file():
+        raise StudyError(f"{JOBS_RUN} is missing: build it first (scripts/build)")
+    mode = ["--online", *ONLINE_OPTIONS, f"--cfg=smpi/tmpdir:{workdir.absolute()}"] if online else []
+    command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *SMPIRUN_OPTIONS,
+               *STANDARD_OPTIONS, *options, *(() if online else REPLAY_OPTIONS)]  # fmt: skip
+    how = "run" if online else "replayed"
+    outcome = run_smpirun_measured(command, workdir, timeout, f"{len(jobs)} job(s) {how} together")
     times = {}
-    for line in outcome.stdout.splitlines():
-        record = json.loads(line)
-        times[record["job"]] = {key: float(record[key]) for key in ("start_s", "end_s", "time_s")}
+    for line in outcome.stderr.splitlines():
+        if line.startswith(JOBS_RUN_PREFIX):
+            record = json.loads(line.removeprefix(JOBS_RUN_PREFIX))
+            times[record["job"]] = {key: float(record[key]) for key in ("start_s", "end_s", "time_s")}
     if set(times) != set(jobs):
-        raise StudyError(f"the replay of {', '.join(jobs)} reported the jobs {', '.join(times) or 'none'}")
+        raise StudyError(f"the simulation of {', '.join(jobs)} reported the jobs {', '.join(times) or 'none'}")
     return times
 
 
@@ -187,9 +200,11 @@ def run_jobs(
     allocation: str = "contiguous",
     options: Sequence[str] = (),
     occupied: Sequence[Sequence[str]] = (),
+    online: bool = False,
 ) -> list[JobTime]:
     """Every job's time shared with the others and alone on the same hosts (``platform_file`` is ``platform``
-    written). ``TopologyError`` for jobs that do not fit (nothing runs), ``StudyError`` for a run that fails."""
+    written), replayed or ``online`` (:func:`time_jobs`). ``TopologyError`` for jobs that do not fit (nothing
+    runs), ``StudyError`` for a run that fails."""
     names = [job.name for job in jobs]
     if len(set(names)) != len(names) or not jobs:
         raise TopologyError("jobs need names of their own" if jobs else "no job to run")
@@ -198,7 +213,7 @@ def run_jobs(
             raise StudyError(f"job {job.name}: app binary {job.app} not found")
     hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
-    return time_jobs(platform_file, jobs, hosts, workdir, options)
+    return time_jobs(platform_file, jobs, hosts, workdir, options, online=online)
 
 
 def time_jobs(
@@ -208,17 +223,25 @@ def time_jobs(
     workdir: Path,
     options: Sequence[str] = (),
     timeout: float = 3600,
+    online: bool = False,
 ) -> list[JobTime]:
-    """Every job's time shared with the others and alone, each on its ``hosts`` (:func:`allocate`'s): each job's
-    trace recorded on its hosts, then all replayed together, then each alone (each step within ``timeout``)."""
-    traces = {job.name: _record(job, hosts[job.name], platform_file, options, workdir, timeout) for job in jobs}
-    played = {job.name: (job.start_s, hosts[job.name], traces[job.name]) for job in jobs}
-    shared = replay_jobs(platform_file, played, options, workdir, timeout)
-    alone = {job.name: replay_jobs(platform_file, {job.name: played[job.name]}, options, workdir, timeout)[job.name]
+    """Every job's time shared with the others and alone, each on its ``hosts`` (:func:`allocate`'s), each step
+    within ``timeout``. Replayed (the default): each job's trace recorded on its hosts, then all replayed together,
+    then each alone. ``online``: the jobs' app binaries run together, then each alone, in one simulation each
+    (SimGrid patch 0018); what the apps print is not kept."""
+    if online:  # what smpirun would give each binary (a Fortran runtime privatized), for all of them
+        options = (*options, *dict.fromkeys(o for job in jobs for o in binary_options(job.app, options)))
+        runs = {job.name: [[str(job.app), *job.args]] * len(hosts[job.name]) for job in jobs}
+    else:
+        runs = {job.name: [[str(t)] for t in _record(job, hosts[job.name], platform_file, options, workdir, timeout)]
+                for job in jobs}  # fmt: skip
+    played = {job.name: (job.start_s, hosts[job.name], runs[job.name]) for job in jobs}
+    shared = simulate_jobs(platform_file, played, options, workdir, timeout, online)
+    alone = {job.name: simulate_jobs(platform_file, {job.name: played[job.name]}, options, workdir, timeout, online)
              for job in jobs}  # fmt: skip
     return [
         JobTime(job.name, len(hosts[job.name]), tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
-                alone[job.name]["time_s"])
+                alone[job.name][job.name]["time_s"])
         for job in jobs
     ]  # fmt: skip
 

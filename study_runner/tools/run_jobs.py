@@ -33,6 +33,8 @@ the SMPI options of the simulation, and the jobs::
     app = "shift"                      # optional: what its running jobs do (idle without)
     args = ["-R", "1", "-s", "1M"]
 
+Each job's app is recorded as a trace on its hosts, then the traces are replayed together and each alone; with
+``--online`` the apps' binaries run together instead (and each alone), with no recording (SimGrid patch 0018).
 It prints a table, one row a job (its ranks, hosts, time alone, time shared, slowdown), and with ``--json FILE``
 writes one JSON object a job. Bad input (an unknown family or policy, jobs that share a host, more ranks than free
 hosts, a missing binary) is one ``error:`` line and exit status 2, with nothing written; a job whose app fails
@@ -133,6 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/run-jobs", description=__doc__.splitlines()[0])
     parser.add_argument("jobs", type=Path, help="the jobs file (TOML)")
     parser.add_argument("--json", type=Path, help="also write one JSON object a job to this file")
+    parser.add_argument(
+        "--online",
+        action="store_true",
+        help="run the jobs' app binaries together in one simulation instead of replaying their recorded traces",
+    )
     args = parser.parse_args(argv)
     try:
         where = str(args.jobs)
@@ -144,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="topolab-jobs-") as scratch:
             platform_file = Path(scratch) / f"{platform.name}{platform_suffix(platform)}"
             write_platform(platform, platform_file)
-            times = run_jobs(platform, platform_file, [*jobs, *fillers], Path(scratch), allocation, options, held)
+            times = run_jobs(
+                platform, platform_file, [*jobs, *fillers], Path(scratch), allocation, options, held, args.online
+            )
     except (TopologyError, StudyError) as err:
         print(f"scripts/run-jobs: error: {err}", file=sys.stderr)
         return 2 if isinstance(err, TopologyError) else 1

@@ -317,14 +317,40 @@ class TestJobsInRuns:
         with pytest.raises(StudyError, match=re.escape(message)):
             load_sweep(path)
 
-    def test_allocation_without_neighbours_is_an_error(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("key", ["allocation", "online"])
+    def test_jobs_keys_without_neighbours_are_an_error(self, tmp_path: Path, key: str) -> None:
         from study_runner.errors import StudyError
         from study_runner.sweeps.sweep import load_sweep
 
         path = tmp_path / "alone.toml"
-        path.write_text(SHARED_SWEEP[: SHARED_SWEEP.index("[[run.neighbours]]")] + '[output]\nmetric = "x"\n')
-        with pytest.raises(StudyError, match=r"run.allocation places the jobs of a run with neighbours; this run has"):
+        text = SHARED_SWEEP[: SHARED_SWEEP.index("[[run.neighbours]]")] + 'online = true\n[output]\nmetric = "x"\n'
+        unplaced = text.replace('allocation = "{allocation}"\n', "")
+        path.write_text(unplaced if key == "online" else text.replace("online = true\n", ""))
+        with pytest.raises(StudyError, match=rf"run.{key} is about the jobs of a run with neighbours; this run has"):
             load_sweep(path)
+
+    @pytest.mark.simgrid
+    def test_a_sweep_point_online_gives_its_replayed_times(self, tmp_path: Path) -> None:
+        """``online = true``: the same point, its jobs' binaries run together instead of their traces replayed (a
+        key of its own): the same times, to the bit."""
+        from study_runner.batch.engine import Engine
+        from study_runner.batch.execute import execute_runs
+        from study_runner.batch.prepare import prepare_runs
+        from study_runner.simulation.cache import Cache
+        from study_runner.sweeps.sweep import load_sweep
+
+        records = {}
+        for online in (False, True):
+            path = tmp_path / f"{online}.toml"
+            path.write_text(
+                SHARED_SWEEP.replace("[[run.neighbours]]", f"online = {str(online).lower()}\n[[run.neighbours]]")
+            )
+            sweep = load_sweep(path)
+            _, runs = prepare_runs("shared", sweep.platforms, sweep.points[1:], False, BIN, tmp_path)
+            assert runs[0].inputs.get("online", False) is online
+            results = execute_runs(runs, Cache(tmp_path / "cache"), engine=Engine(workers=1))
+            records[online] = results["point-1"].records
+        assert records[True] == records[False] and records[True][0]["slowdown"] > 1.05
 
     @pytest.mark.parametrize(
         ("edit", "message"),

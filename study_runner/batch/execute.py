@@ -171,7 +171,7 @@ def _simulate_jobs(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutco
         with work_directory("jobs") as scratch:
             options = run.inputs["options"][len(STANDARD_OPTIONS) :]
             times = time_jobs(run.platform_file, jobs, {k: list(v) for k, v in hosts.items()}, scratch, options,
-                              run.spec.timeout)  # fmt: skip
+                              run.spec.timeout, run.spec.online)  # fmt: skip
     except StudyError as err:
         return StudyError(f"{run.label}: {err}")
     record = times[0].record()  # the run's own job, then each neighbour's figures under its name

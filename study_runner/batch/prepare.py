@@ -174,10 +174,13 @@ def _jobs_run(
         hostfile = workdir / f"{spec.id}.{job.name}.hosts"
         write_hostfile(hosts[job.name], hostfile)
         files.update({hostfile: file_digest(hostfile), job.app: file_digest(job.app)})
-        recording = smpirun_command(
-            job.app, job.args, xml, hostfile, len(hosts[job.name]), (*options, *record_options())
-        )
-        command += ["--job", job.name, f"--start={job.start_s!r}", *recording]
+        if spec.online:  # jobs_run --online runs the binary itself on the hosts of the hostfile
+            ran = [str(job.app), *job.args, f"--hosts={hostfile}"]
+        else:
+            ran = smpirun_command(job.app, job.args, xml, hostfile, len(hosts[job.name]), (*options, *record_options()))
+        command += ["--job", job.name, f"--start={job.start_s!r}", *ran]
+    if spec.online:
+        command += ["--online", *options]
     key = command_key(command, files, simgrid=simgrid_version(), output="jobs")
     inputs = {
         "platform_sha256": digest,
@@ -189,6 +192,7 @@ def _jobs_run(
         "simgrid": simgrid_version(),
         "jobs": {job.name: [job.app.name, *job.args] for job in jobs},
         "allocation": spec.allocation,
+        **({"online": True} if spec.online else {}),
     }
     hostfile = workdir / f"{spec.id}.{MEASURED}.hosts"
     placed = {name: tuple(job_hosts) for name, job_hosts in hosts.items()}

@@ -43,6 +43,7 @@ class RunSpec:
     trace_links: bool = False  # also run its traced twin: the bytes each link carried (simulation.tracing)
     neighbours: tuple[Job, ...] = ()  # other jobs on the machine meanwhile (simulation.jobs)
     allocation: str = "contiguous"  # with neighbours: the policy that gives every job its hosts
+    online: bool = False  # with neighbours: the jobs' binaries run together instead of their traces replayed
 
     @property
     def traced_id(self) -> str:

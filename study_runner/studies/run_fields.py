@@ -69,8 +69,9 @@ def run_fields(
             f'{where}: {path}: neighbours need compute = "off" and no replay (the jobs are recorded and replayed '
             "together: study_runner.simulation.jobs)"
         )
-    if "allocation" in raw and not neighbours:
-        raise StudyError(f"{where}: {path}.allocation places the jobs of a run with neighbours; this run has none")
+    for key in ("allocation", "online"):
+        if key in raw and not neighbours:
+            raise StudyError(f"{where}: {path}.{key} is about the jobs of a run with neighbours; this run has none")
     return {
         "app": raw["app"],
         "ranks": raw["ranks"],
@@ -85,6 +86,7 @@ def run_fields(
         "replay": replay,
         "neighbours": neighbours,
         "allocation": raw.get("allocation", "contiguous"),
+        "online": raw.get("online", False),
     }
 
 

@@ -101,6 +101,9 @@ RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "neighbours": _described({"type": "array", "minItems": 1, "items": JOB_SCHEMA},
                              "other jobs on the machine meanwhile: the run's records are then each job's time alone "
                              "and shared, and its slowdown (study_runner.simulation.jobs)"),
+    "online": _described({"type": "boolean"},
+                         "with neighbours: run the jobs' app binaries together in one simulation instead of replaying "
+                         "their recorded traces (default false)"),
     "allocation": _described({"type": "string", "minLength": 1},
                              "with neighbours: the policy that gives the jobs their hosts (contiguous, random:SEED, "
                              "stride:K, random-chunks:C,SEED, or the family's own; default contiguous)"),

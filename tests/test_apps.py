@@ -55,6 +55,33 @@ class TestUnderSmpirun:
             assert 0 <= record["time_s_max"] - record["time_s_min"] <= 1.1 * 2e-6
             assert record["rate_bps"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
 
+    def test_a_hot_spot_shares_the_hot_cable_among_its_senders(self, tmp_path: Path, bin_dir: Path) -> None:
+        """Hot-spot traffic on a crossbar: the 5 senders of hot rank 0 share its cable, 5 x (S + envelope) / bandwidth
+        (within the microseconds the barrier releases ranks apart); hot rank 1 has 4 senders; every byte verified."""
+        size = 2 << 20
+        out = smpirun(tmp_path, bin_dir, "hotspot", ["-H", "2", "-s", str(size), "-i", "2", "-w", "0", "--verify"], 11)
+        (record,) = parse_records(out, "hotspot")
+        assert record["verified"] is True and record["hot"] == 2
+        assert record["time_s_max"] == pytest.approx(2e-6 + 5 * (size + SMPI_ENVELOPE_BYTES) / 1e9, rel=2e-3)
+
+    def test_interval_paces_the_rounds_untimed(self, tmp_path: Path, bin_dir: Path) -> None:
+        """--interval: a round every T seconds of simulated time, the pause not in the round's time."""
+        from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
+        from study_runner.simulation.compute import compute_timing
+        from study_runner.simulation.smpi import run_smpirun_measured
+
+        model = crossbar(4)
+        write_platform(model, tmp_path / "p.xml")
+        write_hostfile(place_ranks(model, 4), tmp_path / "hosts")
+        for app, args in (("hotspot", ["-s", "1K"]), ("shift", ["-S", "1", "-s", "1K"])):
+            paced = [*args, "-i", "5", "-w", "0", "--interval", "0.001"]
+            command = smpirun_command(bin_dir / app, paced, tmp_path / "p.xml", tmp_path / "hosts", 4,
+                                      SIMULATED_TIME_OPTIONS)  # fmt: skip
+            done = run_smpirun_measured(command, tmp_path, 60, app)
+            (record,) = parse_records(done.stdout, app)
+            assert record["time_s_max"] < 1e-4  # a round, not its pause
+            assert 0.005 < compute_timing(done.stderr)["simulated_s"] < 0.0051  # 5 rounds of 1 ms, then the reductions
+
     def test_relabelled_shifts_are_permutations_that_deliver_every_byte(self, tmp_path: Path, bin_dir: Path) -> None:
         out = smpirun(tmp_path, bin_dir, "shift", ["-S", "1,4", "-R", "3", "-s", "70K", "-i", "1", "--verify"], 6)
         records = parse_records(out, "shift")
@@ -71,6 +98,7 @@ class TestUnderSmpirun:
         [
             ("pingpong", [], 1, "pingpong: error: needs at least 2 MPI ranks"),
             ("exchange", ["-p", "3"], 3, "exchange: error: 3 peers need at least 4 MPI ranks"),
+            ("hotspot", ["-H", "3"], 3, "hotspot: error: 3 hot ranks need at least 4 MPI ranks"),
             ("pingpong", ["-s", "12Q"], 2, "pingpong: error:"),
             ("pingpong", ["-i", "0"], 2, "pingpong: error:"),
             ("shift", ["-S", "4"], 4, "shift: error: --shifts 4 needs more than 4 MPI ranks"),
@@ -92,6 +120,12 @@ class TestUnderRealMpi:
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
         assert record["app"] == "exchange" and record["ranks"] == 4 and record["peers"] == 3
         assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
+
+    def test_hotspot_with_mpiexec_6_verifies_every_byte_at_its_interval(self, real_mpi_bin: Path) -> None:
+        done = mpiexec(real_mpi_bin / "hotspot", 6, "-H", "2", "-s", "64K", "-i", "3", "--interval", "0.05", "--verify")
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert record["app"] == "hotspot" and record["hot"] == 2 and record["verified"] is True
 
     def test_shift_with_mpiexec_5_verifies_every_byte(self, real_mpi_bin: Path) -> None:
         done = mpiexec(real_mpi_bin / "shift", 5, "-S", "4,1", "-s", "100K", "-i", "2", "--verify")

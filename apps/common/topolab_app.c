@@ -4,12 +4,14 @@
  * the printed schedules (command lines: topolab_args.c, topolab_usage.c).
  * See topolab_app.h for the conventions. Plain MPI + C11, no SimGrid calls.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "topolab_app.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -309,6 +311,16 @@ long long tl_sum_errors(int verify, long long errors)
     if (verify)
         MPI_Allreduce(&errors, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return total;
+}
+
+void tl_pace(double started, double interval)
+{
+    double left = started + interval - MPI_Wtime();
+    if (interval <= 0 || left <= 0)
+        return;
+    time_t whole = (time_t)left;
+    struct timespec pause = {whole, (long)((left - (double)whole) * 1e9)};
+    nanosleep(&pause, NULL);
 }
 
 int tl_exit_status(int verify, long long errors)

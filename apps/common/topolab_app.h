@@ -406,6 +406,11 @@ tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations);
  */
 long long tl_sum_errors(int verify, long long errors);
 
+/* Background traffic at a rate (--interval): idle until `interval` seconds after `started` (an
+ * MPI_Wtime), or return at once when that time has passed or `interval` <= 0. The pause is a
+ * nanosleep, which SMPI simulates (and its TI traces record as a sleep); under a real MPI it sleeps. */
+void tl_pace(double started, double interval);
+
 /* The exit status of a run: TL_EXIT_VERIFY_FAILED when --verify (`verify`) found wrong values
  * (`errors`, over all ranks: tl_sum_errors), else 0. */
 int tl_exit_status(int verify, long long errors);

@@ -28,16 +28,14 @@
  * communicates nothing. --verify fills each block with its sender's rank (mod
  * 256) and checks every received byte (exit status 1 if one is wrong).
  * --interval T (seconds > 0) paces the rounds: a rank starts a round T seconds after it started the one
- * before (after its barrier), idle in between (nanosleep, which SMPI simulates), or at once when the
+ * before (after its barrier), idle in between (tl_pace: a nanosleep, which SMPI simulates), or at once when the
  * round took longer: a message rate of 1/T per rank, an offered load of BYTES / (T x the injection
  * bandwidth), the background traffic of a shared machine. The pause is not part of a round's time.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mpi.h>
 
@@ -168,22 +166,11 @@ static void shift_run(void *state)
                  SHIFT_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-/* Idle until --interval after the round's start (untimed: after the harness took the round's time). */
-static void pace(const struct shift_kernel *k)
-{
-    double left = k->started + k->interval - MPI_Wtime();
-    if (k->interval <= 0 || left <= 0)
-        return;
-    time_t whole = (time_t)left;
-    struct timespec pause = {whole, (long)((left - (double)whole) * 1e9)};
-    nanosleep(&pause, NULL);
-}
-
 static long long shift_check(void *state)
 {
     const struct shift_kernel *k = state;
     long long errors = 0;
-    pace(k);
+    tl_pace(k->started, k->interval); /* untimed: after the harness took the round's time */
     if (!k->verify)
         return 0;
     unsigned char expected = (unsigned char)source(k, k->rank);

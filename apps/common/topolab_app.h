@@ -214,6 +214,13 @@ static inline tl_option tl_opt_verify(int *target, const char *help)
     return tl_opt_flag('\0', "verify", target, help);
 }
 
+/* --interval SECONDS: rounds at a rate (tl_pace), for background traffic. */
+static inline tl_option tl_opt_interval(double *target)
+{
+    return tl_opt_real('\0', "interval", "SECONDS", target, 0.0,
+                       "start a round this long after the one before, idle in between (0: at once)");
+}
+
 static inline tl_option tl_opt_print_schedule(int *target)
 {
     return tl_opt_flag('\0', "print-schedule", target,

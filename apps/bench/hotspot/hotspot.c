@@ -52,8 +52,7 @@ static size_t declare_options(struct options *opt, tl_option *table)
         tl_opt_iterations(&opt->iterations, "timed rounds"),
         tl_opt_warmup(&opt->warmup, "untimed rounds before them"),
         tl_opt_verify(&opt->verify, "check every received byte"),
-        tl_opt_real('\0', "interval", "SECONDS", &opt->interval, 0.0,
-                    "start a round this long after the one before, idle in between (0: at once)"),
+        tl_opt_interval(&opt->interval),
     };
     return tl_copy_options(table, options, TL_COUNT(options));
 }

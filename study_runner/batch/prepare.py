@@ -167,8 +167,10 @@ def _jobs_run(
         hosts = allocate(platform, jobs, spec.allocation)
     except TopologyError as err:
         raise StudyError(f"{label}: {err}") from None
+    if not JOBS_RUN.is_file():
+        raise StudyError(f"{label}: {JOBS_RUN} is missing: build it first (scripts/build)")
     xml, digest = platform_file
-    files = {xml: digest, JOBS_RUN: file_digest(JOBS_RUN) if JOBS_RUN.is_file() else "missing"}
+    files = {xml: digest, JOBS_RUN: file_digest(JOBS_RUN)}
     command: list[str] = [str(JOBS_RUN), str(xml)]
     for job in jobs:
         hostfile = workdir / f"{spec.id}.{job.name}.hosts"

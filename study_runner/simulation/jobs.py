@@ -1,18 +1,20 @@
 """Several jobs on one machine: each job's MPI app recorded once as a time-independent trace on its own hosts, then
 all the jobs replayed together in one simulation (``simgrid_cpp/jobs_run.cpp``), each as an MPI application of its
 own, so that they share the platform's links as the jobs of a shared machine do; and each job replayed alone on the
-same hosts, for its slowdown.
+same hosts, for its slowdown. Or online: the jobs' app binaries themselves run together in one simulation, then each
+alone (``jobs_run --online``, SimGrid patch 0018), with the same times where both apply (``tests/test_jobs.py``).
 
 The hosts of the jobs come from one allocation policy of the machine (``generators.allocation``: ``contiguous``,
 ``random:SEED``, ...): the jobs, in their order, each take the next free hosts of the policy's order, as a batch
 scheduler fills a machine; or a job gives its own placement (a host list, or a named placement such as a torus's
 ``block:4x4x1@0,0,1``), which no other job may share. A background job (no rank count) takes every host the others
-leave free: traffic of the rest of the machine, whose intensity is its app's (a shift permutation, an all-to-all).
+leave free: traffic of the rest of the machine, whose intensity is its app's (shift permutations, an all-to-all, a
+hot spot; ``--interval`` of shift and hotspot: a rate).
 
-What a job's time means: the replayed time of its trace, from its start to its last rank's end (the replay of a
-trace reproduces the app's own run: ``simulation.replay``); alone, it is exactly the simulated time of the app run by
-smpirun on the same hosts (``tests/test_jobs.py``). Replaying needs every job's SMPI options to be the same: a
-simulation has one set (its collective algorithms, its network model).
+What a job's time means: from its start to its last rank's end, replayed (the replay of a trace reproduces the app's
+own run: ``simulation.replay``) or online; alone, it is exactly the simulated time of the app run by smpirun on the
+same hosts (``tests/test_jobs.py``). Every job of a simulation has the same SMPI options: a simulation has one set
+(its collective algorithms, its network model).
 """
 
 from __future__ import annotations

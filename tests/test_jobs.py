@@ -375,7 +375,7 @@ class TestJobsInRuns:
         sweep = load_sweep(path)
         if message is None:
             _, runs = prepare_runs("shared", sweep.platforms, sweep.points[:1], False, BIN, tmp_path)
-            hosts = runs[0].jobs[1]
+            hosts = runs[0].jobs.hosts
             assert hosts["measured"] == tuple(TORUS.host_names[:16]) and len(hosts["background"]) == 16
             assert runs[0].key != prepare_runs("s", sweep.platforms, sweep.points[1:], False, BIN, tmp_path)[1][0].key
             return

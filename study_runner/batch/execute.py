@@ -34,7 +34,7 @@ from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
-from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import time_jobs
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
@@ -42,7 +42,6 @@ from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
 from study_runner.simulation.smpi import SETUP_HINT
-from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import SmpirunOutcome
 from study_runner.simulation.smpi import allow_simulations
 from study_runner.simulation.smpi import run_smpirun_measured
@@ -76,9 +75,9 @@ class PreparedRun:
     links_traced: bool = False
     """Traced by SimGrid (``simulation.tracing``): its one record holds the bytes each link carried
     (``link_bytes``) and what the app printed (``records``)."""
-    jobs: tuple[tuple[Job, ...], dict[str, tuple[str, ...]]] | None = None
-    """For a run with neighbours: every job (the run's own first, its binary resolved) and the host of each rank of
-    each job; its records are each job's time alone and shared (``simulation.jobs``)."""
+    jobs: SharedMachine | None = None
+    """For a run with neighbours: its jobs (the run's own first), their hosts and options; its record is each job's
+    time alone and shared (``simulation.jobs``)."""
 
 
 @dataclass(frozen=True)
@@ -165,13 +164,13 @@ def _simulate_jobs(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutco
     """A run among neighbours: one record, its own job's (``JobTime.record``: ``ranks``, ``hosts``, ``alone_s``,
     ``shared_s``, ``slowdown``) with each neighbour's as ``<name>_<field>`` (``background_slowdown``)."""
     assert run.jobs is not None
-    jobs, hosts = run.jobs
+    machine = run.jobs
     start = time.monotonic()
     try:
         with work_directory("jobs") as scratch:
-            options = run.inputs["options"][len(STANDARD_OPTIONS) :]
-            times = time_jobs(run.platform_file, jobs, {k: list(v) for k, v in hosts.items()}, scratch, options,
-                              run.spec.timeout, run.spec.online)  # fmt: skip
+            hosts = {name: list(job_hosts) for name, job_hosts in machine.hosts.items()}
+            times = time_jobs(run.platform_file, machine.jobs, hosts, scratch, machine.options, run.spec.timeout,
+                              run.spec.online)  # fmt: skip
     except StudyError as err:
         return StudyError(f"{run.label}: {err}")
     record = times[0].record()  # the run's own job, then each neighbour's figures under its name

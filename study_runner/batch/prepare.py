@@ -37,6 +37,7 @@ from study_runner.simulation.compute import compute_options
 from study_runner.simulation.jobs import JOBS_RUN
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
+from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import allocate
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import TraceStore
@@ -198,7 +199,8 @@ def _jobs_run(
     }
     hostfile = workdir / f"{spec.id}.{MEASURED}.hosts"
     placed = {name: tuple(job_hosts) for name, job_hosts in hosts.items()}
-    return PreparedRun(spec, label, tuple(command), key, inputs, jobs[0].app, xml, hostfile, jobs=(tuple(jobs), placed))
+    machine = SharedMachine(tuple(jobs), placed, options)
+    return PreparedRun(spec, label, tuple(command), key, inputs, jobs[0].app, xml, hostfile, jobs=machine)
 
 
 def _traced(run: PreparedRun, options: tuple[str, ...], files: Mapping[Path, str]) -> PreparedRun:

@@ -44,6 +44,7 @@ __all__ = [
     "MEASURED",
     "Job",
     "JobTime",
+    "SharedMachine",
     "allocate",
     "cables_per_job",
     "run_jobs",
@@ -81,6 +82,17 @@ class Job:
     start_s: float = 0.0
     ranks_per_node: int = 1
     placement: tuple[str, ...] | str | None = None
+
+
+@dataclass(frozen=True)
+class SharedMachine:
+    """Jobs ready to simulate together: every job (its binary resolved), the host of each rank of each job, and the
+    SMPI options of the simulation after topolab's standard ones (a study run's or sweep point's neighbours,
+    prepared by ``batch.prepare``)."""
+
+    jobs: tuple[Job, ...]
+    hosts: dict[str, tuple[str, ...]]
+    options: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,10 @@ class Node:
 
 
 NODES = (
-    Node("Blue Gene/Q (Mira)", ("mira/mira.so",), 16, 204.8e9, None,
-         "no HPCG list entry of a Blue Gene/Q system was found in the sources available to this project"),
+    Node("Blue Gene/Q (Sequoia)", ("sequoia/sequoia.so",), 16, 204.8e9, 330.4e12 / 98304,
+         "HPCG list, June 2018 (10th): Sequoia (LLNL), 330.4 Tflop/s on its 98,304 nodes, 3.36 Gflop/s per node, "
+         "1.6% of peak, with IBM's optimized HPCG for Blue Gene/Q: 32 MPI tasks of 2 threads per node, 112x32x32 "
+         "points per task (IBM/HPCG on GitHub, README, Results; Vulcan, LLNL: 3.29 per node on 24K nodes)"),
     Node("PRIMEHPC FX10", ("fx10/fx10.so",), 16, 236.5e9, None,
          "no HPCG list entry of an FX10 system was found in the sources available to this project"),
     Node("K computer (SPARC64 VIIIfx)",

@@ -59,9 +59,27 @@ def _needs_simgrid(args: object) -> bool:
     return False
 
 
+BUILD_MISSING = ("is missing: run scripts/build", "build topolab's apps first (scripts/build)")
+"""What topolab's errors say when a built file is absent (a compiled zone's library, an app's binary)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if QUICK:
         _skip_simgrid_programs()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """In the quick run, a test that failed because a built file is absent (a compiled zone's library, an app's
+    binary; topolab's own error says so, also from a child process's output) is reported skipped: it needs the
+    build, like a test that starts SimGrid (:func:`_skip_simgrid_programs`), and is found, not listed."""
+    report: pytest.TestReport = yield
+    if QUICK and report.failed and call.excinfo is not None:
+        text = f"{call.excinfo.value}\n{report.capstderr}"
+        if any(words in text for words in BUILD_MISSING):
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0, "needs the build (quick run)")
+    return report
 
 
 def _skip_simgrid_programs() -> None:

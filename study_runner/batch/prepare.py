@@ -30,6 +30,7 @@ from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
+from study_runner.paths import app_not_found
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.codes import third_party
 from study_runner.simulation.compute import calibration
@@ -79,7 +80,7 @@ def prepare_runs(
         label = f"{name}/{spec.id}"
         binary = third_party(spec.app) or bin_dir / spec.app
         if not binary.is_file():
-            raise StudyError(f"{label}: app binary {binary} not found; build the apps first (scripts/build)")
+            raise StudyError(f"{label}: {app_not_found(binary)}")
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
         if spec.neighbours:
@@ -162,7 +163,7 @@ def _jobs_run(
     for job in (measured, *spec.neighbours):
         binary = third_party(str(job.app)) or (job.app if "/" in str(job.app) else bin_dir / job.app)
         if not binary.is_file():
-            raise StudyError(f"{label}: job {job.name}: app binary {binary} not found; build the apps (scripts/build)")
+            raise StudyError(f"{label}: job {job.name}: {app_not_found(binary)}")
         jobs.append(dataclasses.replace(job, app=binary.absolute()))
     try:
         hosts = allocate(platform, jobs, spec.allocation)

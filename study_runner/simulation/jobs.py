@@ -32,6 +32,7 @@ from generators import write_hostfile
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
+from study_runner.paths import app_not_found
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import record_options
 from study_runner.simulation.smpi import STANDARD_OPTIONS
@@ -224,7 +225,7 @@ def run_jobs(
         raise TopologyError("jobs need names of their own" if jobs else "no job to run")
     for job in jobs:
         if not job.app.is_file():
-            raise StudyError(f"job {job.name}: app binary {job.app} not found")
+            raise StudyError(f"job {job.name}: {app_not_found(job.app)}")
     hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
     return time_jobs(platform_file, jobs, hosts, workdir, options, online=online)

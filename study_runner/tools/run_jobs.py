@@ -60,6 +60,7 @@ from generators.files import atomic_write_text
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
+from study_runner.paths import app_not_found
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import JobTime
 from study_runner.simulation.jobs import run_jobs
@@ -83,7 +84,7 @@ def _job(raw: dict[str, Any], where: str) -> Job:
     app = Path(str(raw["app"]))
     binary = app if "/" in str(app) else BIN_DIR / app
     if not binary.is_file():
-        raise TopologyError(f"{where}: app binary {binary} not found (topolab's apps: build them with scripts/build)")
+        raise TopologyError(f"{where}: {app_not_found(binary)}")
     placement = raw.get("placement")
     placement = tuple(placement) if isinstance(placement, list) else placement
     args = tuple(str(word) for word in raw.get("args", []))

@@ -85,6 +85,7 @@ from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
+from study_runner.studies.grid_fields import grids_problem
 from study_runner.studies.run_fields import run_fields
 from study_runner.studies.run_fields import strings
 from study_runner.studies.schema import STUDY_RUN_SCHEMA
@@ -299,8 +300,10 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
     unsized = [run.id for run in runs if run.size is None]
     if unsized and len(unsized) < len(runs):
         raise StudyError(f"{where}: run {unsized[0]} has no size: declare size on every run or on none")
-    if module is not None:  # the contract with the analysis: what it reads of [figures] (figure_fields)
-        problem = figures_problem(figures, getattr(module, "FIGURES", {}), set(ids))
+    if module is not None:  # the contract with the analysis: what it reads of [figures] and of the grids
+        problem = figures_problem(figures, getattr(module, "FIGURES", {}), set(ids)) or grids_problem(
+            getattr(module, "GRIDS", {}), [(run.grid, run.variables) for run in runs]
+        )
         if problem is not None:
             raise StudyError(f"{where}: {problem}")
     return Study(

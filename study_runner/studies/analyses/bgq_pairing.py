@@ -41,6 +41,7 @@ from paper_models import bgq
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import table
+from study_runner.studies.grid_fields import GridRead
 from study_runner.studies.study_checks import DeclaredCheck
 
 FIGURES = {  # what the study file's [figures] gives (figure_fields): Fig. 3 and 4, the heatmaps
@@ -50,6 +51,7 @@ FIGURES = {  # what the study file's [figures] gives (figure_fields): Fig. 3 and
 }
 
 GRID = "pairing"  # the study file's run grid: one run per partition, by node dims ("16x4x4x4x2") and midplanes
+GRIDS = {GRID: GridRead(dims=())}  # what it reads of the grid (grid_fields)
 
 
 # --- the model, for the study file's templates ----------------------------------------------------------------------

@@ -38,8 +38,13 @@ from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import FigureField
+from study_runner.studies.grid_fields import GridRead
 
 FIGURES: dict[str, FigureField] = {}  # the figures are drawn from the runs alone (figure_fields)
+GRIDS = {  # what it reads of each file's grids (grid_fields): interconnects' what-if, interconnect-checks' pattern
+    "shifts": GridRead(optional=True, scale=("750",), net=(), order=("host", "random")),
+    "adversarial": GridRead(optional=True, routing=()),
+}
 
 GB = 1e9
 

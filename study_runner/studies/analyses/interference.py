@@ -27,8 +27,10 @@ from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import allocate
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
+from study_runner.studies.grid_fields import GridRead
 
 GRID = "jobs"  # the study file's run grid: net, placement, job, scale
+GRIDS = {GRID: GridRead(scale=(), net=(), placement=("isolated", "random"), job=("alltoall",))}  # (grid_fields)
 FIGURES: dict = {}  # the figure reads the grid only
 
 

@@ -30,11 +30,13 @@ from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import table
+from study_runner.studies.grid_fields import GridRead
 
 FIGURES = {"heatmaps": table("servers", "size"), "phases": table("servers", "size", "title")}  # (figure_fields)
 
 MIB = 1 << 20
 GRID = "fig3"  # the study file's run grid: servers (with its allocation n, l, m) x algorithm x size (MiB)
+GRIDS = {GRID: GridRead(servers=(), algorithm=("pairwise", "mlfm"), size=())}  # (grid_fields)
 
 
 def _record(ctx: StudyContext, run: str) -> dict[str, Any]:

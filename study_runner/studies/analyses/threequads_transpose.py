@@ -26,6 +26,7 @@ from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import FigureField
+from study_runner.studies.grid_fields import GridRead
 
 FIGURES: dict[str, FigureField] = {}  # the figures are drawn from the runs alone (figure_fields)
 
@@ -34,6 +35,7 @@ PHASE_LABELS = ("initialisation", "local transpose", "step 1", "wait", "step 2")
 
 
 GRID = "transpose"  # the study file's runs: network (tq, es) x duplex (hd, fd)
+GRIDS = {GRID: GridRead(network=("tq",), duplex=("hd", "fd"), algorithm=())}  # (grid_fields)
 
 
 def _ranks(ctx: StudyContext, run: str) -> list[dict[str, Any]]:

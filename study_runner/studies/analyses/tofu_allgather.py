@@ -30,6 +30,7 @@ from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import run_id
 from study_runner.studies.figure_fields import text
 from study_runner.studies.figure_fields import texts_by_name
+from study_runner.studies.grid_fields import GridRead
 
 FIGURES = {  # what Fig. 4-7 and the heatmaps show (figure_fields)
     "pingpong": run_id(),
@@ -42,6 +43,7 @@ __all__ = ["METRICS", "figures", "notes", "predictions"]
 
 KIB = 1 << 10
 GRID = "allgather"  # the study file's runs: algorithm x shape
+GRIDS = {GRID: GridRead(algorithm=("ring", "bruck"), shape=())}  # (grid_fields)
 
 
 def run_id(ctx: StudyContext, algorithm: str, shape: str) -> str:

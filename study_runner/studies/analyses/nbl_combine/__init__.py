@@ -17,17 +17,26 @@ Fence), and the Fence run traced.
 from study_runner.studies.analyses.nbl_combine.figures import figures
 from study_runner.studies.analyses.nbl_combine.metrics import METRICS
 from study_runner.studies.analyses.nbl_combine.metrics import notes
+from study_runner.studies.analyses.nbl_combine.runs import COLOURS
+from study_runner.studies.analyses.nbl_combine.runs import FIG4
+from study_runner.studies.analyses.nbl_combine.runs import PLATFORMS
+from study_runner.studies.analyses.nbl_combine.runs import SWEEP
 from study_runner.studies.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS
 from study_runner.studies.analyses.nbl_combine.runs import model_block
 from study_runner.studies.figure_fields import run_id
 from study_runner.studies.figure_fields import strings
 from study_runner.studies.figure_fields import table
+from study_runner.studies.grid_fields import GridRead
 
 FIGURES = {  # the runs and sizes the figures and notes show (figure_fields)
     "testjig": run_id(),
     "heatmaps": table("width", "height", "nbl", "length"),
     "fig7": table("width", "height", "nbl"),
     "model_vs_sim": strings(),
+}
+GRIDS = {  # what the figures and notes read of the grids (grid_fields): PLATFORMS and COLOURS name their values
+    SWEEP: GridRead(width=(), height=(), length=(), nbl=tuple(PLATFORMS), algorithm=tuple(COLOURS)),
+    FIG4: GridRead(width=(), height=(), length=(), nbl=(), algorithm=(), block=()),
 }
 
 __all__ = ["METRICS", "TEMPLATE_FUNCTIONS", "figures", "model_block", "notes"]

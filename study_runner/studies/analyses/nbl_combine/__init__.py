@@ -14,12 +14,11 @@ in one step (cables 1: both are free of link conflicts; limiters up to the Appen
 Fence), and the Fence run traced.
 """
 
+from paper_models.vector_combining import PIPELINED
 from study_runner.studies.analyses.nbl_combine.figures import figures
 from study_runner.studies.analyses.nbl_combine.metrics import METRICS
 from study_runner.studies.analyses.nbl_combine.metrics import notes
-from study_runner.studies.analyses.nbl_combine.runs import COLOURS
 from study_runner.studies.analyses.nbl_combine.runs import FIG4
-from study_runner.studies.analyses.nbl_combine.runs import PLATFORMS
 from study_runner.studies.analyses.nbl_combine.runs import SWEEP
 from study_runner.studies.analyses.nbl_combine.runs import TEMPLATE_FUNCTIONS
 from study_runner.studies.analyses.nbl_combine.runs import model_block
@@ -34,8 +33,8 @@ FIGURES = {  # the runs and sizes the figures and notes show (figure_fields)
     "fig7": table("width", "height", "nbl"),
     "model_vs_sim": strings(),
 }
-GRIDS = {  # what the figures and notes read of the grids (grid_fields): PLATFORMS and COLOURS name their values
-    SWEEP: GridRead(width=(), height=(), length=(), nbl=tuple(PLATFORMS), algorithm=tuple(COLOURS)),
+GRIDS = {  # what the figures and notes read of the grids (grid_fields); the fit (fit_nbl) names its runs
+    SWEEP: GridRead(width=(), height=(), length=(), nbl=("nominal",), algorithm=PIPELINED),
     FIG4: GridRead(width=(), height=(), length=(), nbl=(), algorithm=(), block=()),
 }
 

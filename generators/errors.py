@@ -1,8 +1,11 @@
 """The one exception type that topolab's generators raise for bad input, and how a message shows a bad value."""
 
-__all__ = ["TopologyError", "shown"]
+__all__ = ["BUILD_HINT", "TopologyError", "missing_build", "shown"]
 
 _SHOWN_CHARS = 60
+
+BUILD_HINT = "run scripts/build"
+"""How every error about a file that ``scripts/build`` makes ends (the tests' quick run knows those errors by it)."""
 
 
 class TopologyError(ValueError):
@@ -28,3 +31,12 @@ def shown(value: object) -> str:
         return f"{'-' if value < 0 else ''}(an integer of {digits} digits)"
     text = repr(value)
     return text if len(text) <= _SHOWN_CHARS + 20 else f"{text[:_SHOWN_CHARS]}... ({len(text)} characters)"
+
+
+def missing_build(what: str) -> str:
+    """The one message for a file that ``scripts/build`` makes and that is not there.
+
+    >>> missing_build("build/bin/jobs_run")
+    'build/bin/jobs_run is missing: run scripts/build'
+    """
+    return f"{what} is missing: {BUILD_HINT}"

@@ -25,6 +25,7 @@ from pathlib import Path
 from lxml import etree
 
 from generators.errors import TopologyError
+from generators.errors import missing_build
 from generators.errors import shown
 from generators.files import atomic_path
 from generators.files import atomic_write_text
@@ -81,7 +82,7 @@ def compiled_library(library: str) -> Path:
     build = Path(os.environ.get("TOPOLAB_BUILD_DIR") or REPO / "build")
     found = build / "lib" / f"{library}.so"
     if not found.is_file():
-        raise TopologyError(f"the compiled platform library {found} is missing: run scripts/build")
+        raise TopologyError(missing_build(f"the compiled platform library {found}"))
     return found
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generators.errors import missing_build
+
 __all__ = ["BIN_DIR", "REPO", "app_not_found"]
 
 REPO = Path(__file__).resolve().parents[1]
@@ -14,5 +16,5 @@ BIN_DIR = REPO / "build" / "bin"
 
 
 def app_not_found(binary: Path) -> str:
-    """What every layer says of an app binary that is not there (topolab's apps are built by ``scripts/build``)."""
-    return f"app binary {binary} not found; build topolab's apps first (scripts/build)"
+    """What every layer says of an app binary that is not there: one of topolab's apps is built by ``scripts/build``."""
+    return missing_build(f"app binary {binary}") if BIN_DIR in binary.parents else f"app binary {binary} not found"

@@ -18,6 +18,8 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings
 
+from generators.errors import BUILD_HINT
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "build" / "bin"
 
@@ -59,10 +61,6 @@ def _needs_simgrid(args: object) -> bool:
     return False
 
 
-BUILD_MISSING = ("is missing: run scripts/build", "build topolab's apps first (scripts/build)")
-"""What topolab's errors say when a built file is absent (a compiled zone's library, an app's binary)."""
-
-
 def pytest_configure(config: pytest.Config) -> None:
     if QUICK:
         _skip_simgrid_programs()
@@ -76,7 +74,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report: pytest.TestReport = yield
     if QUICK and report.failed and call.excinfo is not None:
         text = f"{call.excinfo.value}\n{report.capstderr}"
-        if any(words in text for words in BUILD_MISSING):
+        if BUILD_HINT in text:
             report.outcome = "skipped"
             report.longrepr = (str(item.path), item.location[1] or 0, "needs the build (quick run)")
     return report

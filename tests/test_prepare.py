@@ -17,7 +17,7 @@ from tests.test_study import write_study
 
 def test_a_missing_binary_is_found_before_any_simulation(tmp_path: Path) -> None:
     study = load_study(write_study(tmp_path, GOOD_STUDY))
-    with pytest.raises(StudyError, match=r"mini/pingpong: app binary .*pingpong not found; build topolab's apps first"):
+    with pytest.raises(StudyError, match=r"mini/pingpong: app binary .*pingpong is missing: run scripts/build"):
         prepare_study(study, False, tmp_path / "no-bin", tmp_path)
 
 

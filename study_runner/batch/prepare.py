@@ -24,6 +24,7 @@ from generators import platform_files
 from generators import platform_suffix
 from generators import write_hostfile
 from generators import write_platform
+from generators.errors import missing_build
 from generators.model import Platform
 from study_runner.batch.execute import PreparedRun
 from study_runner.batch.execute import simgrid_version
@@ -170,7 +171,7 @@ def _jobs_run(
     except TopologyError as err:
         raise StudyError(f"{label}: {err}") from None
     if not JOBS_RUN.is_file():
-        raise StudyError(f"{label}: {JOBS_RUN} is missing: build it first (scripts/build)")
+        raise StudyError(f"{label}: {missing_build(str(JOBS_RUN))}")
     xml, digest = platform_file
     files = {xml: digest, JOBS_RUN: file_digest(JOBS_RUN)}
     command: list[str] = [str(JOBS_RUN), str(xml)]

@@ -29,6 +29,7 @@ from pathlib import Path
 from generators import TopologyError
 from generators import place_ranks
 from generators import write_hostfile
+from generators.errors import missing_build
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
@@ -191,7 +192,7 @@ def simulate_jobs(
     jobs_file = workdir / f"jobs-{len(list(workdir.glob('jobs-*')))}.txt"
     jobs_file.write_text("".join(lines), encoding="utf-8")
     if not JOBS_RUN.is_file():
-        raise StudyError(f"{JOBS_RUN} is missing: build it first (scripts/build)")
+        raise StudyError(missing_build(str(JOBS_RUN)))
     mode = ["--online", *ONLINE_OPTIONS, f"--cfg=smpi/tmpdir:{workdir.absolute()}"] if online else []
     command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *SMPIRUN_OPTIONS,
                *STANDARD_OPTIONS, *options, *(() if online else REPLAY_OPTIONS)]  # fmt: skip

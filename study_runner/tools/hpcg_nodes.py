@@ -19,6 +19,7 @@ from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from generators.errors import missing_build
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
@@ -86,7 +87,7 @@ def _platform(node: Node) -> list[str]:
     if node.platform[0].endswith(".so"):
         path = REPO / "build" / "platforms" / node.platform[0]
         if not path.is_file():
-            raise StudyError(f"{path} is missing: run scripts/build")
+            raise StudyError(missing_build(str(path)))
         return [str(path)]
     return list(node.platform)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generators.errors import missing_build
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
@@ -57,7 +58,7 @@ def _topolab_app(name: str, mpi: str) -> Path:
     real = mpi == "mpich"
     binary = REPO / ("build-mpi" if real else "build") / "bin" / name
     if not binary.is_file():
-        raise StudyError(f"{binary} is missing: run scripts/build{' --real-mpi' if real else ''}")
+        raise StudyError(missing_build(str(binary)) + (" --real-mpi" if real else ""))
     return binary
 
 

@@ -15,6 +15,7 @@ BIN_DIR = REPO / "build" / "bin"
 """Where ``scripts/build`` puts topolab's apps and SimGrid programs (platform_check, jobs_run)."""
 
 
-def app_not_found(binary: Path) -> str:
-    """What every layer says of an app binary that is not there: one of topolab's apps is built by ``scripts/build``."""
-    return missing_build(f"app binary {binary}") if BIN_DIR in binary.parents else f"app binary {binary} not found"
+def app_not_found(binary: Path, topolab_app: bool) -> str:
+    """What every layer says of an app binary that is not there: one of topolab's apps (named, not a path or a
+    third-party code) is built by ``scripts/build``; a user's own is just not found."""
+    return missing_build(f"app binary {binary}") if topolab_app else f"app binary {binary} not found"

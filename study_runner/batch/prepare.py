@@ -81,7 +81,7 @@ def prepare_runs(
         label = f"{name}/{spec.id}"
         binary = third_party(spec.app) or bin_dir / spec.app
         if not binary.is_file():
-            raise StudyError(f"{label}: {app_not_found(binary)}")
+            raise StudyError(f"{label}: {app_not_found(binary, third_party(spec.app) is None)}")
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
         if spec.neighbours:
@@ -164,7 +164,8 @@ def _jobs_run(
     for job in (measured, *spec.neighbours):
         binary = third_party(str(job.app)) or (job.app if "/" in str(job.app) else bin_dir / job.app)
         if not binary.is_file():
-            raise StudyError(f"{label}: job {job.name}: {app_not_found(binary)}")
+            ours = third_party(str(job.app)) is None and "/" not in str(job.app)
+            raise StudyError(f"{label}: job {job.name}: {app_not_found(binary, ours)}")
         jobs.append(dataclasses.replace(job, app=binary.absolute()))
     try:
         hosts = allocate(platform, jobs, spec.allocation)

@@ -226,7 +226,7 @@ def run_jobs(
         raise TopologyError("jobs need names of their own" if jobs else "no job to run")
     for job in jobs:
         if not job.app.is_file():
-            raise StudyError(f"job {job.name}: {app_not_found(job.app)}")
+            raise StudyError(f"job {job.name}: {app_not_found(job.app, BIN_DIR in job.app.parents)}")
     hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
     return time_jobs(platform_file, jobs, hosts, workdir, options, online=online)

@@ -84,7 +84,7 @@ def _job(raw: dict[str, Any], where: str) -> Job:
     app = Path(str(raw["app"]))
     binary = app if "/" in str(app) else BIN_DIR / app
     if not binary.is_file():
-        raise TopologyError(f"{where}: {app_not_found(binary)}")
+        raise TopologyError(f"{where}: {app_not_found(binary, '/' not in str(app))}")
     placement = raw.get("placement")
     placement = tuple(placement) if isinstance(placement, list) else placement
     args = tuple(str(word) for word in raw.get("args", []))

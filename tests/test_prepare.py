@@ -21,6 +21,14 @@ def test_a_missing_binary_is_found_before_any_simulation(tmp_path: Path) -> None
         prepare_study(study, False, tmp_path / "no-bin", tmp_path)
 
 
+def test_a_run_of_your_own_binary_is_the_path_it_gives(tmp_path: Path) -> None:
+    # A run's app, like a job's, is a topolab app in build/bin or a path to the user's own binary (the schema says
+    # so); a path was looked up under build/bin, and a missing one of the user's told to run scripts/build.
+    study = load_study(write_study(tmp_path, GOOD_STUDY.replace('app = "pingpong"', 'app = "./mine"', 1)))
+    with pytest.raises(StudyError, match=r"^mini/pingpong: app binary mine not found$"):
+        prepare_study(study, False, tmp_path / "no-bin", tmp_path)
+
+
 def test_ranks_that_do_not_fit_the_platform(tmp_path: Path, bin_dir: Path) -> None:
     study = load_study(write_study(tmp_path, GOOD_STUDY.replace("ranks = 2", "ranks = 3", 1)))
     with pytest.raises(StudyError, match=r"mini/pingpong: 3 ranks do not fit on 2 hosts"):

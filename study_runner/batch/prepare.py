@@ -31,9 +31,8 @@ from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
-from study_runner.paths import app_not_found
 from study_runner.simulation.cache import file_digest
-from study_runner.simulation.codes import third_party
+from study_runner.simulation.codes import app_binary
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
 from study_runner.simulation.jobs import JOBS_RUN
@@ -79,9 +78,10 @@ def prepare_runs(
     reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
     for spec in runs:
         label = f"{name}/{spec.id}"
-        binary = third_party(spec.app) or bin_dir / spec.app
-        if not binary.is_file():
-            raise StudyError(f"{label}: {app_not_found(binary, third_party(spec.app) is None)}")
+        try:
+            binary = app_binary(spec.app, bin_dir)
+        except StudyError as err:
+            raise StudyError(f"{label}: {err}") from None
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
         if spec.neighbours:
@@ -162,10 +162,10 @@ def _jobs_run(
     measured = Job(MEASURED, Path(spec.app), spec.args, spec.ranks, 0.0, spec.ranks_per_node, spec.placement)
     jobs = []
     for job in (measured, *spec.neighbours):
-        binary = third_party(str(job.app)) or (job.app if "/" in str(job.app) else bin_dir / job.app)
-        if not binary.is_file():
-            ours = third_party(str(job.app)) is None and "/" not in str(job.app)
-            raise StudyError(f"{label}: job {job.name}: {app_not_found(binary, ours)}")
+        try:
+            binary = app_binary(str(job.app), bin_dir)
+        except StudyError as err:
+            raise StudyError(f"{label}: job {job.name}: {err}") from None
         jobs.append(dataclasses.replace(job, app=binary.absolute()))
     try:
         hosts = allocate(platform, jobs, spec.allocation)

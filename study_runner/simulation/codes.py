@@ -15,13 +15,24 @@ import tarfile
 from pathlib import Path
 
 from study_runner.errors import StudyError
+from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
+from study_runner.paths import app_not_found
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
 from study_runner.simulation.workdirs import work_directory
 
-__all__ = ["COMPILERS", "NAS_SOURCES", "build_nas", "compiler_identity", "nas_sources", "sdist", "third_party"]
+__all__ = [
+    "COMPILERS",
+    "NAS_SOURCES",
+    "app_binary",
+    "build_nas",
+    "compiler_identity",
+    "nas_sources",
+    "sdist",
+    "third_party",
+]
 
 NAS_DIR = "examples/smpi/NAS"
 COMPAT = REPO / "apps" / "smpi_compat"
@@ -89,6 +100,17 @@ def build_nas(cache_dir: Path, code: str, mpi: str) -> Path:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
         raise StudyError(f"{COMPILERS[mpi]} failed on NAS {code.upper()}: {tail}")
     os.replace(tmp, binary)
+    return binary
+
+
+def app_binary(app: str, bin_dir: Path = BIN_DIR) -> Path:
+    """The binary a run's or a job's ``app`` names: a third-party code (:func:`third_party`, built once into the
+    cache), a path to the user's own binary (it has a ``/``), or one of topolab's apps in ``bin_dir``. StudyError
+    when it is not there (``run scripts/build`` for topolab's own)."""
+    built = third_party(app)
+    binary = built or (Path(app) if "/" in app else bin_dir / app)
+    if not binary.is_file():
+        raise StudyError(app_not_found(binary, built is None and "/" not in app))
     return binary
 
 

@@ -59,8 +59,7 @@ from generators.allocation import fill
 from generators.files import atomic_write_text
 from generators.model import Platform
 from study_runner.errors import StudyError
-from study_runner.paths import BIN_DIR
-from study_runner.paths import app_not_found
+from study_runner.simulation.codes import app_binary
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import JobTime
 from study_runner.simulation.jobs import run_jobs
@@ -81,10 +80,10 @@ def _job(raw: dict[str, Any], where: str) -> Job:
         check(raw, JOB_SCHEMA, where)
     except StudyError as err:
         raise TopologyError(str(err)) from None
-    app = Path(str(raw["app"]))
-    binary = app if "/" in str(app) else BIN_DIR / app
-    if not binary.is_file():
-        raise TopologyError(f"{where}: {app_not_found(binary, '/' not in str(app))}")
+    try:
+        binary = app_binary(str(raw["app"]))
+    except StudyError as err:
+        raise TopologyError(f"{where}: {err}") from None
     placement = raw.get("placement")
     placement = tuple(placement) if isinstance(placement, list) else placement
     args = tuple(str(word) for word in raw.get("args", []))

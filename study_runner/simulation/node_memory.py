@@ -7,11 +7,17 @@ numpy (``numpy.add(b, c, out=a)``: one pass, no temporary), counted as STREAM co
 the bandwidth a code sees, as STREAM's is). Each rate is the wall-clock time of one pass, the best kernel of STREAM
 being the median here (a noisy machine would otherwise report its luckiest pass).
 
-- **one core**: one process alone, arrays of :data:`CORE_ELEMENTS` doubles (3 x 128 MiB), median of
-  :data:`REPEATS` passes after a warm-up;
-- **the node**: one process per core (``os.cpu_count()``), arrays of :data:`NODE_ELEMENTS` doubles each
-  (3 x 32 MiB per process), every pass started together behind a barrier; the node's rate of a pass is the bytes all
-  processes moved over the longest process's time, and the figure is the median of :data:`REPEATS` such passes.
+- **one core**: one process alone, median of :data:`REPEATS` passes after a warm-up;
+- **the node**: one process per core (``os.cpu_count()``), every pass started together behind a barrier; the node's
+  rate of a pass is the bytes all processes moved over the longest process's time, and the figure is the median of
+  :data:`REPEATS` such passes.
+
+Both measure the same work in each process: arrays of :data:`ELEMENTS` doubles (3 x 32 MiB, three times this
+machine's 32 MiB last-level cache), :data:`ADDS_PER_PASS` Adds a pass. A pass has to last far longer than the
+barrier takes to release every process (about a millisecond), or the processes stream one after another and the
+node seems to have as much bandwidth as its cores have alone: with one Add a pass (3 ms at this machine's 30 GB/s),
+and larger arrays alone than together, a core kept 103-121% of its own rate with every core streaming on
+2026-11-29, where 32 Adds a pass give 56-65%. The memory each process holds stays 96 MiB however many cores there are.
 
 The ratio of the two says how much the cores of this machine compete for memory: 1 would be a memory system that
 gives every core its full rate whatever the others do; 1 / cores one that a single core saturates. Two ranks of a
@@ -37,20 +43,21 @@ from study_runner.simulation.compute import machine_key
 from study_runner.simulation.compute import store_measurement
 
 __all__ = [
-    "CORE_ELEMENTS",
-    "NODE_ELEMENTS",
+    "ADDS_PER_PASS",
+    "ELEMENTS",
     "REPEATS",
     "MemoryBandwidth",
     "MemoryTarget",
     "measure_memory",
     "memory_bandwidth",
     "memory_speed",
+    "pass_rates",
 ]
 
-CORE_ELEMENTS = 1 << 24
-"""Doubles per array when one core measures alone (128 MiB each, 384 MiB in all)."""
-NODE_ELEMENTS = 1 << 22
-"""Doubles per array and process when every core measures at once (32 MiB each, 96 MiB per process)."""
+ELEMENTS = 1 << 22
+"""Doubles per array and process, alone and with every core at once (32 MiB each, 96 MiB per process)."""
+ADDS_PER_PASS = 32
+"""Adds a timed pass makes (about 0.1 s here): long beside the barrier's release, so the processes stream together."""
 REPEATS = 7
 BYTES_PER_ELEMENT = 24
 """STREAM's count for Add: two reads and one write of 8 bytes."""
@@ -59,7 +66,7 @@ _MEASURE = """
 import json, sys, time, multiprocessing as mp
 import numpy
 
-def passes(n, repeats, barrier=None, out=None):
+def passes(n, adds, repeats, barrier=None, out=None):
     a, b, c = numpy.zeros(n), numpy.ones(n), numpy.full(n, 2.0)
     numpy.add(b, c, out=a)  # warm-up: pages touched, code loaded
     times = []
@@ -67,7 +74,8 @@ def passes(n, repeats, barrier=None, out=None):
         if barrier is not None:
             barrier.wait()
         start = time.perf_counter()
-        numpy.add(b, c, out=a)
+        for _ in range(adds):
+            numpy.add(b, c, out=a)
         times.append(time.perf_counter() - start)
     if a[n // 2] != 3.0:
         raise SystemExit("the Add kernel computed a wrong value")
@@ -76,12 +84,12 @@ def passes(n, repeats, barrier=None, out=None):
     return times
 
 if __name__ == "__main__":
-    mode, n, repeats, processes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    mode, n, adds, repeats, processes = sys.argv[1], *map(int, sys.argv[2:6])
     if mode == "core":
-        print(json.dumps({"times": [passes(n, repeats)]}))
+        print(json.dumps({"times": [passes(n, adds, repeats)]}))
     else:
         barrier, out = mp.Barrier(processes), mp.Queue()
-        workers = [mp.Process(target=passes, args=(n, repeats, barrier, out)) for _ in range(processes)]
+        workers = [mp.Process(target=passes, args=(n, adds, repeats, barrier, out)) for _ in range(processes)]
         for worker in workers:
             worker.start()
         times = [out.get(timeout=600) for _ in workers]
@@ -89,8 +97,8 @@ if __name__ == "__main__":
             worker.join()
         print(json.dumps({"times": times}))
 """
-"""The measurement, run in a child Python: ``core N REPEATS 1`` or ``node N REPEATS PROCESSES``; it prints every
-process's pass times."""
+"""The measurement, run in a child Python: ``core N ADDS REPEATS 1`` or ``node N ADDS REPEATS PROCESSES``; it prints
+every process's pass times."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +134,8 @@ class MemoryBandwidth:
         )
 
 
-def _run(mode: str, elements: int, processes: int) -> list[list[float]]:
-    command = [sys.executable, "-c", _MEASURE, mode, str(elements), str(REPEATS), str(processes)]
+def _run(mode: str, processes: int) -> list[list[float]]:
+    command = [sys.executable, "-c", _MEASURE, mode, str(ELEMENTS), str(ADDS_PER_PASS), str(REPEATS), str(processes)]
     done = subprocess.run(
         command, capture_output=True, text=True, env={**os.environ, **ONE_THREAD}, timeout=900, check=False
     )
@@ -137,15 +145,19 @@ def _run(mode: str, elements: int, processes: int) -> list[list[float]]:
     return [list(map(float, times)) for times in json.loads(done.stdout)["times"]]
 
 
+def pass_rates(times: list[list[float]]) -> tuple[float, ...]:
+    """The rate (bytes/s) of each pass of one or several processes streaming together, ``times[process][pass]``:
+    the bytes every process moved in the pass (the same work each, :data:`ELEMENTS` and :data:`ADDS_PER_PASS`) over
+    the slowest process's time."""
+    moved = len(times) * BYTES_PER_ELEMENT * ELEMENTS * ADDS_PER_PASS
+    return tuple(moved / max(process[i] for process in times) for i in range(len(times[0])))
+
+
 def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
     """Measure this machine's memory bandwidth now and cache it (replacing an earlier measurement)."""
     cores = os.cpu_count() or 1
-    (alone,) = _run("core", CORE_ELEMENTS, 1)
-    core_samples = tuple(BYTES_PER_ELEMENT * CORE_ELEMENTS / t for t in alone)
-    together = _run("node", NODE_ELEMENTS, cores)
-    node_samples = tuple(  # pass i: every process's bytes over the slowest process's time
-        cores * BYTES_PER_ELEMENT * NODE_ELEMENTS / max(times[i] for times in together) for i in range(REPEATS)
-    )
+    core_samples = pass_rates(_run("core", 1))
+    node_samples = pass_rates(_run("node", cores))
     result = MemoryBandwidth(
         core_Bps=statistics.median(core_samples),
         node_Bps=statistics.median(node_samples),
@@ -153,8 +165,9 @@ def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
         core_samples=core_samples,
         node_samples=node_samples,
         method=(
-            f"STREAM's Add kernel (24 bytes per element) through numpy's add, {CORE_ELEMENTS} doubles per array alone "
-            f"and {NODE_ELEMENTS} per process with every core at once, wall clock, median of {REPEATS} passes"
+            f"STREAM's Add kernel (24 bytes per element) through numpy's add, {ELEMENTS} doubles per array and "
+            f"{ADDS_PER_PASS} Adds a pass in each process, alone and with every core at once, wall clock, median of "
+            f"{REPEATS} passes"
         ),
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )

@@ -11,7 +11,7 @@ among them) have none, so ``m`` is measured by what it means, on any machine wit
 
 1. the app runs under ``smpirun-on this-machine --compute benchmark`` alone, and SMPI sums the CPU time of its
    bursts (``t_alone``);
-2. it runs again while every other core streams memory (STREAM's Add kernel, :data:`node_memory.NODE_ELEMENTS`
+2. it runs again while every other core streams memory (STREAM's Add kernel, :data:`node_memory.ELEMENTS`
    doubles per array, in a loop), and SMPI sums them again (``t_loaded``);
 3. with every core streaming, a core gets the fraction ``s`` of its own bandwidth (this machine's memory
    calibration, ``MemoryBandwidth.share``), so the burst's memory part takes ``1 / s`` times as long and its compute
@@ -39,7 +39,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import ONE_THREAD
 from study_runner.simulation.compute import compute_timing
-from study_runner.simulation.node_memory import NODE_ELEMENTS
+from study_runner.simulation.node_memory import ELEMENTS
 from study_runner.simulation.node_memory import memory_bandwidth
 from study_runner.tools.smpirun_on import UsageError
 from study_runner.tools.smpirun_on import prepare
@@ -100,7 +100,7 @@ def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     """``count`` processes streaming STREAM's Add kernel until stopped."""
     hogs = []
     for _ in range(count):
-        command = [sys.executable, "-c", _STREAM, str(NODE_ELEMENTS)]
+        command = [sys.executable, "-c", _STREAM, str(ELEMENTS)]
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         hogs.append(subprocess.Popen(command, env={**os.environ, **ONE_THREAD}, **quiet))
     return hogs

@@ -202,6 +202,26 @@ class TestSmpirunOn:
         at_least = 4 * 64e6 / 50e9 * calibration(calibrated).flops / 1e9
         assert record["copy_s"] > at_least and record["reduce_s"] > at_least
 
+    def test_local_work_has_its_own_speed(self, calibrated: Path, tmp_path: Path) -> None:
+        # SimGrid patch 0019 (local-work-speed): --compute memory charges an MPI call's copies and reductions as all
+        # memory, through smpi/local-work-speed. At a thousand times smpi/host-speed the same work costs a thousand
+        # times as much simulated time (its CPU time, measured each run, varies by far less than 10 times).
+        import shutil
+
+        binary = tmp_path / "local_work"
+        subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/local_work.c"), "-o",
+                        str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+        slow = f"--cfg=smpi/local-work-speed:{calibration(calibrated).flops * 1000!r}f"
+        records = {}
+        for label, options in (("default", ()), ("slow", (slow,))):
+            done = smpirun_on("crossbar", "--hosts", "1", "--host-speed", "1Gf", "--compute", "benchmark", *options,
+                              "--", str(binary), "16", "4", cache=calibrated)  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            (records[label],) = [json.loads(line) for line in done.stdout.splitlines()]
+            assert records[label]["correct"]
+        for work in ("copy_s", "reduce_s"):
+            assert 100 < records["slow"][work] / records["default"][work] < 10_000
+
 
 @pytest.mark.simgrid
 def test_a_sweep_point_splits_computation_from_the_rest(bin_dir: Path, tmp_path: Path, calibrated: Path) -> None:

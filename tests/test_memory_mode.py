@@ -52,9 +52,9 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-def host_speed(command: list[str]) -> float:
-    """The last smpi/host-speed of a command (the compute mode's)."""
-    values = [arg.split(":", 1)[1] for arg in command if arg.startswith("--cfg=smpi/host-speed:")]
+def host_speed(command: list[str], option: str = "smpi/host-speed") -> float:
+    """The last smpi/host-speed of a command (the compute mode's), or of another speed ``option``."""
+    values = [arg.split(":", 1)[1] for arg in command if arg.startswith(f"--cfg={option}:")]
     return float(values[-1].removesuffix("f"))
 
 
@@ -79,6 +79,9 @@ def test_the_speed_charges_memory_at_the_ranks_share(cache: Path, options: tuple
     command = prepare(crossbar_run("--compute", "memory", *options))
     assert host_speed(command) == pytest.approx(expected, rel=1e-12)
     assert "--cfg=smpi/simulate-computation:yes" in command
+    # An MPI call's copies and reductions in a rank's own memory are all memory: the bursts' speed at m = 1.
+    all_memory = prepare(crossbar_run("--compute", "memory", *options, "--memory-fraction", "1"))  # the last wins
+    assert host_speed(command, "smpi/local-work-speed") == pytest.approx(host_speed(all_memory), rel=1e-12)
 
 
 def test_this_machine_brings_its_calibrated_memory(cache: Path) -> None:

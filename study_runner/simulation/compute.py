@@ -197,13 +197,19 @@ def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calib
     )
 
 
-def compute_options(mode: str, reference_flops: float | None = None) -> tuple[str, ...]:
+def compute_options(
+    mode: str, reference_flops: float | None = None, local_work_flops: float | None = None
+) -> tuple[str, ...]:
     """The SMPI options of a compute mode, to come after topolab's standard options (which switch computation off).
+    ``local_work_flops`` converts the copies and reductions an MPI call makes in a rank's own memory (SimGrid patches
+    0011 and 0019) where they are not charged like the bursts (``--compute memory``: they are all memory).
 
     >>> compute_options("off")
     ()
     >>> compute_options("benchmark", 4e10)[:2]
     ('--cfg=smpi/simulate-computation:yes', '--cfg=smpi/host-speed:40000000000.0f')
+    >>> compute_options("benchmark", 4e10, 1e10)[2]
+    '--cfg=smpi/local-work-speed:10000000000.0f'
     """
     if mode == "off":
         return ()
@@ -211,9 +217,11 @@ def compute_options(mode: str, reference_flops: float | None = None) -> tuple[st
         raise StudyError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got {mode!r}")
     if reference_flops is None or not reference_flops > 0:
         raise StudyError(f"--compute benchmark needs this machine's speed (> 0 flop/s), got {reference_flops!r}")
+    local_work = () if local_work_flops is None else (f"--cfg=smpi/local-work-speed:{float(local_work_flops)!r}f",)
     return (
         "--cfg=smpi/simulate-computation:yes",
         f"--cfg=smpi/host-speed:{float(reference_flops)!r}f",
+        *local_work,
         "--cfg=smpi/display-timing:yes",
         "--log=smpi_utils.thres:info",  # the timing summary is an INFO message; the standard options show warnings
     )

@@ -361,13 +361,15 @@ def prepare(argv: Sequence[str]) -> list[str]:
         platform_path, hostfile = _keep(Path(args.keep), platform_path, hostfile)
     reference = calibration(cache_dir) if args.compute != "off" else None
     _say(OFF_NOTICE if reference is None else f"computation benchmarked at this machine's {reference.describe()}")
-    speed = reference and reference.flops
+    speed, local_work = reference and reference.flops, None
     if args.compute == MEMORY_MODE:
         target = memory_target(args, node_memory(platform_path), ranks_per_host(hostfile, ranks))
-        speed, line = memory_mode_speed(reference.flops, fraction(args), core_speed(platform_path), target, cache_dir)
+        speed, local_work, line = memory_mode_speed(
+            reference.flops, fraction(args), core_speed(platform_path), target, cache_dir
+        )
         _say(line)
     mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
-    cfg_words = [*compute_options(mode, speed), *(cfg(option) for option in args.cfg)]
+    cfg_words = [*compute_options(mode, speed, local_work), *(cfg(option) for option in args.cfg)]
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg_words)
     options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
     command = [*command[:options_end], *DIES_WITH_SMPIRUN, *_tmpdir_option(), *command[options_end:]]

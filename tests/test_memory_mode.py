@@ -210,3 +210,20 @@ def test_the_validation_table_shows_both_predictions() -> None:
     head, _, first, second = table([plain, memory])
     assert head.endswith("| memory fraction | with memory (s) | with memory / real |")
     assert first.endswith("| 1.000 |  |  |  |") and second.endswith("| 0.750 | 0.250 | 1.80 (1.60-1.90) | 0.900 |")
+
+
+@pytest.mark.simgrid
+def test_the_fraction_times_sampled_computation(cache: Path, tmp_path: Path) -> None:
+    # NAS EP computes inside SMPI_SAMPLE loops, which SMPI's sum of benchmarked bursts leaves out: its fraction was
+    # measured from a millisecond of noise (0.26 and 0.35 for a code that moves no memory). At one rank the
+    # measurement times the simulated run: every block (30 of a few ms here) at its CPU time.
+    import shutil
+
+    from study_runner.tools.memory_fraction import measure_fraction
+
+    binary = tmp_path / "sampled_work"
+    subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/sampled_work.c"), "-o",
+                    str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+    result = measure_fraction([str(binary)], 1, 1, ("--cfg=smpi/sample-skip:no",))
+    assert min(result.alone_s + result.loaded_s) > 0.1  # the blocks' time, not the milliseconds around them
+    assert 0.0 <= result.fraction <= 1.0

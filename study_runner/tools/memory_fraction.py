@@ -9,10 +9,12 @@ that part is charged at the rank's share of the target node's memory bandwidth, 
 (``study_runner.simulation.node_memory``). Hardware counters would give the bytes, but many machines (virtual ones
 among them) have none, so ``m`` is measured by what it means, on any machine with two cores or more:
 
-1. the app runs under ``smpirun-on this-machine --compute benchmark`` alone, and SMPI sums the CPU time of its
-   bursts (``t_alone``);
+1. the app runs under ``smpirun-on this-machine --compute benchmark`` alone, and its computation is timed
+   (``t_alone``): at one rank the simulated time, every burst at the CPU time it took (those of ``SMPI_SAMPLE_*``
+   blocks too, which SMPI's sum of benchmarked bursts leaves out: NAS EP's whole computation), at more ranks that
+   sum;
 2. it runs again while every other core streams memory (STREAM's Add kernel, :data:`node_memory.ELEMENTS`
-   doubles per array, in a loop), and SMPI sums them again (``t_loaded``);
+   doubles per array, in a loop), and is timed again (``t_loaded``);
 3. with every core streaming, a core gets the fraction ``s`` of its own bandwidth (this machine's memory
    calibration, ``MemoryBandwidth.share``), so the burst's memory part takes ``1 / s`` times as long and its compute
    part is unchanged: ``t_loaded / t_alone = (1 - m) + m / s``, hence ``m = (r - 1) / (1 / s - 1)``.
@@ -70,7 +72,7 @@ class Fraction:
 
     @property
     def ratio(self) -> float:
-        """Median benchmarked time with the other cores streaming over the median alone."""
+        """Median computation time with the other cores streaming over the median alone."""
         return statistics.median(self.loaded_s) / statistics.median(self.alone_s)
 
 
@@ -85,15 +87,23 @@ def fraction_from_ratio(ratio: float, share: float) -> float:
     return min(1.0, max(0.0, (ratio - 1.0) / (1.0 / share - 1.0)))
 
 
-def _benchmarked_s(command: list[str]) -> float:
+SHORTEST_S = 0.05
+"""Computation shorter than this is too little to see contention in (a run's noise is milliseconds)."""
+
+
+def _computation_s(command: list[str], ranks: int) -> float:
     done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise StudyError(f"the app failed (exit status {done.returncode}): {tail}")
     timing = compute_timing(done.stderr)
-    if "benchmarked_s" not in timing:
+    if "benchmarked_s" not in timing or "simulated_s" not in timing:
         raise StudyError("SMPI printed no timing summary: the app did not run under --compute benchmark")
-    return timing["benchmarked_s"]
+    seconds = timing["simulated_s"] if ranks == 1 else timing["benchmarked_s"]
+    if seconds < SHORTEST_S:
+        counted = "its simulated time" if ranks == 1 else "the CPU time of its bursts (sampled blocks not counted)"
+        raise StudyError(f"the app computes {seconds:.3g} s ({counted}): too little to measure contention in")
+    return seconds
 
 
 def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
@@ -121,10 +131,10 @@ def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3, optio
     command = prepare(["this-machine", "--np", str(ranks), "--compute", "benchmark", *options, "--", *app])
     alone, loaded = [], []
     for _ in range(repeats):
-        alone.append(_benchmarked_s(command))
+        alone.append(_computation_s(command, ranks))
         hogs = _start_hogs(cores - 1)
         try:
-            loaded.append(_benchmarked_s(command))
+            loaded.append(_computation_s(command, ranks))
         finally:
             for hog in hogs:
                 hog.kill()
@@ -156,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps({"memory_fraction": round(result.fraction, 3), "ratio": result.ratio, "share": result.share,
                       "alone_s": result.alone_s, "loaded_s": result.loaded_s}))  # fmt: skip
     print(
-        f"{PROG}: benchmarked computation {statistics.median(result.alone_s):.3f} s alone, "
+        f"{PROG}: computation {statistics.median(result.alone_s):.3f} s alone, "
         f"{statistics.median(result.loaded_s):.3f} s with the other cores streaming (x{result.ratio:.3f}; a core "
         f"keeps {result.share:.2f} of its bandwidth): memory fraction {result.fraction:.3f}, "
         f"for smpirun-on --compute memory --memory-fraction {result.fraction:.3f}",

@@ -176,7 +176,7 @@ def test_a_core_that_streams_as_fast_together_keeps_its_whole_rate(
     assert memory_calibration.memory_bandwidth(tmp_path, measure=False) == memory  # cached as measured
 
 
-def test_the_measurement_streams_every_process_together(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_measurement_times_every_pass_of_every_process(monkeypatch: pytest.MonkeyPatch) -> None:
     # The measurement itself, on small arrays: one list of pass times per process, every pass measured.
     monkeypatch.setattr(memory_calibration, "ELEMENTS", 1 << 12)
     for mode, processes in (("core", 1), ("node", 2)):

@@ -17,7 +17,7 @@ machine's 32 MiB last-level cache), :data:`ADDS_PER_PASS` Adds a pass. A pass ha
 barrier takes to release every process (about a millisecond), or the processes stream one after another and the
 node seems to have as much bandwidth as its cores have alone: with one Add a pass (3 ms at this machine's 30 GB/s),
 and larger arrays alone than together, a core kept 103-121% of its own rate with every core streaming on
-2026-11-29, where 32 Adds a pass give 56-65%. The memory each process holds stays 96 MiB however many cores there are.
+2026-11-29, where 32 Adds a pass give 48-57%. The memory each process holds stays 96 MiB however many cores there are.
 
 The ratio of the two says how much the cores of this machine compete for memory: 1 would be a memory system that
 gives every core its full rate whatever the others do; 1 / cores one that a single core saturates. Two ranks of a

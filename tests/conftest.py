@@ -186,6 +186,14 @@ def scattered_pairs(names: Sequence[str], stride: int) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairs if a != b]
 
 
+def smpicc_test_program(name: str, into: Path) -> Path:
+    """``tests/data/c/<name>.c`` built with smpicc (-O2) into ``into``; returns the binary."""
+    binary = into / name
+    subprocess.run(["smpicc", "-O2", str(REPO / "tests" / "data" / "c" / f"{name}.c"), "-o", str(binary)],
+                   check=True, cwd=into)  # fmt: skip
+    return binary
+
+
 def compiled_zone_error(bin_dir: Path, path: Path, zone: str) -> str:
     """What the loader says of the compiled zone ``path`` whose parameter file is bad: exit status 2, nothing on
     stdout, one error line, the zone's (``topolab <zone> zone: error: ...``); returns that line."""

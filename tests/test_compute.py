@@ -32,6 +32,7 @@ from study_runner.simulation.node_memory import memory_path
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
+from tests.conftest import smpicc_test_program
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -183,11 +184,7 @@ class TestSmpirunOn:
         # collective and a reduction operator run inside MPI calls, where SMPI's benchmark is stopped: without the
         # patch they cost nothing, while MPICH's memcpy takes real time (NAS IS's own block of MPI_Alltoallv, 128 MiB
         # an iteration at 1 rank, docs/computation.md).
-        import shutil
-
-        binary = tmp_path / "local_work"
-        subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/local_work.c"), "-o",
-                        str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+        binary = smpicc_test_program("local_work", tmp_path)
         done = smpirun_on("crossbar", "--hosts", "1", "--host-speed", "1Gf", "--compute", mode, "--",
                           str(binary), "64", "4", cache=calibrated)  # fmt: skip
         assert done.returncode == 0, done.stderr
@@ -206,11 +203,7 @@ class TestSmpirunOn:
         # SimGrid patch 0019 (local-work-speed): --compute memory charges an MPI call's copies and reductions as all
         # memory, through smpi/local-work-speed. At a thousand times smpi/host-speed the same work costs a thousand
         # times as much simulated time (its CPU time, measured each run, varies by far less than 10 times).
-        import shutil
-
-        binary = tmp_path / "local_work"
-        subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/local_work.c"), "-o",
-                        str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+        binary = smpicc_test_program("local_work", tmp_path)
         slow = f"--cfg=smpi/local-work-speed:{calibration(calibrated).flops * 1000!r}f"
         records = {}
         for label, options in (("default", ()), ("slow", (slow,))):

@@ -32,6 +32,7 @@ from study_runner.tools.platform_files import node_memory
 from study_runner.tools.smpirun_on import UsageError
 from study_runner.tools.smpirun_on import prepare
 from tests.conftest import REPO
+from tests.conftest import smpicc_test_program
 
 HERE_FLOPS, HERE_CORE_BPS, HERE_NODE_BPS = 4e10, 1e10, 1.6e10
 """This machine as the tests' calibrations say: 40 Gflop/s cores, 10 GB/s for one core, 16 GB/s for the node."""
@@ -226,13 +227,9 @@ def test_the_fraction_times_sampled_computation(cache: Path, tmp_path: Path) -> 
     # NAS EP computes inside SMPI_SAMPLE loops, which SMPI's sum of benchmarked bursts leaves out: its fraction was
     # measured from a millisecond of noise (0.26 and 0.35 for a code that moves no memory). At one rank the
     # measurement times the simulated run: every block (30 of a few ms here) at its CPU time.
-    import shutil
-
     from study_runner.tools.memory_fraction import measure_fraction
 
-    binary = tmp_path / "sampled_work"
-    subprocess.run([str(shutil.which("smpicc")), "-O2", str(REPO / "tests/data/c/sampled_work.c"), "-o",
-                    str(binary)], check=True, cwd=tmp_path)  # fmt: skip
+    binary = smpicc_test_program("sampled_work", tmp_path)
     result = measure_fraction([str(binary)], 1, 1, ("--cfg=smpi/sample-skip:no",))
     assert min(result.alone_s + result.loaded_s) > 0.1  # the blocks' time, not the milliseconds around them
     assert 0.0 <= result.fraction <= 1.0

@@ -20,6 +20,7 @@ from study_runner.tools.realcodes import QUICK_CODES
 from study_runner.tools.realcodes import nas
 from study_runner.tools.realcodes import run_case
 from study_runner.tools.smpirun_on import prepare
+from tests.conftest import smpicc_test_program
 
 pytestmark = pytest.mark.simgrid
 
@@ -73,13 +74,9 @@ def test_hpcc_passes_its_own_checks_on_a_crossbar() -> None:
     assert outcome.record["verified"] is True and outcome.record["HPL_Tflops"] > 0
 
 
-REPO = Path(__file__).resolve().parent.parent
-
-
 def test_mpi_test_on_a_null_request_sets_its_flag(tmp_path: Path) -> None:
     # SimGrid patch 0006: MPI 3.1 Sect. 3.7.3, flag = true for MPI_REQUEST_NULL whatever the status argument.
-    binary = tmp_path / "null_request"
-    subprocess.run(["smpicc", str(REPO / "tests/data/c/null_request.c"), "-o", str(binary)], check=True)
+    binary = smpicc_test_program("null_request", tmp_path)
     done = subprocess.run(prepare(["crossbar", "--hosts", "2", "--", str(binary)]), capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == '{"flag_ignore":1,"flag_status":1}', done.stderr[-300:]
 

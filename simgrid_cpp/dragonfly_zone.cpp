@@ -48,14 +48,10 @@ using topolab::Route;
 using topolab::ZoneParams;
 using simgrid::s4u::Link;
 
-/* Valiant paths drawn for each UGAL decision (a message, or a part of it) */
-constexpr long VALIANT_CANDIDATES = 2;
-
-
-class DragonflyZone : public topolab::SwitchedZone {
+class DragonflyZone : public topolab::RoutedZone {
 public:
   explicit DragonflyZone(const ZoneParams& p)
-      : SwitchedZone(p)
+      : RoutedZone(p, p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}))
       , groups_(p.integer("groups", 1))
       , routers_(p.integer("routers", 1))
       , hosts_(p.integer("hosts", 1))
@@ -64,10 +60,7 @@ public:
       , consecutive_(p.has("port_order") && p.word("port_order", {"round-robin", "consecutive"}) == "consecutive")
       , relative_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "relative")
       , simgrid_(p.word("arrangement", {"absolute", "relative", "simgrid"}) == "simgrid")
-      , routing_(p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}))
-      , by_packet_(p.spread_by_packet())
       , global_lat_(p.number("global_lat", true))
-      , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {
     if (copies_ * (groups_ - 1) > routers_ * global_ports_)
       p.fail("the global cables do not fit the global ports ('" + p.path() + "')");
@@ -138,7 +131,7 @@ public:
     auto valiant_of = [&](std::uint64_t drawn) {
       return valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40));
     };
-    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, hashed, decisions_++, valiant_of, into);
+    return ugal(std::move(options), hashed, valiant_of, into);
   }
 
 private:
@@ -150,11 +143,7 @@ private:
   bool consecutive_; /* global port j on router j / global_ports (else j mod routers) */
   bool relative_;
   bool simgrid_; /* router k of group g holds the cable to group k */
-  std::string routing_;
-  bool by_packet_;
   double global_lat_;
-  topolab::AdaptiveChoice choice_;
-  std::uint64_t decisions_ = 0;       /* adaptive routing decisions so far (topolab::draw) */
   std::vector<Link*> local_;  /* [(g * routers + r) * routers + s]: router r to router s of group g */
   std::vector<Link*> global_; /* [(g * groups + k) * copies + c]: copy c of the cable from g to k */
 

@@ -42,16 +42,14 @@ using topolab::Path;
 using topolab::Route;
 using topolab::ZoneParams;
 
-class FatTreeZone : public topolab::SwitchedZone {
+class FatTreeZone : public topolab::RoutedZone {
 public:
   explicit FatTreeZone(const ZoneParams& p)
-      : SwitchedZone(p)
+      : RoutedZone(p, p.word("routing", {"d-mod-k", "adaptive"}, "d-mod-k"))
       , radix_(p.integer("radix", 2))
       , levels_(p.integer("levels", 2))
       , leaves_(p.integer("leaves", 1))
-      , adaptive_(p.word("routing", {"d-mod-k", "adaptive"}, "d-mod-k") == "adaptive")
-      , by_packet_(p.spread_by_packet())
-      , choice_(topolab::View::local, by_packet_, p.link_bw)
+      , adaptive_(routing_ == "adaptive")
   {
     half_ = radix_ / 2;
     std::vector<long> servers = p.integers("servers_per_leaf");
@@ -139,8 +137,6 @@ private:
   long levels_;
   long leaves_;
   bool adaptive_;
-  bool by_packet_;
-  topolab::AdaptiveChoice choice_;
   long half_    = 1;
   long servers_ = 1;
   std::vector<std::vector<Link*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */

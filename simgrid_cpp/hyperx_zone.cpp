@@ -56,16 +56,13 @@ using topolab::ZoneParams;
 constexpr size_t MAX_DIMS   = 32;       /* generators.torus.MAX_DIMS */
 constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
 
-class HyperXZone : public topolab::SwitchedZone {
+class HyperXZone : public topolab::RoutedZone {
 public:
   explicit HyperXZone(const ZoneParams& p)
-      : SwitchedZone(p)
+      : RoutedZone(p, p.word("routing", {"dimension-order", "dal", "valiant"}, "dimension-order"))
       , dims_(p.integers("dims"))
       , lanes_(p.integer("links", 1))
       , hosts_(p.integer("hosts", 1))
-      , routing_(p.word("routing", {"dimension-order", "dal", "valiant"}, "dimension-order"))
-      , by_packet_(p.spread_by_packet())
-      , choice_(topolab::View::local, by_packet_, p.link_bw)
   {
     if (dims_.empty() || dims_.size() > MAX_DIMS)
       p.fail("parameter 'dims' must give 1 to " + std::to_string(MAX_DIMS) + " dimensions ('" + p.path() + "')");
@@ -134,9 +131,6 @@ private:
   std::vector<long> dims_;
   long lanes_;
   long hosts_;
-  std::string routing_;
-  bool by_packet_;
-  topolab::AdaptiveChoice choice_;
   long switches_ = 1;
   long ports_    = 0;                     /* sum of the dimensions longer than 1: a switch's slots, per lane */
   std::vector<long> stride_;              /* [d]: the switch number's step along dimension d */

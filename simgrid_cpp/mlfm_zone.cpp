@@ -67,17 +67,15 @@ struct Server {
   long port;
 };
 
-class MlfmZone : public topolab::SwitchedZone {
+class MlfmZone : public topolab::RoutedZone {
 public:
   explicit MlfmZone(const ZoneParams& p)
-      : SwitchedZone(p)
+      : RoutedZone(p, p.word("routing", {"static", "adaptive"}, "static"))
       , d_(p.integer("d", 1))
       , layers_(p.integer("layers", 1))
       , spine_bw_(p.number("spine_bw", false))
       , by_source_(p.word("spine_choice", {"source", "destination"}) == "source")
-      , adaptive_(p.word("routing", {"static", "adaptive"}, "static") == "adaptive")
-      , by_packet_(p.spread_by_packet())
-      , choice_(topolab::View::local, by_packet_, p.link_bw)
+      , adaptive_(routing_ == "adaptive")
   {
     if (d_ > MAX_D)
       p.fail("parameter 'd' must be at most " + std::to_string(MAX_D) + " ('" + p.path() + "')");
@@ -166,8 +164,6 @@ private:
   double spine_bw_;
   bool by_source_;
   bool adaptive_;
-  bool by_packet_;
-  topolab::AdaptiveChoice choice_;
   std::vector<long> per_leaf_;  /* [i]: servers on each leaf of layer i */
   std::vector<Server> servers_; /* [host]: its layer, column and port */
   std::vector<Link*> up_;       /* [leaf_slot(i, c, o)]: leaf (i, c) to the spine of columns c and o */

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -303,6 +304,39 @@ private:
     double n = static_cast<double>(paths.size());
     return {floored_sum / n, option.detour(), raw_sum / n};
   }
+};
+
+/* Valiant paths drawn for each UGAL decision (a message, or a part of it). */
+constexpr long VALIANT_CANDIDATES = 2;
+
+/* A switched zone whose family offers a choice of routing rules: the rule (`routing`, one of the family's, read by
+ * the family), whether a message is spread per packet (`spread`), and the adaptive choice with its count of
+ * decisions. Only UGAL-G ("ugal-g") sees every cable of a path; every other adaptive rule sees the cables that
+ * leave its own switch (View). */
+class RoutedZone : public SwitchedZone {
+protected:
+  RoutedZone(const ZoneParams& p, const std::string& routing)
+      : SwitchedZone(p)
+      , routing_(routing)
+      , by_packet_(p.spread_by_packet())
+      , choice_(routing == "ugal-g" ? View::global : View::local, by_packet_, p.link_bw)
+  {
+  }
+
+  /* UGAL's decision for the message between the switches of a pair hashed `pair_hash` (AdaptiveChoice::ugal, with
+   * VALIANT_CANDIDATES draws and this zone's decisions counted). */
+  template <class ValiantOf>
+  double ugal(std::vector<Option> options, std::uint64_t pair_hash, ValiantOf valiant_of, Route* into)
+  {
+    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, pair_hash, decisions_++, valiant_of, into);
+  }
+
+  const std::string routing_;
+  const bool by_packet_;
+  AdaptiveChoice choice_;
+
+private:
+  std::uint64_t decisions_ = 0; /* adaptive routing decisions so far (topolab::draw) */
 };
 
 } // namespace topolab

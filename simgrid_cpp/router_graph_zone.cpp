@@ -59,21 +59,16 @@ using topolab::Path;
 using topolab::Route;
 using topolab::ZoneParams;
 
-constexpr long VALIANT_CANDIDATES = 2; /* Valiant paths drawn for each UGAL decision (a message, or a part of it) */
-
 constexpr long MAX_ROUTERS       = 16384;
 constexpr std::uint8_t UNREACHED = 255;
 const char* const NEIGHBOURS     = "neighbours";
 
-class RouterGraphZone : public topolab::SwitchedZone {
+class RouterGraphZone : public topolab::RoutedZone {
 public:
   explicit RouterGraphZone(const ZoneParams& p)
-      : SwitchedZone(p)
+      : RoutedZone(p, p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}, "minimal"))
       , routers_(p.integer("routers", 1))
       , hosts_(p.integer("hosts", 1))
-      , routing_(p.word("routing", {"minimal", "valiant", "ugal-l", "ugal-g"}, "minimal"))
-      , by_packet_(p.spread_by_packet())
-      , choice_(routing_ == "ugal-l" ? topolab::View::local : topolab::View::global, by_packet_, p.link_bw)
   {
     if (routing_ != "minimal" && routers_ < 3)
       p.fail(routing_ + " routing needs at least 3 routers ('" + p.path() + "')");
@@ -126,16 +121,12 @@ public:
     auto valiant_of = [&](std::uint64_t drawn) {
       return valiant_path(here, target, intermediate(here, target, drawn), hashed);
     };
-    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, hashed, decisions_++, valiant_of, into);
+    return ugal(std::move(options), hashed, valiant_of, into);
   }
 
 private:
   long routers_;
   long hosts_;
-  std::string routing_;
-  bool by_packet_;
-  topolab::AdaptiveChoice choice_;
-  std::uint64_t decisions_ = 0; /* adaptive routing decisions so far (topolab::draw) */
   std::vector<long> first_;               /* [r] .. [r + 1]: the slots of router r's neighbours in adjacent_ */
   std::vector<long> adjacent_;            /* [slot]: a neighbour, increasing per router */
   std::vector<std::uint8_t> distances_;   /* [a * R + b]: the distance between routers a and b, in cables */

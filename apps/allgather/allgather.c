@@ -380,10 +380,7 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
     MPI_Type_commit(&k.block);
 
     tl_kernel kernel = {&k, allgather_prepare, allgather_run, allgather_check};
-    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
-    double spread[3];
-    tl_spread_to_root(timing.mean, spread);
-    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
+    tl_summary summary = tl_summarize(tl_time_kernel(&kernel, opt->warmup, opt->iterations), opt->verify);
 
     if (rank == 0) {
         tl_json json;
@@ -393,14 +390,14 @@ static long long run_size(const struct options *opt, size_t m, int rank, int nra
         tl_json_i64(&json, "bytes", (int64_t)m);
         tl_json_i64(&json, "steps", algorithm_steps(opt->algorithm, nranks));
         tl_json_i64(&json, "iterations", opt->iterations);
-        tl_json_times(&json, spread);
-        tl_json_end_verified(&json, APP_NAME, opt->verify, total_errors, "bytes");
+        tl_json_times(&json, summary.spread);
+        tl_json_end_verified(&json, APP_NAME, opt->verify, summary.errors, "bytes");
     }
 
     MPI_Type_free(&k.block);
     free(k.shift);
     free(k.result);
-    return total_errors;
+    return summary.errors;
 }
 
 static int run(struct options *opt, int rank, int nranks)

@@ -410,17 +410,15 @@ static int run(struct options *opt, int rank, int nranks)
     tl_kernel kernel = {&k, alltoall_prepare, alltoall_run, alltoall_check};
     tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
     /* Everything to rank 0 (phase_end holds the last timed iteration). */
-    double spread[3];
     double *latest = rank == 0 ? tl_alloc_or_abort(APP_NAME, (size_t)x.phases * sizeof *latest)
                                : NULL;
-    tl_spread_to_root(timing.mean, spread);
+    tl_summary summary = tl_summarize(timing, opt->verify);
     tl_reduce_to_root(x.phase_end, latest, x.phases, TL_REDUCE_MAX);
-    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
     if (rank == 0)
-        print_result(opt, sched, spread, latest, total_errors);
+        print_result(opt, sched, summary.spread, latest, summary.errors);
     free(latest);
     exchange_free(&x);
-    return tl_exit_status(opt->verify, total_errors);
+    return tl_exit_status(opt->verify, summary.errors);
 }
 
 TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

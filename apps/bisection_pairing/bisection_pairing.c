@@ -325,14 +325,12 @@ static int run(struct options *opt, int rank, int nranks)
         return 0;
     }
 
-    long long errors = 0;
-    double mine = exchange_rounds(opt, rank, antipode(&opt->dims, rank), &errors);
-    double spread[3];
-    tl_spread_to_root(mine, spread);
-    long long total_errors = tl_sum_errors(opt->verify, errors);
+    tl_timing mine = {.errors = 0};
+    mine.mean = exchange_rounds(opt, rank, antipode(&opt->dims, rank), &mine.errors);
+    tl_summary summary = tl_summarize(mine, opt->verify);
     if (rank == 0)
-        print_result(opt, nranks, spread, total_errors);
-    return tl_exit_status(opt->verify, total_errors);
+        print_result(opt, nranks, summary.spread, summary.errors);
+    return tl_exit_status(opt->verify, summary.errors);
 }
 
 TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

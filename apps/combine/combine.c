@@ -419,13 +419,10 @@ static int run(struct options *opt, int rank, int nranks)
         return 0;
     }
 
-    tl_timing timing = run_iterations(opt, rank, nranks, blocks, steps);
-    double spread[3];
-    tl_spread_to_root(timing.mean, spread);
-    long long total_errors = tl_sum_errors(opt->verify, timing.errors);
+    tl_summary summary = tl_summarize(run_iterations(opt, rank, nranks, blocks, steps), opt->verify);
     if (rank == 0)
-        print_result(opt, nranks, blocks, steps, spread, total_errors);
-    return tl_exit_status(opt->verify, total_errors);
+        print_result(opt, nranks, blocks, steps, summary.spread, summary.errors);
+    return tl_exit_status(opt->verify, summary.errors);
 }
 
 TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

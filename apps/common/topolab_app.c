@@ -313,6 +313,14 @@ long long tl_sum_errors(int verify, long long errors)
     return total;
 }
 
+tl_summary tl_summarize(tl_timing timing, int verify)
+{
+    tl_summary summary;
+    tl_spread_to_root(timing.mean, summary.spread);
+    summary.errors = tl_sum_errors(verify, timing.errors);
+    return summary;
+}
+
 void tl_pace(double started, double interval)
 {
     double left = started + interval - MPI_Wtime();

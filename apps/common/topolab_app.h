@@ -413,6 +413,15 @@ tl_timing tl_time_kernel(const tl_kernel *kernel, int warmup, int iterations);
  */
 long long tl_sum_errors(int verify, long long errors);
 
+/* What rank 0 reports of a timed kernel: the spread of the ranks' mean times (tl_spread_to_root)
+ * and the wrong values over all ranks (tl_sum_errors). Collective. */
+typedef struct {
+    double spread[3];
+    long long errors;
+} tl_summary;
+
+tl_summary tl_summarize(tl_timing timing, int verify);
+
 /* Background traffic at a rate (--interval): idle until `interval` seconds after `started` (an
  * MPI_Wtime), or return at once when that time has passed or `interval` <= 0. The pause is a
  * nanosleep, which SMPI simulates (and its TI traces record as a sleep); under a real MPI it sleeps. */

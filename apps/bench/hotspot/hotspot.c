@@ -127,10 +127,7 @@ static int run(struct options *opt, int rank, int nranks)
     struct hotspot_kernel k = {rank, nranks, opt->hot, (int)opt->bytes, opt->verify, senders, block,
                                requests, statuses, opt->interval, 0.0};
     tl_kernel kernel = {&k, hotspot_prepare, hotspot_run, hotspot_check};
-    tl_timing timing = tl_time_kernel(&kernel, opt->warmup, opt->iterations);
-    double spread[3];
-    tl_spread_to_root(timing.mean, spread);
-    long long errors = tl_sum_errors(opt->verify, timing.errors);
+    tl_summary summary = tl_summarize(tl_time_kernel(&kernel, opt->warmup, opt->iterations), opt->verify);
     if (rank == 0) {
         tl_json json;
         tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
@@ -138,13 +135,13 @@ static int run(struct options *opt, int rank, int nranks)
         tl_json_i64(&json, "hot", opt->hot);
         tl_json_i64(&json, "bytes", opt->bytes);
         tl_json_repetitions(&json, opt->iterations, opt->warmup);
-        tl_json_times(&json, spread);
-        tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
+        tl_json_times(&json, summary.spread);
+        tl_json_end_verified(&json, APP_NAME, opt->verify, summary.errors, "bytes");
     }
     free(statuses);
     free(requests);
     free(block);
-    return tl_exit_status(opt->verify, errors);
+    return tl_exit_status(opt->verify, summary.errors);
 }
 
 TL_APP(struct options, APP_NAME, description, declare_options, check_options, run);

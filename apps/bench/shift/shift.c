@@ -194,13 +194,11 @@ static void print_schedule(const struct options *opt, struct shift_kernel *k)
 /* One shift's JSON line (collective: the times and wrong bytes are reduced to rank 0). */
 static long long report(const struct options *opt, int nranks, int shift, tl_timing timing)
 {
-    double spread[3];
-    tl_spread_to_root(timing.mean, spread);
-    long long errors = tl_sum_errors(opt->verify, timing.errors);
+    tl_summary summary = tl_summarize(timing, opt->verify);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0)
-        return errors;
+        return summary.errors;
     tl_json json;
     tl_json_header(&json, APP_NAME, OUTPUT_VERSION);
     tl_json_i64(&json, "ranks", nranks);
@@ -211,10 +209,10 @@ static long long report(const struct options *opt, int nranks, int shift, tl_tim
         tl_json_null(&json, "relabel");
     tl_json_i64(&json, "bytes", opt->bytes);
     tl_json_repetitions(&json, opt->iterations, opt->warmup);
-    tl_json_times(&json, spread);
-    tl_json_f64(&json, "rate_bps", spread[2] > 0 ? (double)opt->bytes / spread[2] : 0.0);
-    tl_json_end_verified(&json, APP_NAME, opt->verify, errors, "bytes");
-    return errors;
+    tl_json_times(&json, summary.spread);
+    tl_json_f64(&json, "rate_bps", summary.spread[2] > 0 ? (double)opt->bytes / summary.spread[2] : 0.0);
+    tl_json_end_verified(&json, APP_NAME, opt->verify, summary.errors, "bytes");
+    return summary.errors;
 }
 
 static int run(struct options *opt, int rank, int nranks)

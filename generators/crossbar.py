@@ -21,9 +21,8 @@ from generators.model import host_cable
 from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import family
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import positive_int
 from generators.size import Size
@@ -51,8 +50,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     summary="N hosts on one non-blocking switch (the alpha-beta reference platform)",
     params=(
         Param("hosts", positive_int, "number of hosts N"),
-        Param("link_bw", bandwidth, "bandwidth of each host cable, per direction", "1GBps"),
-        Param("link_lat", latency, "latency of each host cable", "1us"),
+        *cable_params("1GBps", "1us", "each host cable"),
         nbl_param(),
         *NODE_PARAMS,
     ),

@@ -75,7 +75,7 @@ from generators.model import host_cable
 from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
 from generators.params import latency
@@ -278,8 +278,7 @@ def _groups_placement(platform: Platform, argument: str) -> list[str]:
             "minimal",
         ),
         spread_param(),
-        Param("link_bw", bandwidth, "bandwidth of every cable, per direction (Slingshot: 200 Gb/s)", "25GBps"),
-        Param("link_lat", latency, "latency of a host or local cable", "100ns"),
+        *cable_params("25GBps", "100ns", bw_note="Slingshot: 200 Gb/s", lat_note="a global cable's: global_lat"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),
         nbl_param(),
         *NODE_PARAMS,

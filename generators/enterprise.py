@@ -32,8 +32,8 @@ from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import family
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import optional_bandwidth
 from generators.params import positive_int
@@ -74,8 +74,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     params=(
         Param("modules", positive_int, "switch modules in the chassis (C)"),
         Param("ports", positive_int, "host ports per module (P)"),
-        Param("link_bw", bandwidth, "host cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-        Param("link_lat", latency, "host cable latency", "1us"),
+        *cable_params("125MBps", "1us", "each host cable", bw_note="effective GbE payload rate"),
         Param("module_uplink", bandwidth, "capacity of each module's backplane connection, per direction", "1GBps"),
         Param("backplane", optional_bandwidth, "total backplane capacity, or none", "none"),
         Param("module_fabric", optional_bandwidth, "internal capacity of each module (in + out), or none", "none"),

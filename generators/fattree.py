@@ -66,10 +66,9 @@ from generators.model import node_link_name
 from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int
@@ -247,8 +246,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param(
             "leaves", optional(positive_int), "leaf switches built (whole subtrees of the top), none for all", "none"
         ),
-        Param("link_bw", bandwidth, "cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
-        Param("link_lat", latency, "latency of every cable", "100ns"),
+        *cable_params("4GBps", "100ns", bw_note="4x QDR InfiniBand data rate"),
         nbl_param(),
         *NODE_PARAMS,
         Param("levels", positive_int, f"switch levels, 2 to {MAX_LEVELS}", "2", recorded_when_default=False),

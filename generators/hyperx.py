@@ -62,11 +62,10 @@ from generators.model import host_cable
 from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
 from generators.params import int_tuple
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import positive_int
 from generators.paths import framed
@@ -185,8 +184,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("dims", int_tuple, "switches along each dimension, e.g. 7x7x7"),
         Param("hosts", positive_int, "hosts per switch (T)"),
         Param("links", positive_int, "cables between every two switches that differ in one coordinate (K)", "1"),
-        Param("link_bw", bandwidth, "bandwidth of every cable, per direction", "25GBps"),
-        Param("link_lat", latency, "latency of every cable", "100ns"),
+        *cable_params("25GBps", "100ns"),
         nbl_param(),
         *NODE_PARAMS,
         Param(

@@ -292,6 +292,20 @@ def nbl_param(cable: str = "link", limit: str = "node-bandwidth limit", help: st
     return Param("nbl", nbl_cap, help or f"{limit}: none, nominal (=1) or k {cable} bandwidths", default)
 
 
+def cable_params(
+    bandwidth_default: str, latency_default: str, cables: str = "every cable", bw_note: str = "", lat_note: str = ""
+) -> tuple[Param, Param]:
+    """The ``link_bw`` and ``link_lat`` parameters, declared here for every family that declares them side by side
+    (mlfm has ``spine_bw`` between them): the bandwidth per direction and the latency of ``cables`` (what the family
+    calls the cables they set), each help ended by its note (where the figure comes from, which cables it leaves to
+    another parameter)."""
+    return (
+        Param("link_bw", bandwidth, f"bandwidth of {cables}, per direction{f' ({bw_note})' if bw_note else ''}",
+              bandwidth_default),
+        Param("link_lat", latency, f"latency of {cables}{f' ({lat_note})' if lat_note else ''}", latency_default),
+    )  # fmt: skip
+
+
 def check_params(family: str, declared: Sequence[Param], given: Mapping[str, object]) -> dict[str, Any]:
     """Validate ``given`` against the ``declared`` parameters of ``family``; return typed values."""
     known = {p.name for p in declared}

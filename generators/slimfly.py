@@ -45,10 +45,9 @@ from generators.model import Host
 from generators.model import Platform
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int
@@ -179,8 +178,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             "hosts per router (p); none: ceil(k'/2), the paper's balanced choice",
             "none",
         ),
-        Param("link_bw", bandwidth, "bandwidth of every cable, per direction", "25GBps"),
-        Param("link_lat", latency, "latency of every cable", "100ns"),
+        *cable_params("25GBps", "100ns"),
         nbl_param(),
         *NODE_PARAMS,
         Param(

@@ -43,9 +43,8 @@ from generators.model import node_link_name
 from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import family
-from generators.params import latency
 from generators.params import letter_order
 from generators.params import nbl_param
 from generators.params import optional_bandwidth
@@ -104,8 +103,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
     summary="Three Quads: q^3 nodes, three subnetworks (SW-Z, SW-Y, SW-X) of q switches",
     params=(
         Param("q", positive_int, "nodes per axis (q^3 nodes, 3q switches of q^2 ports), >= 2"),
-        Param("link_bw", bandwidth, "NIC cable bandwidth per direction (effective GbE payload rate)", "125MBps"),
-        Param("link_lat", latency, "NIC cable latency", "1us"),
+        *cable_params("125MBps", "1us", "each NIC cable", bw_note="effective GbE payload rate"),
         Param("switch_fabric", optional_bandwidth, "internal capacity of each switch, or none", "none"),
         Param("subnet_order", letter_order("xyz"), "subnetwork preference for pairs sharing two coordinates", "xyz"),
         nbl_param("NIC"),

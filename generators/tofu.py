@@ -72,12 +72,11 @@ from generators.model import Grid
 from generators.model import Platform
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
 from generators.params import flag_tuple
 from generators.params import int_tuple
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import nonnegative_int
 from generators.params import optional
@@ -243,8 +242,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("xyz", optional(int_tuple), "Tofu units along X, Y, Z (e.g. 4x4x4; 12 nodes each), or none", "none"),
         Param("preset", optional(choice(*PRESETS)), "fx10: the paper's 768-node FX10 (xyz 4x4x4), or none", "none"),
         Param("xyz_wrap", flag_tuple, "wrap-around of X, Y, Z: yes, no or 1,1,0 (A, C mesh, B ring)", "yes"),
-        Param("link_bw", bandwidth, "bandwidth of every cable per direction (Table I: 5 GB/s)", "5GBps"),
-        Param("link_lat", latency, "latency of every cable (assumed Tofu per-hop order)", "100ns"),
+        *cable_params("5GBps", "100ns", bw_note="Table I: 5 GB/s", lat_note="assumed Tofu per-hop order"),
         nbl_param(
             help="endpoint-only cap on a node's injection + reception in link bandwidths (4 RDMA engines), or none",
             default="4",

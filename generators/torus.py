@@ -62,12 +62,11 @@ from generators.model import node_link
 from generators.model import node_link_name
 from generators.node import NODE_PARAMS
 from generators.params import Param
-from generators.params import bandwidth
+from generators.params import cable_params
 from generators.params import choice
 from generators.params import family
 from generators.params import flag_tuple
 from generators.params import int_tuple
-from generators.params import latency
 from generators.params import nbl_param
 from generators.params import positive_int
 from generators.size import Size
@@ -218,8 +217,7 @@ def _steps(src: int, dst: int, size: int, wrapped: bool) -> list[int]:
 
 
 _COMMON = (
-    Param("link_bw", bandwidth, "bandwidth of each link, per direction", "2GBps"),
-    Param("link_lat", latency, "latency of each link", "100ns"),
+    *cable_params("2GBps", "100ns", "each link"),
     nbl_param(limit="endpoint-only node-bandwidth limit"),
     *NODE_PARAMS,
 )

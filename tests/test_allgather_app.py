@@ -44,6 +44,12 @@ SYNC_BARRIER = ("--cfg=smpi/barrier:ompi_bruck",)
 Platforms = Callable[..., tuple[Path, Path]]
 
 
+@pytest.fixture(params=ALGORITHMS)
+def algorithm(request: pytest.FixtureRequest) -> str:
+    """Each algorithm of the app, for a test that asks for ``algorithm``."""
+    return request.param
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # The algorithms, in Python: which block goes where, the message sizes and the memory copies.
 
@@ -162,7 +168,6 @@ VERIFY_SIZES = [1, 1000, 65536 + 3]  # eager and rendezvous messages, blocks tha
 
 class TestVerify:
     @pytest.mark.parametrize("ranks", VERIFY_RANKS)
-    @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_every_rank_holds_every_block_in_rank_order(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str, ranks: int
     ) -> None:
@@ -174,7 +179,6 @@ class TestVerify:
             assert {k: record[k] for k in expected} == expected
             assert 0 < record["time_s_min"] <= record["time_s_avg"] <= record["time_s_max"]
 
-    @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_the_check_catches_wrong_data(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str
     ) -> None:
@@ -227,7 +231,6 @@ TIMING_SIZES = [EAGER_LIMIT_BYTES, 3 * EAGER_LIMIT_BYTES + 5]  # every message r
 
 class TestTiming:
     @pytest.mark.parametrize("ranks", TIMING_RANKS)
-    @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_steps_follow_the_message_sizes(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str, ranks: int
     ) -> None:
@@ -264,7 +267,6 @@ class TestTiming:
         assert record["time_s_max"] == pytest.approx(ring_time(5, 65536), rel=1e-6)
 
     @pytest.mark.parametrize("ranks", [5, 7, 12])
-    @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_default_barrier_releases_ranks_apart(
         self, platforms: Platforms, bin_dir: Path, tmp_path: Path, algorithm: str, ranks: int
     ) -> None:
@@ -356,7 +358,6 @@ class TestBadInput:
 
 
 class TestUnderRealMpi:
-    @pytest.mark.parametrize("algorithm", ALGORITHMS)
     def test_verifies_with_mpiexec(self, real_mpi_bin: Path, algorithm: str) -> None:
         args = ["-a", algorithm, "-s", "1,1000,65539", "-i", "2", "--verify", "--memcpy-rate", "1e9"]
         done = mpiexec(real_mpi_bin / APP, 5, *args)

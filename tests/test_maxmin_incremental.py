@@ -1,0 +1,53 @@
+"""SimGrid patch 0020: the max-min solver re-solves, when flows start or end, only the flows whose rate the change
+can alter (``maxmin/incremental``, on by default), and every flow and computation ends when a whole solve would
+have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random networks (spread routes, FATPIPE
+links, latencies, rate caps, computations beside the flows); its comment says what it exercises."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+QUIET = "--log=root.thres:critical"
+
+
+def end_dates(bin_dir: Path, seed: int, *options: str, flows: int = 300) -> dict[tuple[str, int], float]:
+    done = subprocess.run(
+        [str(bin_dir / "maxmin_incremental_check"), str(seed), str(flows), *options, QUIET],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    dates = {}
+    for line in done.stdout.splitlines():
+        record = json.loads(line)
+        dates[(record["kind"], record["id"])] = record["end"]
+    assert len(dates) == flows + flows // 4
+    return dates
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_incremental_solves_end_every_flow_when_whole_solves_do(bin_dir: Path, seed: int) -> None:
+    whole = end_dates(bin_dir, seed, "--cfg=maxmin/incremental:no")
+    incremental = end_dates(bin_dir, seed, "--cfg=maxmin/incremental:yes")
+    assert incremental.keys() == whole.keys()
+    for key, date in whole.items():
+        assert incremental[key] == pytest.approx(date, rel=1e-9, abs=1e-12), key
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_every_incremental_solve_equals_a_whole_one(bin_dir: Path, seed: int) -> None:
+    """maxmin/incremental-check solves the whole system after each incremental solve and aborts where a rate differs
+    by more than 1e-9; it then keeps the incremental rates, so the run's dates are the incremental run's, bit for
+    bit."""
+    checked = end_dates(bin_dir, seed, "--cfg=maxmin/incremental-check:yes", flows=150)
+    assert checked == end_dates(bin_dir, seed, flows=150)
+
+
+def test_the_dates_depend_on_the_network(bin_dir: Path) -> None:
+    """The comparisons above compare something: two seeds give different networks and different dates."""
+    assert end_dates(bin_dir, 1, flows=50) != end_dates(bin_dir, 2, flows=50)

@@ -190,17 +190,18 @@ def test_the_measurement_times_every_pass_of_every_process(monkeypatch: pytest.M
 def test_two_ranks_streaming_on_a_node_take_twice_as_long(cache: Path, bin_dir: Path) -> None:
     # Every burst all memory (m = 1), the node's bandwidth what one core draws (10 GB/s here as calibrated): two
     # ranks on one host each get half, one rank per host the whole. The bursts are timed for real, so the ratio is
-    # 2 up to this machine's noise; benchmarked, both runs take the same.
-    steps = {}
-    for per_node in ("1", "2"):
+    # 2 up to this machine's noise; benchmarked, both runs take the same. Each layout is run three times and its
+    # fastest run kept: a busy moment slows a run (CI once measured 2.6 from one slow run), it never speeds one up.
+    steps: dict[str, list[float]] = {"1": [], "2": []}
+    for per_node in ("1", "2") * 3:
         argv = ["crossbar", "--hosts", "2", "--host-speed", "40Gf", "--np", "2", "--ranks-per-node", per_node,
                 "--cores", "2", "--compute", "memory", "--memory-fraction", "1", "--memory-bw", "10GBps", "--",
                 str(bin_dir / "compute_bound"), "-f", "300", "-i", "3"]  # fmt: skip
         done = subprocess.run(prepare(argv), capture_output=True, text=True, timeout=300, env=dict(os.environ))
         assert done.returncode == 0, done.stderr[-600:]
         (record,) = [json.loads(line) for line in done.stdout.splitlines()]
-        steps[per_node] = record["step_s_avg"]
-    assert 1.6 < steps["2"] / steps["1"] < 2.5
+        steps[per_node].append(record["step_s_avg"])
+    assert 1.6 < min(steps["2"]) / min(steps["1"]) < 2.5, steps
 
 
 def test_the_measurement_command_refuses_bad_usage() -> None:

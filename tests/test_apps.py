@@ -55,6 +55,16 @@ class TestUnderSmpirun:
             assert 0 <= record["time_s_max"] - record["time_s_min"] <= 1.1 * 2e-6
             assert record["rate_bps"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
 
+    def test_a_ring_passes_one_message_at_a_time(self, tmp_path: Path, bin_dir: Path) -> None:
+        """The token crosses one cable pair at a time, alone: each message takes the route's 2 latencies + (bytes +
+        envelope) / bandwidth, whatever the ring's size."""
+        for ranks in (2, 5):
+            out = smpirun(tmp_path, bin_dir, "ring", ["-s", "1K", "--laps", "3"], ranks)
+            (record,) = parse_records(out, "ring")
+            assert (record["ranks"], record["laps"], record["messages"]) == (ranks, 3, 3 * ranks)
+            assert record["hop_s"] == pytest.approx(2e-6 + (1024 + SMPI_ENVELOPE_BYTES) / 1e9, rel=1e-9)
+            assert record["time_s"] == pytest.approx(record["hop_s"] * 3 * ranks, rel=1e-12)
+
     def test_a_hot_spot_shares_the_hot_cable_among_its_senders(self, tmp_path: Path, bin_dir: Path) -> None:
         """Hot-spot traffic on a crossbar: the 5 senders of hot rank 0 share its cable, 5 x (S + envelope) / bandwidth
         (within the microseconds the barrier releases ranks apart); hot rank 1 has 4 senders; every byte verified."""
@@ -133,6 +143,12 @@ class TestUnderRealMpi:
         records = [json.loads(line) for line in done.stdout.splitlines()]
         assert [(r["shift"], r["verified"]) for r in records] == [(4, True), (1, True)]
 
+    def test_ring_with_mpiexec_3(self, real_mpi_bin: Path) -> None:
+        done = mpiexec(real_mpi_bin / "ring", 3, "--laps", "4")
+        assert done.returncode == 0, done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        assert (record["messages"], record["bytes"]) == (12, 8) and record["time_s"] > 0
+
     def test_pingpong_with_mpiexec_4(self, real_mpi_bin: Path) -> None:
         done = mpiexec(real_mpi_bin / "pingpong", 4, "-s", "1,1K", "-i", "5")
         assert done.returncode == 0, done.stderr
@@ -141,7 +157,7 @@ class TestUnderRealMpi:
 
 APPS = [
     "allgather", "alltoall", "bisection_pairing", "combine", "exchange", "memcpy_bench", "nbl_testjig", "pingpong",
-    "shift", "transpose", "zero_count",
+    "ring", "shift", "transpose", "zero_count",
 ]  # fmt: skip
 
 

@@ -1,0 +1,136 @@
+"""Benchmark: what the simulator spends per message, measured on a token ring.
+
+    scripts/bench-ring                                      # 64 ... 16384 ranks, the SimGrid of .venv/simgrid
+    scripts/bench-ring --ranks 64,1024 --label quick        # some sizes
+    scripts/bench-ring --simgrid /opt/other --label before  # another SimGrid install (its bin/smpirun), same app
+
+The ring app (``apps/bench/ring``) passes a token of 8 bytes around N ranks, one message at a time, on SimGrid's
+flat cluster (one star: a route costs a lookup), so what a message costs is the engine's: context switches,
+simcalls, SMPI's request path, the solve of one flow. Each size runs twice, with L and 2L timed laps; the cost
+per message is the difference of the two wall times over the N x L messages between them, so start-up, platform
+loading and the ranks' creation cancel out. Results: ``results/benchmarks/ring-<label>.{json,md}``. The wall
+times are this machine's: a benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from generators import write_hostfile
+from generators.files import atomic_write_text
+from study_runner.batch.execute import parse_records
+from study_runner.errors import StudyError
+from study_runner.paths import BIN_DIR
+from study_runner.paths import REPO
+from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import smpirun_command
+from study_runner.tools.bench_sim import flat_cluster
+
+RANKS = (64, 256, 1024, 4096, 16384)
+MESSAGES = 1 << 17
+"""Messages in the shorter of a size's two runs (its laps are this over the ranks, 4 at least)."""
+TIMEOUT_S = 3600.0
+RESULTS = REPO / "results" / "benchmarks"
+
+
+def laps(ranks: int) -> int:
+    """The shorter run's timed laps at ``ranks``: about :data:`MESSAGES` messages.
+
+    >>> laps(64), laps(16384), laps(65536)
+    (2048, 8, 4)
+    """
+    return max(4, MESSAGES // ranks)
+
+
+def _run(ranks: int, timed_laps: int, work: Path) -> dict[str, Any]:
+    platform = work / f"flat-{ranks}.xml"
+    if not platform.is_file():
+        platform.write_text(flat_cluster("10GBps")(ranks))
+        write_hostfile([f"host-{k}" for k in range(ranks)], work / f"flat-{ranks}.hosts")
+    args = ["--laps", str(timed_laps), "--warmup", "1"]
+    command = smpirun_command(BIN_DIR / "ring", args, platform, work / f"flat-{ranks}.hosts", ranks)
+    outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"ring of {ranks} ranks, {timed_laps} laps")
+    (record,) = parse_records(outcome.stdout, "ring")
+    return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib, "hop_s": record["hop_s"]}
+
+
+def measure(ranks: int, work: Path) -> dict[str, Any]:
+    """The two runs at ``ranks`` and the wall time per message between them."""
+    short, long = (_run(ranks, n, work) for n in (laps(ranks), 2 * laps(ranks)))
+    messages = ranks * laps(ranks)
+    return {
+        "ranks": ranks,
+        "messages": messages,
+        "short_wall_s": short["wall_s"],
+        "long_wall_s": long["wall_s"],
+        "us_per_message": (long["wall_s"] - short["wall_s"]) / messages * 1e6,
+        "peak_memory_mib": long["peak_memory_mib"],
+        "simulated_hop_s": long["hop_s"],
+    }
+
+
+def markdown(rows: list[dict[str, Any]], label: str, simgrid: str) -> str:
+    lines = [
+        f"# Token ring, wall time per message ({label})",
+        "",
+        f"SimGrid: `{simgrid}`. Written by `scripts/bench-ring` (`study_runner/tools/bench_ring.py` says how).",
+        "",
+        "| ranks | messages between the runs | wall, L laps (s) | wall, 2L laps (s) | us per message "
+        "| peak memory (MiB) | simulated time per message (s) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        walls = f"{r['short_wall_s']:.2f} | {r['long_wall_s']:.2f}"
+        rest = f"{r['us_per_message']:.2f} | {r['peak_memory_mib']:.0f} | {r['simulated_hop_s']:.4g}"
+        lines.append(f"| {r['ranks']} | {r['messages']} | {walls} | {rest} |")
+    return "\n".join(lines) + "\n"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scripts/bench-ring", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ranks", default=",".join(map(str, RANKS)), help="comma-separated rank counts (>= 2)")
+    parser.add_argument("--simgrid", type=Path, help="a SimGrid install prefix to run (default: .venv/simgrid)")
+    parser.add_argument("--label", default="current", help="names the results: ring-LABEL.{json,md}")
+    parser.add_argument("--work", type=Path, default=REPO / "results" / "benchmarks" / "ring-work",
+                        help="where the platforms and runs go")  # fmt: skip
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        sizes = [int(word) for word in args.ranks.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 2:
+        print(f"bench-ring: error: --ranks takes rank counts of 2 or more, got {args.ranks!r}", file=sys.stderr)
+        return 2
+    simgrid = (args.simgrid or REPO / ".venv" / "simgrid").resolve()
+    if not (simgrid / "bin" / "smpirun").is_file():
+        print(f"bench-ring: error: no SimGrid at {simgrid} (no bin/smpirun)", file=sys.stderr)
+        return 2
+    os.environ["PATH"] = f"{simgrid / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    try:
+        for ranks in sizes:
+            rows.append(measure(ranks, args.work))
+            print(f"bench-ring: {ranks} ranks: {rows[-1]['us_per_message']:.2f} us per message", file=sys.stderr)
+    except StudyError as error:
+        print(f"bench-ring: error: {error}", file=sys.stderr)
+        return 1
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    data = {"label": args.label, "simgrid": str(simgrid), "rows": rows}
+    atomic_write_text(RESULTS / f"ring-{args.label}.json", json.dumps(data, indent=1) + "\n")
+    atomic_write_text(RESULTS / f"ring-{args.label}.md", markdown(rows, args.label, str(simgrid)))
+    print(markdown(rows, args.label, str(simgrid)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,3 +18,8 @@ def test_a_bad_rank_count_is_refused(ranks: str, capsys: pytest.CaptureFixture[s
 def test_a_missing_simgrid_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_ring.main(["--simgrid", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"bench-ring: error: no SimGrid at {tmp_path.resolve()} (no bin/smpirun)\n"
+
+
+def test_a_repeat_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_ring.main(["--repeat", "0"]) == 2
+    assert capsys.readouterr().err == "bench-ring: error: --repeat takes a count of 1 or more, got 0\n"

@@ -6,10 +6,10 @@
 
 The ring app (``apps/bench/ring``) passes a token of 8 bytes around N ranks, one message at a time, on SimGrid's
 flat cluster (one star: a route costs a lookup), one copy of the app for all ranks, so what a message costs is the
-engine's: context switches, simcalls, SMPI's request path, the solve of one flow. Each size runs twice, with L and
-2L timed laps; the cost per message is the difference of the two wall times over the N x L messages between them,
-so start-up, platform loading and the ranks' creation cancel out. Results: ``results/benchmarks/ring-<label>.{json,md}``. The wall
-times are this machine's: a benchmark, not a test.
+engine's: context switches, simcalls, SMPI's request path, the solve of one flow. Each size runs with L and 2L
+timed laps, three times each in turn (``--repeat``); the cost per message is the difference of the two median wall
+times over the N x L messages between them, so start-up, platform loading and the ranks' creation cancel out.
+Results: ``results/benchmarks/ring-<label>.{json,md}``. The wall times are this machine's: a benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -64,18 +65,25 @@ def _run(ranks: int, timed_laps: int, work: Path) -> dict[str, Any]:
     return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib, "hop_s": record["hop_s"]}
 
 
-def measure(ranks: int, work: Path) -> dict[str, Any]:
-    """The two runs at ``ranks`` and the wall time per message between them."""
-    short, long = (_run(ranks, n, work) for n in (laps(ranks), 2 * laps(ranks)))
+def measure(ranks: int, work: Path, repeat: int = 3) -> dict[str, Any]:
+    """The two runs at ``ranks``, each ``repeat`` times in turn, and the wall time per message between their
+    medians."""
+    runs: dict[int, list[dict[str, Any]]] = {laps(ranks): [], 2 * laps(ranks): []}
+    for _ in range(repeat):
+        for timed_laps, done in runs.items():
+            done.append(_run(ranks, timed_laps, work))
+    short, long = (statistics.median(run["wall_s"] for run in done) for done in runs.values())
     messages = ranks * laps(ranks)
     return {
         "ranks": ranks,
         "messages": messages,
-        "short_wall_s": short["wall_s"],
-        "long_wall_s": long["wall_s"],
-        "us_per_message": (long["wall_s"] - short["wall_s"]) / messages * 1e6,
-        "peak_memory_mib": long["peak_memory_mib"],
-        "simulated_hop_s": long["hop_s"],
+        "repeat": repeat,
+        "short_wall_s": short,
+        "long_wall_s": long,
+        "us_per_message": (long - short) / messages * 1e6,
+        "spread_s": max(max(r["wall_s"] for r in done) - min(r["wall_s"] for r in done) for done in runs.values()),
+        "peak_memory_mib": max(run["peak_memory_mib"] for done in runs.values() for run in done),
+        "simulated_hop_s": runs[2 * laps(ranks)][0]["hop_s"],
     }
 
 
@@ -85,12 +93,12 @@ def markdown(rows: list[dict[str, Any]], label: str, simgrid: str) -> str:
         "",
         f"SimGrid: `{simgrid}`. Written by `scripts/bench-ring` (`study_runner/tools/bench_ring.py` says how).",
         "",
-        "| ranks | messages between the runs | wall, L laps (s) | wall, 2L laps (s) | us per message "
-        "| peak memory (MiB) | simulated time per message (s) |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| ranks | messages between the runs | wall, L laps (s) | wall, 2L laps (s) | widest spread of a run (s) "
+        "| us per message | peak memory (MiB) | simulated time per message (s) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        walls = f"{r['short_wall_s']:.2f} | {r['long_wall_s']:.2f}"
+        walls = f"{r['short_wall_s']:.2f} | {r['long_wall_s']:.2f} | {r['spread_s']:.2f}"
         rest = f"{r['us_per_message']:.2f} | {r['peak_memory_mib']:.0f} | {r['simulated_hop_s']:.4g}"
         lines.append(f"| {r['ranks']} | {r['messages']} | {walls} | {rest} |")
     return "\n".join(lines) + "\n"
@@ -101,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ranks", default=",".join(map(str, RANKS)), help="comma-separated rank counts (>= 2)")
     parser.add_argument("--simgrid", type=Path, help="a SimGrid install prefix to run (default: .venv/simgrid)")
     parser.add_argument("--label", default="current", help="names the results: ring-LABEL.{json,md}")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each length, in turn; their medians count")
     parser.add_argument("--work", type=Path, default=REPO / "results" / "benchmarks" / "ring-work",
                         help="where the platforms and runs go")  # fmt: skip
     return parser
@@ -112,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [int(word) for word in args.ranks.split(",")]
     except ValueError:
         sizes = []
+    if args.repeat < 1:
+        print(f"bench-ring: error: --repeat takes a count of 1 or more, got {args.repeat}", file=sys.stderr)
+        return 2
     if not sizes or min(sizes) < 2:
         print(f"bench-ring: error: --ranks takes rank counts of 2 or more, got {args.ranks!r}", file=sys.stderr)
         return 2
@@ -124,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     try:
         for ranks in sizes:
-            rows.append(measure(ranks, args.work))
+            rows.append(measure(ranks, args.work, args.repeat))
             print(f"bench-ring: {ranks} ranks: {rows[-1]['us_per_message']:.2f} us per message", file=sys.stderr)
     except StudyError as error:
         print(f"bench-ring: error: {error}", file=sys.stderr)

@@ -56,8 +56,8 @@ def laps(ranks: int) -> int:
 def _run(ranks: int, timed_laps: int, work: Path) -> dict[str, Any]:
     platform = work / f"flat-{ranks}.xml"
     if not platform.is_file():
-        platform.write_text(flat_cluster("10GBps")(ranks))
-        write_hostfile([f"host-{k}" for k in range(ranks)], work / f"flat-{ranks}.hosts")
+        write_hostfile([f"host-{k}" for k in range(ranks)], work / f"flat-{ranks}.hosts")  # first: a platform
+        atomic_write_text(platform, flat_cluster("10GBps")(ranks))  # written whole means both are there
     args = ["--laps", str(timed_laps), "--warmup", "1"]
     command = smpirun_command(BIN_DIR / "ring", args, platform, work / f"flat-{ranks}.hosts", ranks, OPTIONS)
     outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"ring of {ranks} ranks, {timed_laps} laps")

@@ -1,6 +1,7 @@
 /*
- * maxmin_incremental_check.cpp - the test program of topolab's SimGrid patch 0020
- * (scripts/simgrid-patches/0020-incremental-max-min.patch): when a flow starts
+ * maxmin_incremental_check.cpp - the test program of topolab's SimGrid patches 0020
+ * and 0022 (scripts/simgrid-patches/0020-incremental-max-min.patch,
+ * 0022-incremental-max-min-local.patch): when a flow starts
  * or ends, the max-min solver re-solves only the flows whose rate the change
  * can alter (maxmin/incremental, on by default), and must give every flow the
  * rate a whole solve would.
@@ -18,7 +19,8 @@
  *
  * Output: one JSON object per flow and per computation, {"kind", "id", "end"}
  * with the date it ended to 17 digits. tests/test_maxmin_incremental.py runs
- * it with maxmin/incremental on and off and with maxmin/incremental-check
+ * it with maxmin/incremental on and off (maxmin/incremental-local on and off)
+ * and with maxmin/incremental-check
  * (each incremental solve compared with a whole one, 1e-9 relative) and
  * compares the dates. Arguments: [seed] [flows] [hosts] [core links].
  */

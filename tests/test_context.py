@@ -17,3 +17,15 @@ def test_asking_for_a_run_that_did_not_run_names_it() -> None:
     with pytest.raises(StudyError, match=r"analysis asks for the link bytes of run 'pingpong', which did not run"):
         ctx.traced_link_bytes("pingpong")
     assert ctx.declared_checks({}) == []  # no run ran: no check is made
+
+
+def test_a_derived_value_is_computed_once_per_key() -> None:
+    ctx = StudyContext(load_study("sanity-alpha-beta"), False, {}, {})
+    calls: list[str] = []
+
+    def derive(key: str) -> str:
+        calls.append(key)
+        return key.upper()
+
+    assert [ctx.once(("loads", k), lambda k=k: derive(k)) for k in ("a", "b", "a", "a", "b")] == list("ABAAB")
+    assert calls == ["a", "b"]

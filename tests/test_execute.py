@@ -43,3 +43,13 @@ def test_a_run_is_simulated_once_then_served_from_the_cache(tmp_path: Path, bin_
         run: result.records for run, result in first.items()
     }
     assert set(first) == {"pingpong", "pingpong.links", "exchange_one", "exchange_two"}  # a traced twin too
+
+
+@pytest.mark.simgrid
+def test_a_quick_run_builds_only_the_platforms_its_runs_use(tmp_path: Path, bin_dir: Path) -> None:
+    study = load_study("interference")  # its quick runs leave out the 512-node torus (16 s of XML routes to write)
+    used = {spec.platform for spec in study.selected_runs(True)}
+    platforms, runs = prepare_study(study, True, bin_dir, tmp_path)
+    assert set(platforms) == used and used < set(study.platforms) and "torus-large" not in used
+    assert {run.spec.platform for run in runs} == used
+    assert not list(tmp_path.glob("torus-large*"))

@@ -64,13 +64,17 @@ def prepare_runs(
     workdir: Path,
     traces: TraceStore | None = None,
 ) -> tuple[dict[str, Platform], list[PreparedRun]]:
-    """Build every platform of ``specs``, write its XML and ``runs``' hostfiles under ``workdir``, key each run
-    (``quick``: with its quick arguments). Replays read and record their traces in ``traces``.
+    """Build every platform of ``specs`` that ``runs`` use (a quick run may use few of a study's platforms), write
+    its XML and ``runs``' hostfiles under ``workdir``, key each run (``quick``: with its quick arguments). Replays
+    read and record their traces in ``traces``.
 
     Raises ``StudyError`` naming ``name`` (the study or sweep) for a bad platform, a placement that does not fit, a
     missing app binary or an option SimGrid refuses, before anything is simulated.
     """
-    platforms, xml_paths, xml_digests = _written_platforms(name, specs, workdir)
+    used = {spec.platform for spec in runs}
+    platforms, xml_paths, xml_digests = _written_platforms(
+        name, {pname: spec for pname, spec in specs.items() if pname in used}, workdir
+    )
     binary_digests: dict[str, str] = {}
     checked: set[tuple[str, ...]] = set()
     prepared = []

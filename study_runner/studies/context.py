@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import TypeVar
 
 from generators.model import Platform
 from study_runner.batch.execute import RunResult
@@ -36,6 +37,8 @@ from study_runner.studies.study_checks import DeclaredCheck
 from study_runner.studies.study_checks import RecordChecks
 
 __all__ = ["StudyContext"]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,16 @@ class StudyContext:
     """Every run's result by run id (a traced run's twin under ``<id>.links``)."""
     read_traces: set[str] = field(default_factory=set)
     """The traced runs whose link bytes the analysis read."""
+    derived: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the analysis derived once and reads in several places (:meth:`once`)."""
+
+    def once(self, key: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
+        """``compute()`` the first time ``key`` is asked for in this study, the same value after: a value the checks
+        and the figures both read (the link loads of a run's pattern, from the model's routes) is derived once."""
+        if key not in self.derived:
+            self.derived[key] = compute()
+        value: _T = self.derived[key]
+        return value
 
     def records(self, run_id: str) -> list[dict[str, Any]]:
         """The JSON records printed by run ``run_id``."""

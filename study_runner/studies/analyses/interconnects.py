@@ -22,6 +22,7 @@ pattern: every flow crosses the middle of the host order.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +82,30 @@ def worst_rate_fraction(ctx: StudyContext, run: str) -> float:
     return min(float(r["rate_bps"]) for r in _records(ctx, run)) / link_rate(ctx, run)
 
 
-def bottleneck_flows(platform: Platform, hosts: list[str], shift: int, relabel: int | None) -> float:
-    """Flows on the most loaded directed cable in the app's permutation of ``shift`` (``relabel``: its seed); the sum
-    of their shares where messages are spread."""
-    (step,) = shift_steps(len(hosts), [shift], relabel)
-    flows = [(hosts[a], hosts[b]) for a, b in step if hosts[a] != hosts[b]]
-    return max(platform.cables(link_loads(platform, flows)).values(), default=1)
+def shift_loads(ctx: StudyContext, run: str, index: int) -> Counter[str]:
+    """Flows on each link in the run's ``index``-th shift, from the model's routes (the sum of their shares where
+    messages are spread); derived once per run and shift, as the checks and the heatmaps both read them."""
+    record = _records(ctx, run)[index]
+    shift, relabel = int(record["shift"]), record["relabel"]
+
+    def loads() -> Counter[str]:
+        platform, hosts = ctx.platform_of(run), ctx.results[run].hosts
+        (step,) = shift_steps(len(hosts), [shift], relabel)
+        return link_loads(platform, [(hosts[a], hosts[b]) for a, b in step if hosts[a] != hosts[b]])
+
+    return ctx.once(("shift_loads", run, shift, relabel), loads)
+
+
+def bottleneck_flows(ctx: StudyContext, run: str, index: int) -> float:
+    """Flows on the most loaded directed cable in the run's ``index``-th shift; the sum of their shares where
+    messages are spread."""
+    return max(ctx.platform_of(run).cables(shift_loads(ctx, run, index)).values(), default=1)
 
 
 def bottleneck_time(ctx: StudyContext, run: str, index: int) -> float:
     """The static model's time of the run's ``index``-th shift: L (B + envelope) / link_bw (module docstring)."""
     record = _records(ctx, run)[index]
-    flows = bottleneck_flows(ctx.platform_of(run), ctx.results[run].hosts, int(record["shift"]), record["relabel"])
-    return flows * (int(record["bytes"]) + SMPI_ENVELOPE_BYTES) / link_rate(ctx, run)
+    return bottleneck_flows(ctx, run, index) * (int(record["bytes"]) + SMPI_ENVELOPE_BYTES) / link_rate(ctx, run)
 
 
 def model_ratio(ctx: StudyContext, run: str) -> float:
@@ -254,9 +266,7 @@ def _bars(ctx: StudyContext, axes: Any, nets: list[tuple[str, str]], offset: flo
 def _static_heatmap(ctx: StudyContext, out_dir: Path, run: str, index: int, what: str, title: str) -> None:
     """The flows per cable of the run's ``index``-th shift, from the model's routes."""
     platform, hosts, record = ctx.platform_of(run), ctx.results[run].hosts, _records(ctx, run)[index]
-    (step,) = shift_steps(len(hosts), [int(record["shift"])], record["relabel"])
-    loads = heatmaps.step_loads(platform, hosts, [step])
-    flows = bottleneck_flows(platform, hosts, int(record["shift"]), record["relabel"])
+    loads, flows = shift_loads(ctx, run, index), bottleneck_flows(ctx, run, index)
     caption = (
         f"every rank r sends to rank (r + {record['shift']}) mod {len(hosts)} at once; the busiest cable carries "
         f"{flows} flows, so each of them gets 1/{flows} of a link (the simulated shift takes that long)."

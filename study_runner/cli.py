@@ -2,12 +2,12 @@
 
 For each study: build its platforms, run its simulations (cached, in parallel on Dask: locally, or on a Dask
 scheduler or Slurm / PBS jobs with the options ``scripts/sweep`` takes, ``batch.engine_cli``), compute its
-checks and figures, then move ``runs.csv``, ``summary.json`` and the figures into
-``results/<study>/`` in one rename; then draw a picture of every topology family into ``results/families/``
-(skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0 when every check
-passes, 1 when a check fails, 2 for bad input or a failing environment (unknown study, malformed file, missing
-binary, failed smpirun, a full disk, an unwritable cache), in which case nothing under ``results/`` is changed; 130
-for Ctrl-C. Each failure is one line on stderr (``workdirs.stopped``).
+checks and figures (in a thread, while the next study's simulations run), then move ``runs.csv``,
+``summary.json`` and the figures into ``results/<study>/`` in one rename; then draw a picture of every topology
+family into ``results/families/`` (skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0
+when every check passes, 1 when a check fails, 2 for bad input or a failing environment (unknown study,
+malformed file, missing binary, failed smpirun, a full disk, an unwritable cache), in which case nothing under
+``results/`` is changed; 130 for Ctrl-C. Each failure is one line on stderr (``workdirs.stopped``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from study_runner.batch.engine import job_script
@@ -28,7 +30,8 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.workdirs import STOPPING
 from study_runner.simulation.workdirs import stopped
 from study_runner.simulation.workdirs import unwinding_signals
-from study_runner.studies.pipeline import run_study
+from study_runner.studies.pipeline import simulate_study
+from study_runner.studies.pipeline import write_study
 from study_runner.studies.report import draw_families
 from study_runner.studies.report import write_report
 from study_runner.studies.study import load_study
@@ -55,6 +58,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_Written = tuple[str, "Future[tuple[bool, list[str]]]"]
+"""A study's name and its ``write_study`` running beside the next study's simulations."""
+
+
+def _print_checks(verdicts: dict[str, bool], written: _Written | None) -> None:
+    """Wait for a study's checks and figures (``write_study``), print its checks, record its verdict."""
+    if written is None:
+        return
+    name, future = written
+    verdicts[name], lines = future.result()
+    print(f"{name}: checks", file=sys.stderr)
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the studies named in ``argv``; return the exit status."""
     parser = _parser()
@@ -73,12 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         studies = [load_study(name) for name in (args.studies or study_names())]
         if args.full:
             studies = [study.full_benchmark() for study in studies]
-        verdicts = {}
-        with unwinding_signals():
+        verdicts: dict[str, bool] = {}
+        with unwinding_signals(), ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
+            written: _Written | None = None
             for study in studies:
                 mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
                 print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
-                verdicts[study.name] = run_study(study, args.quick, args.results, args.bin, cache, engine)
+                ctx = simulate_study(study, args.quick, args.bin, cache, engine)
+                _print_checks(verdicts, written)  # the previous study's, written while this one's simulations ran
+                written = (study.name, writer.submit(write_study, ctx, args.results))
+            _print_checks(verdicts, written)
             draw_families(args.results)
             report = write_report(args.results)
     except STOPPING as failure:

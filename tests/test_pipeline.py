@@ -86,3 +86,24 @@ def test_traced_runs_are_those_the_study_file_declares(tmp_path: Path, bin_dir: 
     untraced = run_runner(str(write_study(tmp_path, GOOD_STUDY.replace("trace_links = true\n", ""))), tmp_path=tmp_path)
     assert untraced.returncode == 0 and "(traced)" not in untraced.stderr
     assert not list((tmp_path / "results" / "mini").glob("heatmap_traced_*.png"))
+
+
+def test_a_study_is_written_beside_the_next_ones_simulations(tmp_path: Path, bin_dir: Path) -> None:
+    # scripts/repro writes a study's checks and figures in a thread while the next study simulates: each study's
+    # checks are printed under its name, and a later study's failing run still leaves the earlier study complete.
+    first = tmp_path / "first.toml"
+    first.write_text(GOOD_STUDY.replace('name = "mini"', 'name = "mini-one"', 1))
+    second = tmp_path / "second.toml"
+    second.write_text(GOOD_STUDY.replace('name = "mini"', 'name = "mini-two"', 1))
+    done = run_runner(str(first), str(second), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    one, two = lines.index("mini-one: checks"), lines.index("mini-two: checks")
+    assert one < two and any(line.startswith("  pass ") for line in lines[one:two])
+    assert {p.name for p in (tmp_path / "results").iterdir() if p.is_dir()} >= {"mini-one", "mini-two"}
+    written = (tmp_path / "results" / "mini-one" / "summary.json").read_bytes()
+    second.write_text(second.read_text().replace('"-i", "1"', '"-i", "0"'))
+    (tmp_path / "results" / "mini-one").rename(tmp_path / "gone")  # written again only if its run completes it
+    failed = run_runner(str(first), str(second), tmp_path=tmp_path)
+    assert failed.returncode == 2, failed.stderr
+    assert (tmp_path / "results" / "mini-one" / "summary.json").read_bytes() == written

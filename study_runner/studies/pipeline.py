@@ -26,7 +26,7 @@ from study_runner.studies.checks import summary_json
 from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 
-__all__ = ["prepare_study", "run_study"]
+__all__ = ["prepare_study", "run_study", "simulate_study", "write_study"]
 
 
 def prepare_study(
@@ -71,36 +71,54 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
                 writer.writerow(row)
 
 
-def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> bool:
-    """Run one study and write ``results_dir/<study>/``; return whether every check passed. ``engine``: where the
-    simulations run (``batch.engine``)."""
-    analysis = _analysis(study)
+def simulate_study(study: Study, quick: bool, bin_dir: Path, cache: Cache, engine: Engine) -> StudyContext:
+    """Prepare and run the study's simulations (its quick ones under ``quick``): what its analysis reads.
+    ``engine``: where the simulations run (``batch.engine``)."""
+    _analysis(study)  # a missing analysis module stops the study before anything is simulated
     with work_directory(study.name) as scratch:  # the platform files and hostfiles the runs read
         platforms, runs = prepare_study(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
         results = execute_runs(runs, cache, engine=engine)
-    ctx = StudyContext(study, quick, platforms, results)
+    return StudyContext(study, quick, platforms, results)
+
+
+def write_study(ctx: StudyContext, results_dir: Path) -> tuple[bool, list[str]]:
+    """Make the study's checks, notes and figures from its simulations (``simulate_study``) and put
+    ``results_dir/<study>/`` in place in one rename; return whether every check passed, and one line per check
+    (what ``scripts/repro`` prints). It prints nothing itself, so that it can run beside the next study's
+    simulations."""
+    study, analysis = ctx.study, _analysis(ctx.study)
     checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
     if not checks:
         raise StudyError(f"{study.name}: the analysis produced no check")
+    lines = []
     results_dir.mkdir(parents=True, exist_ok=True)
     with naming(results_dir / study.name), work_directory(f"{study.name}.staged", parent=results_dir) as staging:
-        _write_runs_csv(staging / "runs.csv", study, results, quick)
+        _write_runs_csv(staging / "runs.csv", study, ctx.results, ctx.quick)
         analysis.figures(ctx, staging)
         for run_id in ctx.unread_traces():
-            print(f"warning: {study.name}: run {run_id} is traced (trace_links) but no figure reads its link bytes",
-                  file=sys.stderr)  # fmt: skip
+            lines.append(
+                f"warning: {study.name}: run {run_id} is traced (trace_links) but no figure reads its link bytes"
+            )
         notes = analysis.notes(ctx) if callable(getattr(analysis, "notes", None)) else []
-        summary = summary_json(study.name, study.title, quick, checks, notes)
+        summary = summary_json(study.name, study.title, ctx.quick, checks, notes)
         (staging / "summary.json").write_text(summary, encoding="utf-8")
         staging.chmod(0o755)
         replace_dir(staging, results_dir / study.name)
     for check in checks:
         outside = f"; outside its documented miss range {list(check.miss_range)}" if check.miss_range else ""
-        print(
+        lines.append(
             f"  {check.verdict} {check.id}: simulated {check.simulated:.6g} {check.unit},"
             f" published {check.published:.6g}"
             f" (rel. error {check.rel_error:.2%}, passes when {criterion_text(check.relation, check.tolerance)},"
-            f" {check.kind}){outside if not check.accepted else ''}",
-            file=sys.stderr,
+            f" {check.kind}){outside if not check.accepted else ''}"
         )
-    return all(check.accepted for check in checks)
+    return all(check.accepted for check in checks), lines
+
+
+def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> bool:
+    """Run one study and write ``results_dir/<study>/`` (``simulate_study``, then ``write_study``), printing its
+    checks on stderr; return whether every check passed."""
+    passed, lines = write_study(simulate_study(study, quick, bin_dir, cache, engine), results_dir)
+    for line in lines:
+        print(line, file=sys.stderr)
+    return passed

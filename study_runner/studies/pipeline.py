@@ -1,11 +1,11 @@
-"""One study from its file to ``results/<study>/``: prepare its runs, execute them, make its checks, notes and
-figures, and put the complete directory in place in one rename (``scripts/repro`` calls it for each study)."""
+"""One study from its file to ``results/<study>/``: prepare its runs and execute them (``simulate_study``), then make
+its checks, notes and figures and put the complete directory in place in one rename (``write_study``, which
+``scripts/repro`` runs beside the next study's simulations)."""
 
 from __future__ import annotations
 
 import csv
 import importlib
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -26,7 +26,7 @@ from study_runner.studies.checks import summary_json
 from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 
-__all__ = ["prepare_study", "run_study", "simulate_study", "write_study"]
+__all__ = ["prepare_study", "simulate_study", "write_study"]
 
 
 def prepare_study(
@@ -113,12 +113,3 @@ def write_study(ctx: StudyContext, results_dir: Path) -> tuple[bool, list[str]]:
             f" {check.kind}){outside if not check.accepted else ''}"
         )
     return all(check.accepted for check in checks), lines
-
-
-def run_study(study: Study, quick: bool, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> bool:
-    """Run one study and write ``results_dir/<study>/`` (``simulate_study``, then ``write_study``), printing its
-    checks on stderr; return whether every check passed."""
-    passed, lines = write_study(simulate_study(study, quick, bin_dir, cache, engine), results_dir)
-    for line in lines:
-        print(line, file=sys.stderr)
-    return passed

@@ -1,4 +1,4 @@
-"""SimGrid patches 0020 and 0022: the max-min solver re-solves, when flows start or end, only the flows whose rate
+"""SimGrid patches 0020, 0022 and 0024: the max-min solver re-solves, when flows start or end, only the flows whose rate
 the change can alter (``maxmin/incremental``, on by default), first only those on the changed links where the rest
 stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation ends when a
 whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random networks
@@ -62,6 +62,18 @@ def test_every_local_solve_equals_a_whole_one_on_many_networks(bin_dir: Path) ->
     check that every link holds its bound (seeds 10, 11, 12, 14, 21, 29 and 40; seed 10 by 8.8e-8) failed here."""
     for seed in range(1, 41):
         end_dates(bin_dir, seed, "--cfg=maxmin/incremental-check:yes", flows=400)
+
+
+@pytest.mark.parametrize("local", LOCAL)
+@pytest.mark.parametrize("seed", [1, 2, 6, 7])
+def test_one_walk_of_each_constraint_gives_the_dates_of_two(bin_dir: Path, seed: int, local: str) -> None:
+    """Patch 0024: the walk that finds the flows to re-solve also computes, link by link and in maxmin_solve's order,
+    what the flows that keep their rate leave and the usage of the others, so maxmin_solve does not walk the links
+    again (``maxmin/incremental-single-walk``, on by default). It is a speed-up only: every date is the same, bit for
+    bit, as with the second walk, on spread routes, FATPIPE links and local solves that give up part way."""
+    on = "--cfg=maxmin/incremental:yes"
+    one_walk = end_dates(bin_dir, seed, on, local, flows=400)
+    assert one_walk == end_dates(bin_dir, seed, on, local, "--cfg=maxmin/incremental-single-walk:no", flows=400)
 
 
 def test_the_dates_depend_on_the_network(bin_dir: Path) -> None:

@@ -226,28 +226,34 @@ def _mlfm_alltoall(block: str, phases: int | None) -> Case:
     )
 
 
-def _dragonfly_alltoall(routing: str) -> Case:
-    """Open MPI's pairwise all-to-all (1 MiB blocks, all 1023 phases) of 1024 ranks on the balanced dragonfly of
-    ``interconnect-checks`` (33 groups x 8 routers x 4 servers, Kim et al.'s consecutive ports, 1056 servers, the first
-    1024 in host order), routed ``routing``: every message's route is chosen when it starts (docs/adaptive-routing.md),
-    about a million choices in one run."""
+def dragonfly_alltoall(routing: str, ranks: int = 1024, spread: str = "message") -> Case:
+    """Open MPI's pairwise all-to-all (1 MiB blocks, all ranks - 1 phases) of ``ranks`` ranks (a multiple of 32) on a
+    dragonfly of 8 routers of 4 servers a group, ranks / 32 + 1 groups and just enough global ports a router to join
+    every pair of groups (Kim et al.'s consecutive ports); at 1024 ranks the 1056-server dragonfly of
+    ``interconnect-checks`` (33 x 8 x 4), the first 1024 servers in host order. Routed ``routing``, one path a
+    message or (``spread`` "packet") spread over the rule's paths: every message's route is chosen when it starts
+    (docs/adaptive-routing.md), about a million choices at 1024 ranks."""
+    groups = ranks // 32 + 1
+    routed = routing if spread == "message" else f"{routing}-packet"
     return Case(
-        name=f"dragonfly-1024-alltoall-{routing}",
-        what=f"pairwise all-to-all of 1024 ranks, 1 MiB blocks, dragonfly 33 x 8 x 4 (1056 servers), {routing} routing",
+        name=f"dragonfly-{ranks}-alltoall-{routed}",
+        what=f"pairwise all-to-all of {ranks} ranks, 1 MiB blocks, dragonfly {groups} x 8 x 4 ({groups * 32} servers), "
+        f"{routing} routing" + ("" if spread == "message" else ", per packet"),
         family="dragonfly",
         params={
-            "groups": 33,
+            "groups": groups,
             "routers": 8,
             "hosts": 4,
-            "global_ports": 4,
+            "global_ports": -(-(groups - 1) // 8),
             "link_bw": "4GBps",
             "port_order": "consecutive",
             "routing": routing,
+            **({} if spread == "message" else {"spread": spread}),
         },
         app="alltoall",
         args=("-a", "pairwise", "-s", "1M", "--local-copy", "skip", "-w", "0", "-i", "1"),
         options=(*folded_buffer_options(1 << 20), NO_PRIVATIZATION, NO_STACK_GUARD),
-        ranks=1024,
+        ranks=ranks,
         placement=None,
         reference=None,
         reference_kind="",
@@ -293,7 +299,7 @@ CASES = (
     _combine(),
     _mlfm_alltoall("256M", phases=2),
     _mlfm_alltoall("1M", phases=None),
-    *(_dragonfly_alltoall(routing) for routing in ("minimal", "ugal-g")),
+    *(dragonfly_alltoall(routing) for routing in ("minimal", "ugal-g")),
     _fugaku(),
 )
 

@@ -104,6 +104,17 @@ def markdown(rows: list[dict[str, Any]], label: str, simgrid: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def use_simgrid(prefix: Path | None, prog: str) -> Path | None:
+    """Put the SimGrid installed at ``prefix`` (default: .venv/simgrid) first on PATH and return its resolved path;
+    None, after one error line naming ``prog``, where it has no bin/smpirun."""
+    simgrid = (prefix or REPO / ".venv" / "simgrid").resolve()
+    if not (simgrid / "bin" / "smpirun").is_file():
+        print(f"{prog}: error: no SimGrid at {simgrid} (no bin/smpirun)", file=sys.stderr)
+        return None
+    os.environ["PATH"] = f"{simgrid / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    return simgrid
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scripts/bench-ring", description=__doc__.split("\n\n")[0])
     parser.add_argument("--ranks", default=",".join(map(str, RANKS)), help="comma-separated rank counts (>= 2)")
@@ -127,11 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or min(sizes) < 2:
         print(f"bench-ring: error: --ranks takes rank counts of 2 or more, got {args.ranks!r}", file=sys.stderr)
         return 2
-    simgrid = (args.simgrid or REPO / ".venv" / "simgrid").resolve()
-    if not (simgrid / "bin" / "smpirun").is_file():
-        print(f"bench-ring: error: no SimGrid at {simgrid} (no bin/smpirun)", file=sys.stderr)
+    simgrid = use_simgrid(args.simgrid, "bench-ring")
+    if simgrid is None:
         return 2
-    os.environ["PATH"] = f"{simgrid / 'bin'}{os.pathsep}{os.environ['PATH']}"
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     try:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
+from study_runner.tools.bench_ring import use_simgrid
 from study_runner.tools.bench_sim import dragonfly_alltoall
 from study_runner.tools.bench_sim import measure
 
@@ -123,11 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := [r for r in routings if r not in ROUTINGS]:
         print(f"bench-scaling: error: unknown routing {unknown[0]!r} (known: {', '.join(ROUTINGS)})", file=sys.stderr)
         return 2
-    simgrid = (args.simgrid or REPO / ".venv" / "simgrid").resolve()
-    if not (simgrid / "bin" / "smpirun").is_file():
-        print(f"bench-scaling: error: no SimGrid at {simgrid} (no bin/smpirun)", file=sys.stderr)
+    simgrid = use_simgrid(args.simgrid, "bench-scaling")
+    if simgrid is None:
         return 2
-    os.environ["PATH"] = f"{simgrid / 'bin'}{os.pathsep}{os.environ['PATH']}"
     args.work.mkdir(parents=True, exist_ok=True)
     try:
         series = [measure_series(routing, sizes, args.work, args.max_wall) for routing in routings]

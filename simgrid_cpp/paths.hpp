@@ -38,14 +38,55 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace topolab {
 
 using simgrid::s4u::Link;
+
+/* What a routing decision keeps about a cable while it places a message: the parts placed on it so far, its weight in
+ * the spread being built, its position in a table being indexed, and its flow count and bandwidth as read when the
+ * decision first looked (nothing moves while a message is routed). A field counts only while its stamp is the one
+ * of the decision under way, so nothing is cleared between messages; SimGrid routes one message at a time, so one
+ * decision (one Spread, one AdaptiveChoice's message) is under way at a time. Reached through the link's extension
+ * slot: a decision reads it about ten thousand times a message per packet, where a hash map per decision cost a
+ * lookup each time. */
+struct CableScratch {
+  std::uint64_t placed_stamp = 0;
+  double placed              = 0;
+  std::uint64_t weight_stamp = 0;
+  double weight              = 0;
+  std::uint64_t index_stamp  = 0;
+  size_t index               = 0;
+  std::uint64_t seen_stamp   = 0;
+  double flow_count          = 0;
+  double bandwidth           = 0;
+};
+
+/* A new stamp: every field stamped before it stops counting. */
+inline std::uint64_t fresh_stamp()
+{
+  static std::uint64_t last = 0;
+  return ++last;
+}
+
+/* The scratch of `cable`, made at its first use; the scratches live as long as the process (no deleter, so unloading
+ * the zone leaves nothing for SimGrid to call). */
+inline CableScratch& scratch(Link* cable)
+{
+  static const auto slot = Link::extension_create<CableScratch>(std::function<void(void*)>());
+  static std::deque<CableScratch> scratches;
+  CableScratch* mine = cable->extension(slot);
+  if (mine == nullptr) {
+    mine = &scratches.emplace_back();
+    cable->extension_set(slot, mine, false);
+  }
+  return *mine;
+}
 
 /* A path between two switches: its cables in order (the first leaves the source switch), their latency, and whether
  * it is a detour (a non-minimal path: Valiant's). */
@@ -82,10 +123,13 @@ public:
   void add(const Path& path, double weight)
   {
     for (Link* cable : path.cables) {
-      auto [it, fresh] = weights_.try_emplace(cable, 0.0);
-      if (fresh)
+      CableScratch& mine = scratch(cable);
+      if (mine.weight_stamp != stamp_) {
+        mine.weight_stamp = stamp_;
+        mine.weight       = 0.0;
         order_.push_back(cable);
-      it->second += weight;
+      }
+      mine.weight += weight;
     }
     total_ += weight;
     latency_sum_ += weight * path.latency;
@@ -95,18 +139,18 @@ public:
    * one path is that path, without shares. */
   double into(Route* into) const
   {
-    bool whole = std::all_of(order_.begin(), order_.end(), [this](Link* c) { return weights_.at(c) == total_; });
+    bool whole = std::all_of(order_.begin(), order_.end(), [this](Link* c) { return scratch(c).weight == total_; });
     for (Link* cable : order_) {
       into->link_list_.push_back(cable->get_impl());
       if (!whole)
-        into->link_shares_.push_back(weights_.at(cable) / total_);
+        into->link_shares_.push_back(scratch(cable).weight / total_);
     }
     return latency_sum_ / total_;
   }
 
 private:
+  std::uint64_t stamp_ = fresh_stamp(); /* the weights of this spread (CableScratch::weight) */
   std::vector<Link*> order_;
-  std::unordered_map<Link*, double> weights_;
   double total_       = 0;
   double latency_sum_ = 0; /* over the paths, each latency by its weight */
 };
@@ -140,14 +184,17 @@ public:
   {
     std::vector<std::pair<Link*, double>>& table = view == View::global ? all_ : first_;
     if (table.empty()) {
-      std::unordered_map<Link*, size_t> index;
-      double each = 1.0 / static_cast<double>(paths_.size());
+      std::uint64_t stamp = fresh_stamp(); /* CableScratch::index: each cable's row in the table */
+      double each         = 1.0 / static_cast<double>(paths_.size());
       for (const Path& path : paths_)
         for (size_t i = 0; i < path.cables.size() && (view == View::global || i == 0); i++) {
-          auto [it, fresh] = index.try_emplace(path.cables[i], table.size());
-          if (fresh)
+          CableScratch& mine = scratch(path.cables[i]);
+          if (mine.index_stamp != stamp) {
+            mine.index_stamp = stamp;
+            mine.index       = table.size();
             table.emplace_back(path.cables[i], 0.0);
-          table[it->second].second += each;
+          }
+          table[mine.index].second += each;
         }
     }
     return table;
@@ -179,7 +226,7 @@ public:
 
   void begin()
   {
-    placed_.clear();
+    stamp_  = fresh_stamp();
     spread_ = Spread();
   }
 
@@ -222,8 +269,14 @@ public:
     double each = unit() / static_cast<double>(option.paths().size());
     for (const Path& path : option.paths())
       spread_.add(path, each);
-    for (const auto& [cable, share] : option.cables(View::global))
-      placed_[cable] += unit() * share;
+    for (const auto& [cable, share] : option.cables(View::global)) {
+      CableScratch& mine = seen(cable);
+      if (mine.placed_stamp != stamp_) {
+        mine.placed_stamp = stamp_;
+        mine.placed       = 0.0;
+      }
+      mine.placed += unit() * share;
+    }
   }
 
   void place(const Path& path) { place(Option(path)); }
@@ -254,7 +307,7 @@ private:
   View view_;
   bool by_packet_;
   double reference_bw_;
-  std::unordered_map<Link*, double> placed_; /* the parts of this message placed so far, in messages */
+  std::uint64_t stamp_ = fresh_stamp(); /* this message's (CableScratch: placed, and what was seen) */
   Spread spread_;
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
@@ -280,9 +333,21 @@ private:
   /* A cable's load in host-cable bandwidths once `share` of the part being placed is added. */
   double load(Link* cable, double share) const
   {
-    auto mine       = placed_.find(cable);
-    double messages = cable->get_flow_count() + unit() * share + (mine == placed_.end() ? 0.0 : mine->second);
-    return messages * reference_bw_ / cable->get_bandwidth();
+    const CableScratch& mine = seen(cable);
+    double messages          = mine.flow_count + unit() * share + (mine.placed_stamp == stamp_ ? mine.placed : 0.0);
+    return messages * reference_bw_ / mine.bandwidth;
+  }
+
+  /* The scratch of `cable`, with its flow count and bandwidth read once this message. */
+  CableScratch& seen(Link* cable) const
+  {
+    CableScratch& mine = scratch(cable);
+    if (mine.seen_stamp != stamp_) {
+      mine.seen_stamp = stamp_;
+      mine.flow_count = cable->get_flow_count();
+      mine.bandwidth  = cable->get_bandwidth();
+    }
+    return mine;
   }
 
   /* An option's cost: its paths' mean cost (a packet of a spread option takes one of its paths), a path's cost the

@@ -32,3 +32,44 @@ use_topolab_simgrid() {
   esac
   export PKG_CONFIG_PATH="$simgrid/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 }
+
+# simgrid_build_once PREFIX FINGERPRINT COMMAND...: run COMMAND, which installs into PREFIX the SimGrid named by
+# FINGERPRINT (its .topolab-fingerprint), unless PREFIX already has it. One build at a time per prefix (a lock file
+# beside it): a setup started while another builds the same prefix says so, waits, and reuses what the other built
+# when it is the same SimGrid. COMMAND runs in a subshell; its status is returned.
+simgrid_build_once() {
+  local prefix=$1 fingerprint=$2
+  shift 2
+  [ "$(cat "$prefix/.topolab-fingerprint" 2>/dev/null)" = "$fingerprint" ] && return 0
+  mkdir -p "$(dirname "$prefix")" || return 1
+  (
+    exec 9>>"$prefix.lock" || exit 1
+    if ! flock -n 9; then
+      printf 'setup: another setup is building SimGrid into %s: waiting for it\n' "$prefix" >&2
+      flock 9
+      if [ "$(cat "$prefix/.topolab-fingerprint" 2>/dev/null)" = "$fingerprint" ]; then
+        printf 'setup: reusing the SimGrid the other setup built in %s\n' "$prefix" >&2
+        exit 0
+      fi
+    fi
+    "$@"
+  )
+}
+
+# needs_no_simgrid ARG...: true when the arguments only ask for help or a listing (-h, --help or --list before
+# any `--`): such a command answers from the Python environment alone, without setting up or building SimGrid.
+needs_no_simgrid() {
+  local arg
+  for arg in "$@"; do
+    case "$arg" in
+      --) return 1 ;;
+      -h | --help | --list) return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# python_environment REPO: make sure the clone has its Python environment (scripts/setup --python when missing).
+python_environment() {
+  [ -x "$1/.venv/bin/python" ] || "$1/scripts/setup" --python >&2
+}

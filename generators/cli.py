@@ -4,7 +4,8 @@ Each family is a subcommand with its own ``--help`` listing its parameters and d
 stderr as one line ``... error: ...`` with exit status 2, and no output file is written: every value is
 checked (an empty one is an error, not the default), an option that would do nothing without another is
 refused, and a platform beyond the size limits (``generators.size``) is refused from its estimate, before
-anything is built.
+anything is built. ``--picture`` without ``-o`` draws the model and writes no platform: it needs no build, where
+writing a compiled zone copies its shared object from ``scripts/build``'s (``generators.writer``).
 """
 
 from __future__ import annotations
@@ -64,7 +65,13 @@ def _parser() -> argparse.ArgumentParser:
     for family in FAMILIES.values():
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
         add_family_params(fp, family)
-        fp.add_argument("-o", "--output", required=True, metavar="FILE", type=nonempty, help="platform XML to write")
+        fp.add_argument(
+            "-o",
+            "--output",
+            metavar="FILE",
+            type=nonempty,
+            help="platform to write (.xml, or .so for a compiled zone); not needed to draw it with --picture",
+        )
         fp.add_argument("--hostfile", metavar="FILE", type=nonempty, help="also write a hostfile: rank i on line i")
         fp.add_argument(
             "--ranks", metavar="N", help="ranks in the hostfile (default: every slot of every host; needs --hostfile)"
@@ -75,7 +82,10 @@ def _parser() -> argparse.ArgumentParser:
             help="consecutive ranks on each host, block placement (default: 1; needs --hostfile)",
         )
         fp.add_argument(
-            "--picture", metavar="FILE.png", type=nonempty, help="also draw the platform's structure to this PNG"
+            "--picture",
+            metavar="FILE.png",
+            type=nonempty,
+            help="draw the platform's structure to this PNG (from the model alone: no build needed without -o)",
         )
         names = ", ".join(f"{name}:ARG" for name in family.placements)
         policies = "allocation policies contiguous[:START], stride:K[,START], random:SEED, random-chunks:C,SEED"
@@ -104,12 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the generator CLI; return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.output is None and args.picture is None and args.hostfile is None:
+        parser.error("nothing to write: give -o FILE (the platform), --picture FILE.png or --hostfile FILE")
     family = FAMILIES[args.family]
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
         ranks, per_node = _hostfile_options(parser, args)
-        request = platform_request(args.family, given, written=True)  # too large: refused before anything is built
-        check_platform_path(args.output, compiled=request.size.compiled)
+        # too large: refused before anything is built
+        request = platform_request(args.family, given, written=args.output is not None)
+        if args.output is not None:
+            check_platform_path(args.output, compiled=request.size.compiled)
         platform = request.build()
         if args.picture:  # check that it can be drawn before writing anything
             from generators.drawing import check_picture
@@ -118,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         hosts = None
         if args.hostfile:
             hosts = place_ranks(platform, ranks, getattr(args, "placement", None), per_node)
-        write_platform(platform, args.output)
+        if args.output is not None:
+            write_platform(platform, args.output)
         if hosts is not None:
             write_hostfile(hosts, args.hostfile)
         if args.picture:
@@ -129,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog}: error: {err}\n")
     except OSError as err:
         parser.exit(1, f"{parser.prog}: error: cannot write output: {err}\n")
-    print(f"wrote {args.output}: {len(platform.hosts)} hosts, {len(platform.links)} links", file=sys.stderr)
+    if args.output is not None:
+        print(f"wrote {args.output}: {len(platform.hosts)} hosts, {len(platform.links)} links", file=sys.stderr)
     if args.picture:
         print(f"wrote {args.picture}", file=sys.stderr)
     return 0

@@ -19,7 +19,7 @@ from generators.params import PlatformRequest
 from generators.params import check_params
 from generators.size import Size
 
-__all__ = ["FAMILIES", "build_platform", "platform_request", "platform_size"]
+__all__ = ["FAMILIES", "build_platform", "platform_request", "platform_size", "refuse_numbers_without_unit"]
 
 
 def _declared_families() -> dict[str, Family]:
@@ -62,6 +62,25 @@ def platform_size(family: str, params: Mapping[str, object]) -> Size:
     """
     spec = _family(family)
     return spec.estimate(check_params(family, spec.params, params))
+
+
+def refuse_numbers_without_unit(family: str, params: Mapping[str, object]) -> None:
+    """TopologyError for a number that a file a user wrote (a study's or a sweep's TOML) gives to a quantity with a
+    unit: ``link_lat = 5`` is refused as ``--link-lat 5`` is (5 s or 5 us?), 0 aside. From Python a number is in the
+    quantity's base unit (``crossbar(4, link_lat=1e-6)``), and a file's text says its unit (``link_lat = "1us"``).
+
+    >>> refuse_numbers_without_unit("crossbar", {"hosts": 4, "link_lat": 0, "link_bw": "1GBps"})
+    >>> refuse_numbers_without_unit("crossbar", {"hosts": 4, "link_lat": 5})
+    Traceback (most recent call last):
+    ...
+    generators.errors.TopologyError: link_lat 5: give a unit (e.g. 5us or 5ns; units s, ms, us, ns, ps)
+    """
+    known = FAMILIES.get(family)  # an unknown family is the family's check's error
+    declared = {param.name: param for param in known.params} if known is not None else {}
+    for name, value in params.items():
+        param = declared.get(name)
+        if param is not None and param.needs_unit and isinstance(value, int | float) and not isinstance(value, bool):
+            param.convert(str(value), name)  # as its text: refused unless 0
 
 
 def _family(family: str) -> Family:

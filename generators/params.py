@@ -85,6 +85,12 @@ class Param:
         return "--" + self.name.replace("_", "-")
 
     @property
+    def needs_unit(self) -> bool:
+        """Whether the parameter is a quantity with a unit (a bandwidth, a time, a speed): text without one is refused,
+        and so is a number from a file a user wrote (:func:`generators.families.refuse_numbers_without_unit`)."""
+        return bool(getattr(self.convert, "unit", False))
+
+    @property
     def kind(self) -> str:
         """What the parameter accepts, in words (its converter's ``kind``): ``int >= 1``, ``bandwidth``, ..."""
         return str(getattr(self.convert, "kind", self.convert.__name__))
@@ -137,11 +143,13 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 Converter = Callable[[object, str], Any]
 
 
-def accepts(text: str) -> Callable[[Converter], Converter]:
-    """Mark a converter with what it accepts, in words (``Param.kind``: the CLI help and the builders' docs)."""
+def accepts(text: str, *, unit: bool = False) -> Callable[[Converter], Converter]:
+    """Mark a converter with what it accepts, in words (``Param.kind``: the CLI help and the builders' docs), and
+    whether its quantity has a ``unit`` (``Param.needs_unit``)."""
 
     def mark(convert: Converter) -> Converter:
         convert.kind = text  # type: ignore[attr-defined]
+        convert.unit = unit  # type: ignore[attr-defined]
         return convert
 
     return mark
@@ -175,25 +183,25 @@ def nonnegative_int(value: object, name: str) -> int:
     return _integer(value, name, 0)
 
 
-@accepts("bandwidth (bytes/s, or text with a SimGrid unit: '2GBps')")
+@accepts("bandwidth with a SimGrid unit ('2GBps', '10Gbps'), or a Python number of bytes/s", unit=True)
 def bandwidth(value: object, name: str) -> float:
-    """A bandwidth (bytes/s) with a SimGrid unit."""
+    """A bandwidth (bytes/s) with a SimGrid unit: text without one is refused."""
     return parse_bandwidth(value, name)
 
 
-@accepts("time (s, or text with a SimGrid unit: '100ns')")
+@accepts("time with a SimGrid unit ('100ns', '1us'; 0 needs none), or a Python number of seconds", unit=True)
 def latency(value: object, name: str) -> float:
-    """A latency (s) with a SimGrid unit; zero is allowed."""
+    """A latency (s) with a SimGrid unit: text without one is refused, but for 0; zero is allowed."""
     return parse_time(value, name)
 
 
-@accepts("speed (flop/s, or text with a SimGrid unit: '1Gf')")
+@accepts("speed with a SimGrid unit ('1Gf'), or a Python number of flop/s", unit=True)
 def speed(value: object, name: str) -> float:
-    """A host speed (flop/s) with a SimGrid unit."""
+    """A host speed (flop/s) with a SimGrid unit: text without one is refused."""
     return parse_speed(value, name)
 
 
-@accepts("bandwidth or 'none'")
+@accepts("bandwidth or 'none'", unit=True)
 def optional_bandwidth(value: object, name: str) -> float | None:
     """A bandwidth, or ``"none"`` for no limit."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "none"):
@@ -240,7 +248,8 @@ def optional(convert: Callable[[object, str], Any]) -> Callable[[object, str], A
             return None
         return convert(value, name)
 
-    return accepts(f"{getattr(convert, 'kind', convert.__name__)} or 'none'")(convert_optional)
+    kind = f"{getattr(convert, 'kind', convert.__name__)} or 'none'"
+    return accepts(kind, unit=getattr(convert, "unit", False))(convert_optional)
 
 
 def choice(*names: str) -> Callable[[object, str], str]:

@@ -1,7 +1,9 @@
 """Parsing and formatting of the physical quantities written into SimGrid platforms.
 
 Internally topolab keeps bandwidths in bytes per second, latencies in seconds and host speeds
-in flop/s. Users may write them with SimGrid's units (``"1GBps"``, ``"10Gbps"``, ``"1.54us"``).
+in flop/s. Users write them with SimGrid's units (``"1GBps"``, ``"10Gbps"``, ``"1.54us"``); text without a unit
+(``"5"``) is refused, 0 aside, since nothing says whether 5 s or 5 us was meant (a Python number is in the base
+unit). A file SimGrid reads may hold a number without a unit, in the base unit: ``in_base_unit=True`` reads it so.
 A value written with a unit is the float nearest to the decimal quantity it spells: the number and the
 unit's factor are multiplied exactly (fractions), then rounded once, so ``"100ns"`` is ``1e-07`` and not
 ``100 * 1e-9 = 1.0000000000000001e-07``, and the same quantity written two ways is the same float.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from dataclasses import dataclass
 from fractions import Fraction
 
 from generators.errors import TopologyError
@@ -44,9 +47,32 @@ for _prefix, _factor in (_DECIMAL | _BINARY).items():
     _BANDWIDTH_UNITS[_prefix + "Bps"] = _factor
     _BANDWIDTH_UNITS[_prefix + "bps"] = _factor / 8
 
-_TIME_UNITS = {"": Fraction(1), "s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6),
-               "ns": Fraction(1, 10**9), "ps": Fraction(1, 10**12)}  # fmt: skip
-_SPEED_UNITS = {p + "f": f for p, f in _DECIMAL.items()} | {"": Fraction(1)}
+_TIME_UNITS = {"s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
+               "ps": Fraction(1, 10**12)}  # fmt: skip
+_SPEED_UNITS = {p + "f": f for p, f in _DECIMAL.items()}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A kind of quantity: its units (the base unit's factor 1) and how a message names them."""
+
+    units: dict[str, Fraction]
+    example: str
+    usual_units: tuple[str, ...]
+    """The units a number typed without one most likely lacks: the examples of the message that asks for one."""
+    listed: str
+    """The units, in words, for the message that asks for one."""
+
+
+_BANDWIDTH = _Kind(
+    _BANDWIDTH_UNITS,
+    example="1GBps",
+    usual_units=("GBps", "Gbps"),
+    listed="Bps for bytes/s, bps for bits/s, with a prefix k, M, G, T, Ki, Mi, Gi, Ti",
+)
+_TIME = _Kind(_TIME_UNITS, "100ns", ("us", "ns"), "s, ms, us, ns, ps")
+_SPEED = _Kind(_SPEED_UNITS, "1Gf", ("Gf",), "f for flop/s, with a prefix k, M, G, T")
+_NUMBER = _Kind({"": Fraction(1)}, "2", (), "none")
 
 
 def _magnitude(number: str) -> int | None:
@@ -82,27 +108,52 @@ def _exact_product(number: str, factor: Fraction) -> float:
         return float(number) * float(factor)
 
 
-def _parse(name: str, value: object, units: dict[str, Fraction], example: str, allow_zero: bool) -> float:
+def _parse(name: str, value: object, kind: _Kind, allow_zero: bool, in_base_unit: bool = False) -> float:
     if isinstance(value, bool):
-        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {shown(value)}")
+        raise TopologyError(f"{name} must be a quantity such as {kind.example!r}, got {shown(value)}")
     if isinstance(value, int | float):
         try:
             result = float(value)
         except OverflowError:  # an int past the float range
             result = math.inf
     elif isinstance(value, str):
-        match = _NUMBER_UNIT.match(value)
-        if not match or match.group(2) not in units:
-            known = ", ".join(sorted(u for u in units if u))
-            with_unit = f"a number with a unit ({known})" if known else "a number"
-            raise TopologyError(f"{name} must be {with_unit} such as {example!r}, got {shown(value)}")
-        result = _exact_product(match.group(1), units[match.group(2)])
+        result = _parse_text(name, value, kind, in_base_unit)
     else:
-        raise TopologyError(f"{name} must be a quantity such as {example!r}, got {shown(value)}")
+        raise TopologyError(f"{name} must be a quantity such as {kind.example!r}, got {shown(value)}")
     if allow_zero and 0 < result < SMALLEST:
         result = 0.0  # vanishes, as a number below the doubles does (SimGrid cannot read a subnormal)
     check_quantity(result, name, allow_zero, shown(value))
     return result
+
+
+def _parse_text(name: str, text: str, kind: _Kind, in_base_unit: bool) -> float:
+    """The value of ``text``, a number and a unit of ``kind``; without a unit, 0, or (``in_base_unit``) any number
+    in the base unit, and any other number refused by :func:`_unit_missing`."""
+    match = _NUMBER_UNIT.match(text)
+    if not match:
+        raise _not_a_quantity(name, text, kind)
+    number, unit = match.groups()
+    if unit in kind.units:
+        return _exact_product(number, kind.units[unit])
+    if unit:
+        raise _not_a_quantity(name, text, kind)
+    if in_base_unit or _magnitude(number) is None:  # no unit: the base unit, or 0, which needs none
+        return _exact_product(number, Fraction(1))
+    raise _unit_missing(name, number, kind)
+
+
+def _not_a_quantity(name: str, text: str, kind: _Kind) -> TopologyError:
+    known = ", ".join(sorted(u for u in kind.units if u))
+    with_unit = f"a number with a unit ({known})" if known else "a number"
+    return TopologyError(f"{name} must be {with_unit} such as {kind.example!r}, got {shown(text)}")
+
+
+def _unit_missing(name: str, number: str, kind: _Kind) -> TopologyError:
+    """The error for a number typed without the unit its quantity needs, e.g. ``link_lat 5: give a unit (e.g. 5us
+    or 5ns; units s, ms, us, ns, ps)``: 5 s, as SimGrid would read it, is seldom what was meant."""
+    typed, example = (number, number) if len(number) <= 20 else (shown(number), "1")
+    examples = " or ".join(example + unit for unit in kind.usual_units)
+    return TopologyError(f"{name} {typed}: give a unit (e.g. {examples}; units {kind.listed})")
 
 
 def check_quantity(result: float, name: str, allow_zero: bool, given: str | None = None) -> None:
@@ -118,23 +169,26 @@ def check_quantity(result: float, name: str, allow_zero: bool, given: str | None
 
 
 def parse_bandwidth(value: object, name: str = "bandwidth") -> float:
-    """Return a bandwidth in bytes/s from ``"1GBps"``, ``"10Gbps"``, ``"125MiBps"`` or a number of B/s."""
-    return _parse(name, value, _BANDWIDTH_UNITS, "1GBps", allow_zero=False)
+    """Return a bandwidth in bytes/s from ``"1GBps"``, ``"10Gbps"``, ``"125MiBps"`` or a number of B/s (a Python
+    number; text needs a unit)."""
+    return _parse(name, value, _BANDWIDTH, allow_zero=False)
 
 
 def parse_time(value: object, name: str = "latency") -> float:
-    """Return a time in seconds from ``"1us"``, ``"54us"``, ``"0"`` or a number of seconds."""
-    return _parse(name, value, _TIME_UNITS, "1us", allow_zero=True)
+    """Return a time in seconds from ``"1us"``, ``"54us"``, ``"0"`` or a number of seconds (a Python number; text
+    needs a unit, 0 aside)."""
+    return _parse(name, value, _TIME, allow_zero=True)
 
 
-def parse_speed(value: object, name: str = "speed") -> float:
-    """Return a host speed in flop/s from ``"1Gf"`` or a number of flop/s."""
-    return _parse(name, value, _SPEED_UNITS, "1Gf", allow_zero=False)
+def parse_speed(value: object, name: str = "speed", *, in_base_unit: bool = False) -> float:
+    """Return a host speed in flop/s from ``"1Gf"`` or a number of flop/s (a Python number; text needs a unit, or
+    ``in_base_unit``: a file SimGrid reads, where ``"1e9"`` is in flop/s)."""
+    return _parse(name, value, _SPEED, allow_zero=False, in_base_unit=in_base_unit)
 
 
 def parse_number(value: object, name: str = "number") -> float:
     """Return a number > 0 without unit (``"2.5"``, ``"1e3"``), in the same ASCII grammar as the quantities."""
-    return _parse(name, value, {"": Fraction(1)}, "2", allow_zero=False)
+    return _parse(name, value, _NUMBER, allow_zero=False)
 
 
 def format_bandwidth(bytes_per_second: float) -> str:

@@ -34,15 +34,14 @@ QUANTITY = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s
 _SI = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 BANDWIDTH = {f"{p}Bps": Fraction(f) for p, f in _SI.items()} | {f"{p}bps": Fraction(f, 8) for p, f in _SI.items()}
 BANDWIDTH |= {f"{p}iBps": Fraction(2 ** (10 * i)) for i, p in enumerate("KMGT", 1)}
-TIME = {
-    "": Fraction(1),
+TIME = {  # text without a unit is refused, but for 0 (_bare)
     "s": Fraction(1),
     "ms": Fraction(1, 10**3),
     "us": Fraction(1, 10**6),
     "ns": Fraction(1, 10**9),
     "ps": Fraction(1, 10**12),
 }
-SPEED = {f"{p}f": Fraction(f) for p, f in _SI.items()} | {"": Fraction(1)}
+SPEED = {f"{p}f": Fraction(f) for p, f in _SI.items()}
 NUMBER = {"": Fraction(1)}
 
 BLANK = st.sampled_from(["", " ", "\t", "  "])
@@ -143,9 +142,22 @@ def _exact(mantissa: str, units: Mapping[str, Fraction], unit: str, allow_zero: 
     return Drawn(mantissa + unit, True, value)
 
 
+def _unitless(
+    mantissa: st.SearchStrategy[str], units: Mapping[str, Fraction], allow_zero: bool
+) -> tuple[st.SearchStrategy[Drawn], st.SearchStrategy[Drawn]]:
+    """Numbers without a unit where ``units`` need one (``NUMBER`` needs none), as (good, bad): refused, as nothing
+    says which unit was meant, but for 0, which needs none (valid where 0 is)."""
+    if "" in units:
+        return st.nothing(), st.nothing()
+    zero = st.sampled_from(["0", "0.0", "000", "0e5", ".0", " 0 "]).map(lambda t: Drawn(t, allow_zero, 0.0))
+    number = st.one_of(mantissa.filter(lambda m: Fraction(m) != 0), st.sampled_from(["5", "100", "1e-7", "2.5"]))
+    refused = st.one_of(number.map(lambda t: Drawn(t, False)), *([] if allow_zero else [zero]))
+    return (zero if allow_zero else st.nothing()), refused
+
+
 def quantity(units: Mapping[str, Fraction], allow_zero: bool = False) -> Domain:
     """A number with a unit: ordinary values, edges of the doubles (exponents up to +-340, which a unit may bring
-    back), zero, negative, wrong units, NaN/inf and malformed text."""
+    back), zero, negative, without a unit, wrong units, NaN/inf and malformed text."""
     whole = st.one_of(st.just(""), st.integers(0, 10**6).map(str), st.just("0" * 30 + "1"))
     fraction = st.one_of(st.just(""), st.integers(0, 10**6).map(lambda n: "." + str(n).zfill(3)))
     point = st.tuples(whole, fraction).map("".join).filter(lambda m: m != "")
@@ -157,18 +169,20 @@ def quantity(units: Mapping[str, Fraction], allow_zero: bool = False) -> Domain:
     typical = st.sampled_from(["1", "2.5", "100", "0.125", "3e2", "1.54"]).flatmap(
         lambda n: st.sampled_from(sorted(units)).map(lambda u: _exact(n, units, u, allow_zero))
     )
+    unitless_good, unitless_bad = _unitless(mantissa, units, allow_zero)
     wrong = st.sampled_from(["Hz", "GHz", "B", "bit", "s", "Bps", "f", "gbps", "m", "us", "Gf"]).filter(
         lambda u: u not in units
     )
     bad = st.one_of(
         exact.filter(lambda d: not d.ok),
+        unitless_bad,
         st.sampled_from(["-1", "-0.5", "1e999999", "+1"]).flatmap(
             lambda n: st.sampled_from(sorted(units)).map(lambda u: Drawn(n + u, False))
         ),
         wrong.map(lambda u: Drawn("1" + u, False)),
         _garbage(lambda t: QUANTITY.fullmatch(t) is not None),
     )
-    return Domain(st.one_of(typical, exact.filter(lambda d: d.ok)), bad)
+    return Domain(st.one_of(typical, exact.filter(lambda d: d.ok), unitless_good), bad)
 
 
 def words(*names: str) -> Domain:

@@ -23,8 +23,8 @@ from generators.units import parse_time
         ("54us", 54e-6),
         ("0.3ms", 3e-4),
         ("250ps", 2.5e-10),
-        ("0", 0.0),
-        ("2.5", 2.5),
+        ("0", 0.0),  # the one number that needs no unit (tests/test_units_bare_numbers.py)
+        ("2.5s", 2.5),
     ],
 )
 def test_times_are_the_nearest_float(text: str, value: float) -> None:

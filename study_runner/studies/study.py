@@ -77,6 +77,7 @@ from types import ModuleType
 from typing import Any
 
 from generators.errors import TopologyError
+from generators.families import refuse_numbers_without_unit
 from generators.machines import ReadyPlatform
 from generators.machines import load_catalogue
 from study_runner.batch.runs import PlatformSpec
@@ -119,7 +120,12 @@ def _platform(name: str, raw: dict[str, Any], where: str) -> PlatformSpec:
             known = ", ".join(ready_platforms())
             raise StudyError(f"{where}: platform {name!r}: no ready platform {raw['machine']!r} ({known})") from None
         return PlatformSpec(name, ready.family, dict(ready.params), ready.key)
-    return PlatformSpec(name, str(raw["family"]), {k: v for k, v in raw.items() if k != "family"})
+    params = {k: v for k, v in raw.items() if k != "family"}
+    try:
+        refuse_numbers_without_unit(str(raw["family"]), params)
+    except TopologyError as err:
+        raise StudyError(f"{where}: platform {name!r}: {err}") from None
+    return PlatformSpec(name, str(raw["family"]), params)
 
 
 @functools.cache

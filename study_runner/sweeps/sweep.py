@@ -80,6 +80,7 @@ from typing import Any
 
 from generators.errors import TopologyError
 from generators.families import FAMILIES
+from generators.families import refuse_numbers_without_unit
 from generators.params import check_params
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
@@ -198,6 +199,7 @@ def _point(
             known = ", ".join(sorted(FAMILIES))
             raise StudyError(f"unknown topology family {family!r}; known families: {known}")
         try:
+            refuse_numbers_without_unit(family, params)
             check_params(family, FAMILIES[family].params, params)
         except TopologyError as err:
             raise StudyError(str(err)) from None

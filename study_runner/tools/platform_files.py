@@ -88,13 +88,13 @@ def core_speed(path: Path) -> float:
         for line in path.with_suffix(".params").read_text(encoding="utf-8").splitlines():
             key, _, value = line.partition(" ")
             if key == "host_speed":
-                return parse_speed(value.strip(), "host_speed")
+                return parse_speed(value.strip(), "host_speed", in_base_unit=True)
         return 1e9
     speeds = set()
     try:
         with open(path, "rb") as source:
             for _, element in etree.iterparse(source, events=("end",), tag="host", load_dtd=False):
-                speeds.add(parse_speed(element.get("speed", ""), "speed"))
+                speeds.add(parse_speed(element.get("speed", ""), "speed", in_base_unit=True))
                 element.clear()
     except etree.XMLSyntaxError as err:
         raise UsageError(f"{path} is not a readable platform XML: {err}") from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -21,6 +22,15 @@ from hypothesis import settings
 from generators.errors import BUILD_HINT
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def sigint_by_default() -> None:
+    """``preexec_fn`` of a child a test interrupts with SIGINT: the signal at its default action, also when the tests
+    run in the background (a shell starts a background job with SIGINT ignored, and a Python started so installs no
+    ``KeyboardInterrupt`` handler: the test would wait for ever)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 BIN = REPO / "build" / "bin"
 
 # Hypothesis (tests/test_hostile_input.py). The suite's profile is fixed: derandomized, the same 900 cases on every

@@ -29,8 +29,9 @@ SMPIRUN_CFG = {  # --cfg values and whether SimGrid takes them (checked by smpir
     "network/model:NOPE": False,
     "network/nope:1": False,
 }
-PROGRAMS = {
-    "/bin/true": True,
+PROGRAMS = {  # "{dir}/app": a stand-in smpirun is given (the test's smpirun runs nothing)
+    "{dir}/app": True,
+    "/bin/true": False,  # an executable of its own, not a program SMPI loads (not built with smpicc)
     "{dir}/missing": False,
     "{dir}": False,
     "{dir}/plain": False,
@@ -212,7 +213,7 @@ def generator_command(draw: st.DrawFn, family: str) -> Command:
 def smpirun_on_command(draw: st.DrawFn) -> Command:
     """``scripts/smpirun-on`` on a family request or on a 4-host platform file, with its options and a program."""
     faults, hostile = _mode(draw, ("hostfile", "placement", "np", "cfg", "keep", "program", "separator"))
-    files = {"plain": "not a program\n"}
+    files = {"plain": "not a program\n", "app": "#!/bin/sh\n"}
     if draw(st.integers(0, 3)) == 0:
         argv, ok, slots, hosts = ["{dir}/x.xml"], True, 4, 4  # the test writes a 4-host crossbar there
         good = sorted(text for text, slots in HOSTFILES.items() if slots)
@@ -246,7 +247,7 @@ def smpirun_on_command(draw: st.DrawFn) -> Command:
         argv += [f"--keep={keep}"]
         ok = ok and keep.strip() != ""
     bad_programs = sorted(program for program, good in PROGRAMS.items() if not good)
-    program = draw(st.sampled_from(bad_programs if hostile("program") else ["/bin/true"]))
+    program = draw(st.sampled_from(bad_programs if hostile("program") else ["{dir}/app"]))
     separator = None if hostile("separator") else "--"
     argv += [*([separator] if separator else []), program]
     ok = ok and PROGRAMS[program] and separator is not None

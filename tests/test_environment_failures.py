@@ -20,6 +20,7 @@ from study_runner.simulation.smpi import smpirun_command
 from tests.conftest import REPO
 from tests.conftest import pingpong_sweep
 from tests.conftest import run_module
+from tests.conftest import sigint_by_default
 
 
 def sweep_file(tmp_path: Path, app: str = "pingpong", iterations: int = 2) -> Path:
@@ -117,7 +118,14 @@ class TestRunsInAFailingEnvironment:
             "--cache",
             str(tmp_path / "cache"),
         ]
-        with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        with subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=sigint_by_default,
+        ) as process:
             deadline = time.monotonic() + 60
             while subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0:
                 assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"

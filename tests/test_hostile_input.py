@@ -49,6 +49,8 @@ pytestmark = pytest.mark.simgrid  # valid platforms are loaded by SimGrid's load
 def _materialize(command: Command, directory: Path) -> list[str]:
     for name, text in command.files.items():
         (directory / name).write_text(text)
+        if text.startswith("#!"):
+            (directory / name).chmod(0o755)
     return [arg.replace("{dir}", str(directory)) for arg in command.argv]
 
 

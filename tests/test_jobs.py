@@ -195,7 +195,12 @@ class TestOnlineJobs:
 
 
 def jobs_file(tmp_path: Path, text: str) -> Path:
-    """A jobs file on the 4x4x2 torus: ``text``'s top-level keys, the platform, then its jobs."""
+    """A jobs file on the 4x4x2 torus: ``text``'s top-level keys, the platform, then its jobs; an app ``/bin/true``
+    is a stand-in script, never run (run-jobs refuses an executable not built for SMPI, ``/bin/true`` itself)."""
+    stand_in = tmp_path / "true"
+    stand_in.write_text("#!/bin/sh\n")
+    stand_in.chmod(0o755)
+    text = text.replace('"/bin/true"', f'"{stand_in}"')
     head, _, jobs = text.partition("[[jobs]]")
     path = tmp_path / "jobs.toml"
     path.write_text(head + '[platform]\nfamily = "torus"\ndims = "4x4x2"\n[[jobs]]' + jobs)
@@ -210,12 +215,15 @@ def jobs_file(tmp_path: Path, text: str) -> Path:
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nhost = 1\n', "jobs[0]: unknown key 'host'"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nbackground = true\n', "one of ranks or background"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\n', "needs exactly one of ranks or background"),
-        ('[occupied]\nsizes = [2]\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "[occupied] needs sizes and"),
+        ('[occupied]\nsizes = [2]\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
+         "occupied: missing 'occupancy'"),
         ('[occupied]\nsizes = [2]\noccupancy = 2\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
          "fill: occupancy must be a fraction"),
         ('[occupied]\nsizes = [8]\noccupancy = 1\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n',
          "job a: 4 ranks need 4 hosts; 0 of torus-4x4x2's 32 are free"),
         ('allocation = "packed:1"\n[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\n', "no placement 'packed'"),
+        ('[[jobs]]\nname = "a"\napp = "/usr/bin/env"\nranks = 4\n',
+         "jobs[0]: program /usr/bin/env was not built with SimGrid's compiler wrappers"),
         ('[[jobs]]\nname = "a"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1"\n'
          '[[jobs]]\nname = "b"\napp = "/bin/true"\nranks = 4\nplacement = "block:2x2x1@1,0,0"\n',
          "jobs a and b both use host-1"),

@@ -59,8 +59,17 @@ def host_speed(command: list[str], option: str = "smpi/host-speed") -> float:
     return float(values[-1].removesuffix("f"))
 
 
-def crossbar_run(*options: str) -> list[str]:
-    return ["crossbar", "--hosts", "2", "--host-speed", "10Gf", *options, "--", "/bin/true"]
+@pytest.fixture
+def app(tmp_path: Path) -> str:
+    """A stand-in for the program, never run: smpirun-on refuses an executable not built for SMPI (``/bin/true``)."""
+    path = tmp_path / "app"
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def crossbar_run(app: str, *options: str) -> list[str]:
+    return ["crossbar", "--hosts", "2", "--host-speed", "10Gf", *options, "--", app]
 
 
 @pytest.mark.parametrize(
@@ -76,29 +85,31 @@ def crossbar_run(*options: str) -> list[str]:
          1e10 * HERE_CORE_BPS / 5e9),  # 3 ranks: 2 on the fullest host
     ],
 )  # fmt: skip
-def test_the_speed_charges_memory_at_the_ranks_share(cache: Path, options: tuple[str, ...], expected: float) -> None:
-    command = prepare(crossbar_run("--compute", "memory", *options))
+def test_the_speed_charges_memory_at_the_ranks_share(
+    cache: Path, app: str, options: tuple[str, ...], expected: float
+) -> None:
+    command = prepare(crossbar_run(app, "--compute", "memory", *options))
     assert host_speed(command) == pytest.approx(expected, rel=1e-12)
     assert "--cfg=smpi/simulate-computation:yes" in command
     # An MPI call's copies and reductions in a rank's own memory are all memory: the bursts' speed at m = 1.
-    all_memory = prepare(crossbar_run("--compute", "memory", *options, "--memory-fraction", "1"))  # the last wins
+    all_memory = prepare(crossbar_run(app, "--compute", "memory", *options, "--memory-fraction", "1"))  # the last wins
     assert host_speed(command, "smpi/local-work-speed") == pytest.approx(host_speed(all_memory), rel=1e-12)
 
 
-def test_this_machine_brings_its_calibrated_memory(cache: Path) -> None:
+def test_this_machine_brings_its_calibrated_memory(cache: Path, app: str) -> None:
     # Two ranks on this machine's node: each gets min(10 GB/s, 16 GB/s / 2) = 8 GB/s against 10 GB/s alone.
-    command = prepare(["this-machine", "--np", "2", "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+    command = prepare(["this-machine", "--np", "2", "--compute", "memory", "--memory-fraction", "1", "--", app])
     assert host_speed(command) == pytest.approx(HERE_FLOPS * HERE_CORE_BPS / 8e9, rel=1e-12)
-    one = prepare(["this-machine", "--np", "1", "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+    one = prepare(["this-machine", "--np", "1", "--compute", "memory", "--memory-fraction", "1", "--", app])
     assert host_speed(one) == pytest.approx(HERE_FLOPS, rel=1e-12)  # a rank alone: what it measured here
 
 
-def test_a_node_that_one_core_saturates_is_a_platform(cache: Path) -> None:
+def test_a_node_that_one_core_saturates_is_a_platform(cache: Path, app: str) -> None:
     # One core draws the node's bandwidth, and both together measured 2% less (2026-11-29 here): the platform of this
     # machine was refused ("core_memory_bw needs memory_bw at least as large"); the node gets what a core draws.
     memory = MemoryBandwidth(HERE_CORE_BPS, 0.98 * HERE_CORE_BPS, 2, (HERE_CORE_BPS,), (0.98e10,), "test", "today")
     memory_path(cache).write_text(json.dumps(asdict(memory)))
-    command = prepare(["this-machine", "--np", "2", "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+    command = prepare(["this-machine", "--np", "2", "--compute", "memory", "--memory-fraction", "1", "--", app])
     assert host_speed(command) == pytest.approx(HERE_FLOPS * 2, rel=1e-12)  # each of 2 ranks: half of 10 GB/s
 
 
@@ -118,10 +129,10 @@ BAD = [
 
 
 @pytest.mark.parametrize(("options", "message"), BAD)
-def test_bad_memory_options_are_one_error(cache: Path, options: tuple[str, ...], message: str) -> None:
+def test_bad_memory_options_are_one_error(cache: Path, app: str, options: tuple[str, ...], message: str) -> None:
     # A family's --memory-bw is its node parameter: a bad one is the family's error (both are one line, exit 2).
     with pytest.raises((UsageError, TopologyError), match=message.replace("(", r"\(").replace(")", r"\)")):
-        prepare(crossbar_run(*options))
+        prepare(crossbar_run(app, *options))
 
 
 def test_the_core_speed_of_platform_files(tmp_path: Path) -> None:
@@ -135,15 +146,15 @@ def test_the_core_speed_of_platform_files(tmp_path: Path) -> None:
     assert core_speed(tmp_path / "t.so") == 1e9  # the model's default, which the compiled zone writes no line for
 
 
-def test_a_platform_file_brings_its_node_memory(cache: Path, tmp_path: Path) -> None:
+def test_a_platform_file_brings_its_node_memory(cache: Path, app: str, tmp_path: Path) -> None:
     # The figures a family records (generators.node's memory_bw, core_memory_bw) are what --compute memory uses on
     # the file; --memory-bw on the command line wins. 2 ranks on the host of 16 GB/s: 8 GB/s each.
     xml = tmp_path / "node.xml"
     write_platform(crossbar(1, host_speed="10Gf", cores=2, memory_bw="16GBps", core_memory_bw="12GBps"), xml)
     assert node_memory(xml) == (16e9, 12e9)
     run = [str(xml), "--np", "2", "--ranks-per-node", "2", "--compute", "memory", "--memory-fraction", "1"]
-    assert host_speed(prepare([*run, "--", "/bin/true"])) == pytest.approx(1e10 * HERE_CORE_BPS / 8e9, rel=1e-12)
-    given = prepare([*run, "--memory-bw", "32GBps", "--", "/bin/true"])  # 16 GB/s each, capped by the core's 12
+    assert host_speed(prepare([*run, "--", app])) == pytest.approx(1e10 * HERE_CORE_BPS / 8e9, rel=1e-12)
+    given = prepare([*run, "--memory-bw", "32GBps", "--", app])  # 16 GB/s each, capped by the core's 12
     assert host_speed(given) == pytest.approx(1e10 * HERE_CORE_BPS / 12e9, rel=1e-12)
     assert node_memory(REPO / "platforms" / "mira" / "mira.so") == (42.6e9, None)  # the paper machines record theirs
     assert node_memory(REPO / "platforms" / "fugaku" / "fugaku.so") == (1024e9, None)
@@ -152,7 +163,7 @@ def test_a_platform_file_brings_its_node_memory(cache: Path, tmp_path: Path) -> 
     assert node_memory(plain) == (None, None)  # recorded only when given: files written before are unchanged
     assert "memory_bw" not in plain.read_text()
     with pytest.raises(UsageError, match="the platform records none"):
-        prepare([str(plain), "--compute", "memory", "--memory-fraction", "1", "--", "/bin/true"])
+        prepare([str(plain), "--compute", "memory", "--memory-fraction", "1", "--", app])
 
 
 def test_the_fraction_inverts_the_contention_model() -> None:

@@ -290,6 +290,7 @@ BAD_INPUTS = {  # "{tmp}" is the test's directory, with app (a program), plain (
     "unknown family": (["hypercube", "--", "{tmp}/app"], "unknown family 'hypercube'"),
     "bad parameter": ([*MESH[:3], "--height", "0", "--", "{tmp}/app"], "height must be an integer >= 1, got 0"),
     "bad unit": ([*MESH, "--link-bw", "fast", "--", "{tmp}/app"], "link_bw must be"),
+    "latency without a unit": ([*MESH, "--link-lat", "5", "--", "{tmp}/app"], "link_lat 5: give a unit (e.g. 5us or"),
     "missing parameter": ([*MESH[:3], "--", "{tmp}/app"], "the following arguments are required: --height"),
     "unknown option": ([*MESH, "--frob", "1", "--", "{tmp}/app"], "unrecognized arguments: --frob 1"),
     "more ranks than hosts": ([*MESH, "--np", "5", "--", "{tmp}/app"], "5 ranks do not fit on 4 hosts"),

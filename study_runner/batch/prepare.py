@@ -1,9 +1,9 @@
 """Runs made ready, a study's and a sweep's alike: their platforms built and written, each run's hostfile, command and
 cache key.
 
-Everything that can be wrong with the runs (a bad platform, a placement that does not fit, a missing binary, an
-option SimGrid does not know) is found here, before anything is simulated; ``study_runner.batch.execute`` then runs
-what this prepares. A run that
+Everything that can be wrong with the runs (a bad platform, a placement that does not fit, a missing binary or one
+built with a real MPI's compiler, an option SimGrid does not know) is found here, before anything is simulated;
+``study_runner.batch.execute`` then runs what this prepares. A run that
 replays (``RunSpec.replay``) gets the recording of its trace beside it (``study_runner.simulation.replay``); a run
 traced for its link bytes (``RunSpec.trace_links``) gets its traced twin after it (``<id>.links``,
 ``study_runner.simulation.tracing``), a simulation of the batch like the others.
@@ -32,7 +32,8 @@ from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
-from study_runner.simulation.codes import app_binary
+from study_runner.simulation.codes import app_path
+from study_runner.simulation.codes import runnable_binary
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
 from study_runner.simulation.jobs import JOBS_RUN
@@ -82,10 +83,7 @@ def prepare_runs(
     reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
     for spec in runs:
         label = f"{name}/{spec.id}"
-        try:
-            binary = app_binary(spec.app, bin_dir)
-        except StudyError as err:
-            raise StudyError(f"{label}: {err}") from None
+        binary = runnable_binary(spec.app, label, bin_dir)
         if spec.app not in binary_digests:
             binary_digests[spec.app] = file_digest(binary)
         if spec.neighbours:
@@ -163,13 +161,10 @@ def _jobs_run(
     its start, and topolab's replayer of several jobs (``simulation.jobs``)."""
     if spec.trace_links:
         raise StudyError(f"{label}: trace_links traces one app's run; a run with neighbours replays several jobs")
-    measured = Job(MEASURED, Path(spec.app), spec.args, spec.ranks, 0.0, spec.ranks_per_node, spec.placement)
+    measured = Job(MEASURED, app_path(spec.app), spec.args, spec.ranks, 0.0, spec.ranks_per_node, spec.placement)
     jobs = []
     for job in (measured, *spec.neighbours):
-        try:
-            binary = app_binary(str(job.app), bin_dir)
-        except StudyError as err:
-            raise StudyError(f"{label}: job {job.name}: {err}") from None
+        binary = runnable_binary(str(job.app), f"{label}: job {job.name}", bin_dir)
         jobs.append(dataclasses.replace(job, app=binary.absolute()))
     try:
         hosts = allocate(platform, jobs, spec.allocation)

@@ -18,6 +18,7 @@ from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
 from study_runner.paths import app_not_found
+from study_runner.simulation.binaries import check_smpi_binary
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.smpi import TOPOLAB_SIMGRID
@@ -27,6 +28,7 @@ __all__ = [
     "COMPILERS",
     "NAS_SOURCES",
     "app_binary",
+    "app_path",
     "build_nas",
     "compiler_identity",
     "nas_sources",
@@ -39,6 +41,8 @@ COMPAT = REPO / "apps" / "smpi_compat"
 """Headers that let SimGrid's NAS ports build with a real MPI (never on an smpicc build's include path)."""
 COMPILERS = {"smpi": "smpicc", "mpich": "mpicc"}
 """The compiler wrapper of each MPI: SimGrid's SMPI, or MPICH for runs on the real machine."""
+THIRD_PARTY_PREFIX = "nas:"
+"""How an app names a third-party code topolab builds (``nas:is``)."""
 NAS_SOURCES = {
     "is": ("is.c", "nas_common.c"),
     "ep": ("ep.c", "nas_common.c"),
@@ -108,18 +112,44 @@ def app_binary(app: str, bin_dir: Path = BIN_DIR) -> Path:
     cache), a path to the user's own binary (it has a ``/``), or one of topolab's apps in ``bin_dir``. StudyError
     when it is not there (``run scripts/build`` for topolab's own)."""
     built = third_party(app)
-    binary = built or (Path(app) if "/" in app else bin_dir / app)
+    own = _own_binary(app)
+    binary = built or own or bin_dir / app
     if not binary.is_file():
-        raise StudyError(app_not_found(binary, built is None and "/" not in app))
+        raise StudyError(app_not_found(binary, built is None and own is None))
     return binary
+
+
+def runnable_binary(app: str, where: str, bin_dir: Path = BIN_DIR) -> Path:
+    """The binary of ``app`` (:func:`app_binary`), refused unless SMPI can load it (built with SimGrid's wrappers:
+    ``simulation.binaries``): StudyError naming ``where`` (the run or the job)."""
+    try:
+        binary = app_binary(app, bin_dir)
+        check_smpi_binary(binary, app)
+    except StudyError as err:
+        raise StudyError(f"{where}: {err}") from None
+    return binary
+
+
+def app_path(app: str) -> Path:
+    """A run's or a job's ``app`` held as a ``Path`` whose text :func:`app_binary` resolves as it resolves ``app``:
+    the user's own binary made absolute (``Path("./mine")`` is ``mine``, which would name one of topolab's apps),
+    a topolab app's or a third-party code's name as it is. Nothing is looked up."""
+    own = _own_binary(app)
+    return Path(app) if own is None else own.absolute()
+
+
+def _own_binary(app: str) -> Path | None:
+    """The path to the user's own binary that ``app`` gives (it holds a ``/``: relative to the working directory, as
+    a shell's command), or None for a topolab app's or a third-party code's name."""
+    return Path(app) if "/" in app and not app.startswith(THIRD_PARTY_PREFIX) else None
 
 
 def third_party(app: str) -> Path | None:
     """The binary of a third-party code topolab builds (``nas:is``, ``nas:ep``, ``nas:dt``: SimGrid's NAS ports, built
     once into the cache), or None for any other app."""
-    if not app.startswith("nas:"):
+    if not app.startswith(THIRD_PARTY_PREFIX):
         return None
-    code = app.removeprefix("nas:")
+    code = app.removeprefix(THIRD_PARTY_PREFIX)
     if code not in NAS_SOURCES:
         raise StudyError(f"unknown third-party code {app!r}: known are {', '.join(f'nas:{c}' for c in NAS_SOURCES)}")
     return build_nas(default_cache_dir(), code, "smpi")

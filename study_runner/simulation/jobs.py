@@ -109,7 +109,11 @@ class JobTime:
 
     @property
     def slowdown(self) -> float:
-        """Shared over alone: 1 when nothing of the other jobs reached this one."""
+        """Shared over alone: 1 when nothing of the other jobs reached this one. A job that takes no simulated time
+        alone (no message that costs time: an app with nothing to do) has slowdown 1 when it takes none shared
+        either, and infinity when the others made it take some."""
+        if self.alone_s == 0:
+            return 1.0 if self.shared_s == 0 else math.inf
         return self.shared_s / self.alone_s
 
     def record(self) -> dict[str, object]:

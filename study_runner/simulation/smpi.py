@@ -30,6 +30,7 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
+from study_runner.simulation.binaries import elf_linkage
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.cache import run_key
 
@@ -218,13 +219,11 @@ def command_key(command: Sequence[str], files: Mapping[Path, str], **facts: obje
 @cache
 def fortran_runtime(binary: Path) -> str | None:
     """The gfortran runtime that ``binary`` itself links (``libgfortran.so.5``: a ``NEEDED`` entry of its dynamic
-    section), or None. Not ``ldd``: libsimgrid links that runtime too, so ``ldd`` lists it for C programs as well."""
-    try:
-        done = subprocess.run(["readelf", "-d", str(binary)], capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise StudyError(f"readelf not found (binutils): {SETUP_HINT}") from None
-    found = re.search(r"\(NEEDED\)\s+Shared library: \[(libgfortran\.so\.\d+)\]", done.stdout)
-    return found.group(1) if found else None
+    section, :func:`~study_runner.simulation.binaries.elf_linkage`), or None. Not ``ldd``: libsimgrid links that
+    runtime too, so ``ldd`` lists it for C programs as well."""
+    linkage = elf_linkage(binary)
+    needed = linkage.needed if linkage is not None else ()
+    return next((name for name in needed if re.fullmatch(r"libgfortran\.so\.\d+", name)), None)
 
 
 def binary_options(binary: Path, options: Sequence[str] = ()) -> tuple[str, ...]:

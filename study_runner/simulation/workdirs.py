@@ -175,11 +175,12 @@ STOPPING = (StudyError, Terminated, OSError, KeyboardInterrupt)
 """What stops a command (``scripts/repro``, ``scripts/sweep``): each is one line on stderr (:func:`stopped`)."""
 
 
-def stopped(prog: str, failure: BaseException, kept: str) -> int:
+def stopped(prog: str, failure: BaseException, kept: str | None = None) -> int:
     """The exit status of command ``prog`` stopped by ``failure`` (one of :data:`STOPPING`), after its one line on
     stderr: 2 for bad input or a failing environment (``StudyError``; ``OSError``: a full disk, a directory that
     cannot be written), 130 for Ctrl-C and 128 + the signal when terminated (what was simulated, ``kept``, is in the
-    cache). A closed output pipe (``scripts/sweep F --list | head``) ends it quietly, as it ends other Unix tools."""
+    cache; a command without a cache, ``kept`` None, says nothing of it). A closed output pipe
+    (``scripts/sweep F --list | head``) ends it quietly, as it ends other Unix tools."""
     if isinstance(failure, BrokenPipeError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush into the pipe
         return 128 + signal.SIGPIPE
@@ -190,10 +191,11 @@ def stopped(prog: str, failure: BaseException, kept: str) -> int:
         where = f": {failure.filename}" if failure.filename else ""
         print(f"{prog}: error: {failure.strerror or failure}{where}", file=sys.stderr)
         return 2
+    cached = "" if kept is None else f"; the {kept} simulated so far are in the cache"
     if isinstance(failure, KeyboardInterrupt):
-        print(f"{prog}: interrupted; the {kept} simulated so far are in the cache", file=sys.stderr)
+        print(f"{prog}: interrupted{cached}", file=sys.stderr)
         return 128 + signal.SIGINT
-    print(f"{prog}: {failure}; the {kept} simulated so far are in the cache", file=sys.stderr)
+    print(f"{prog}: {failure}{cached}", file=sys.stderr)
     return int(getattr(failure, "code", 1) or 1)
 
 

@@ -16,10 +16,10 @@ study_runner.errors.StudyError: run pp: run.timeout must be a finite number of s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
+from study_runner.simulation.codes import app_path
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
 from study_runner.studies.schema import RUN_PROPERTIES
@@ -27,7 +27,7 @@ from study_runner.studies.schema import RUN_SCHEMA
 from study_runner.studies.schema import check
 from study_runner.studies.templates import positive_number
 
-__all__ = ["RUN_FIELDS", "run_fields", "strings"]
+__all__ = ["RUN_FIELDS", "job_of", "run_fields", "strings"]
 
 RUN_FIELDS = tuple(RUN_PROPERTIES)
 """The fields every run has (a study run and a sweep point alike)."""
@@ -97,8 +97,12 @@ def _neighbours(raw: list[dict[str, Any]], where: str, path: str) -> tuple[Job, 
         if name == MEASURED or names.count(name) > 1:
             why = "names the run's own job" if name == MEASURED else "is the name of two neighbours"
             raise StudyError(f"{where}: {path}.neighbours: {name!r} {why}")
-    return tuple(
-        Job(job["name"], Path(job["app"]), strings(job.get("args", [])), job.get("ranks"), float(job.get("start_s", 0)),
-            job.get("ranks_per_node", 1), _placement(job.get("placement")))
-        for job in raw
-    )  # fmt: skip
+    return tuple(job_of(job) for job in raw)
+
+
+def job_of(raw: Mapping[str, Any]) -> Job:
+    """A job table that ``studies.schema.JOB_SCHEMA`` let through (a run's neighbour, a job of a jobs file) as a
+    :class:`Job`, its app as written (``simulation.codes.app_path``: resolved as a run's ``app`` when it runs)."""
+    start_s, ranks_per_node = float(raw.get("start_s", 0)), raw.get("ranks_per_node", 1)
+    args, placement = strings(raw.get("args", [])), _placement(raw.get("placement"))
+    return Job(raw["name"], app_path(raw["app"]), args, raw.get("ranks"), start_s, ranks_per_node, placement)

@@ -37,6 +37,7 @@ from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.outputs import OUTPUT_FORMATS
 
 __all__ = [
+    "JOBS_FILE_SCHEMA",
     "JOB_PROPERTIES",
     "JOB_SCHEMA",
     "PLOT_KEYS",
@@ -157,9 +158,14 @@ _AXES = {
 _TEXT = {"type": "string"}
 
 
-def _platform(template: bool) -> dict[str, Any]:
+def _family() -> dict[str, Any]:
+    """A platform table: a topology family and its parameters (the family's own check reads them)."""
     family = _described({"type": "string", "minLength": 1}, "a topology family (python -m generators --list)")
-    schema = {"type": "object", "properties": {"family": family}, "required": ["family"]}
+    return {"type": "object", "properties": {"family": family}, "required": ["family"]}
+
+
+def _platform(template: bool) -> dict[str, Any]:
+    schema = _family()
     if template:
         return _described(schema, "a topology family and its parameters; every value may be a template")
     machine = _described({"type": "string"}, "a ready platform of platforms/machines.toml, <machine>/<file>")
@@ -193,6 +199,32 @@ def study_schema() -> dict[str, Any]:
     schema = _table(properties, ("name", "title", "analysis", "platforms"), "A topolab study file")
     return {"$schema": _DIALECT, "$id": "study.schema.json", "title": "topolab study", **schema}
 
+
+_OCCUPIED = _table(
+    {"sizes": _described({"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
+                         "the sizes of its jobs in hosts, drawn from seed"),
+     "occupancy": _described({"type": "number"}, "they take at most this fraction of the hosts (0 to 1)"),
+     "released": _described({"type": "number"}, "then this fraction of them end (0 to 1, default 0)"),
+     "seed": _described({"type": "integer"}, "the seed of the draws (default 0)"),
+     "app": _described(JOB_PROPERTIES["app"], "what its running jobs run (idle without)"),
+     "args": _described(_WORDS, "the app's arguments")},
+    ("sizes", "occupancy"),
+    "a machine in use before the jobs (generators.allocation.fill)",
+)  # fmt: skip
+JOBS_FILE_SCHEMA = {
+    "$schema": _DIALECT,
+    **_table(
+        {"allocation": _described({"type": "string", "minLength": 1},
+                                  "the policy that gives the jobs their hosts (default contiguous)"),
+         "options": _described(_WORDS, "the SMPI options of every job (one simulation has one set)"),
+         "platform": _described(_family(), "a topology family and its parameters"),
+         "jobs": {"type": "array", "minItems": 1, "items": JOB_SCHEMA},
+         "occupied": _OCCUPIED},
+        ("platform", "jobs"),
+        "A jobs file of scripts/run-jobs (study_runner.tools.run_jobs)",
+    ),
+}  # fmt: skip
+"""A jobs file (``scripts/run-jobs``): the machine, the allocation policy, the SMPI options, the jobs."""
 
 PLOT_KEYS = {
     "lines": ({"kind", "x"}, {"series", "facets", "logx", "logy", "title"}),

@@ -5,7 +5,7 @@ A jobs file names the machine (a family and its parameters), the allocation poli
 the SMPI options of the simulation, and the jobs::
 
     allocation = "random:7"            # generators.allocation: contiguous[:START], stride:K, random:SEED, ...
-    options = []                       # SMPI options of every job (one simulation has one set)
+    options = ["--cfg=smpi/alltoall:pair"]  # optional: SMPI options of every job (one simulation has one set)
     [platform]
     family = "dragonfly"
     groups = 5
@@ -33,21 +33,31 @@ the SMPI options of the simulation, and the jobs::
     app = "shift"                      # optional: what its running jobs do (idle without)
     args = ["-R", "1", "-s", "1M"]
 
-Each job's app is recorded as a trace on its hosts, then the traces are replayed together and each alone; with
-``--online`` the apps' binaries run together instead (and each alone), with no recording (SimGrid patch 0018).
-It prints a table, one row a job (its ranks, hosts, time alone, time shared, slowdown), and with ``--json FILE``
-writes one JSON object a job. Bad input (an unknown family or policy, jobs that share a host, more ranks than free
-hosts, a missing binary) is one ``error:`` line and exit status 2, with nothing written; a job whose app fails
-stops the run with its error, exit status 1.
+Each job's ``app`` is found as a study run's ``app`` is (``simulation.codes.app_binary``): a topolab app of
+build/bin by its name, a third-party code (``nas:is``), or a path to your own binary, relative to the working
+directory. Each job's app is recorded as a trace on its hosts, then the traces are replayed together and each alone;
+with ``--online`` the apps' binaries run together instead (and each alone), with no recording (SimGrid patch 0018).
+It prints a table, one row a job (its ranks, hosts, time alone, time shared, slowdown: shared over alone, 1 for a
+job that takes no simulated time at all: ``JobTime.slowdown``), and with ``--json FILE`` writes one JSON object a
+job.
+
+Every field is checked before anything runs (``studies.schema.JOBS_FILE_SCHEMA``, the grammar of a run's neighbours
+for each job). Bad input (a missing or unreadable file, one not UTF-8, malformed TOML, a field of the wrong type or
+an unknown one, an SMPI option SimGrid does not know, an unknown family or policy, jobs that share a host, more ranks
+than free hosts, a missing binary) is one ``error:`` line naming the file and the field, and exit status 2, with
+nothing written; a job whose app fails stops the run with its error, exit status 1; Ctrl-C stops it with one line,
+exit status 130 (``simulation.workdirs.stopped``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
-import tempfile
+from collections.abc import Mapping
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,67 +69,90 @@ from generators.allocation import fill
 from generators.files import atomic_write_text
 from generators.model import Platform
 from study_runner.errors import StudyError
-from study_runner.simulation.codes import app_binary
+from study_runner.simulation.codes import runnable_binary
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import JobTime
 from study_runner.simulation.jobs import run_jobs
-from study_runner.studies.schema import JOB_SCHEMA
+from study_runner.simulation.simgrid_options import options_problem
+from study_runner.simulation.workdirs import STOPPING
+from study_runner.simulation.workdirs import stopped
+from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
+from study_runner.studies.run_fields import job_of
+from study_runner.studies.run_fields import strings
+from study_runner.studies.schema import JOBS_FILE_SCHEMA
 from study_runner.studies.schema import check
 from study_runner.studies.study import read_toml
 
-__all__ = ["jobs_of", "main"]
+__all__ = ["JobsFile", "main", "read_jobs_file", "table"]
 
-_FILE_KEYS = {"allocation", "options", "platform", "jobs", "occupied"}
-_OCCUPIED_KEYS = {"sizes", "occupancy", "released", "seed", "app", "args"}
-
-
-def _job(raw: dict[str, Any], where: str) -> Job:
-    """A job table of the file (the grammar of a run's neighbours: ``studies.schema.JOB_SCHEMA``), its binary
-    found."""
-    try:
-        check(raw, JOB_SCHEMA, where)
-    except StudyError as err:
-        raise TopologyError(str(err)) from None
-    try:
-        binary = app_binary(str(raw["app"]))
-    except StudyError as err:
-        raise TopologyError(f"{where}: {err}") from None
-    placement = raw.get("placement")
-    placement = tuple(placement) if isinstance(placement, list) else placement
-    args = tuple(str(word) for word in raw.get("args", []))
-    return Job(str(raw["name"]), binary.absolute(), args, raw.get("ranks"), float(raw.get("start_s", 0.0)),
-               raw.get("ranks_per_node", 1), placement)  # fmt: skip
+PROG = "scripts/run-jobs"
 
 
-def jobs_of(data: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Job], str, tuple[str, ...]]:
-    """The platform table, the jobs, the allocation policy and the SMPI options of a jobs file."""
-    unknown = sorted(set(data) - _FILE_KEYS)
-    if unknown:
-        raise TopologyError(f"{where}: unknown key {unknown[0]!r} (a jobs file takes {', '.join(sorted(_FILE_KEYS))})")
-    if not isinstance(data.get("platform"), dict) or "family" not in data["platform"]:
-        raise TopologyError(f"{where}: [platform] needs a family and its parameters")
-    raw_jobs = data.get("jobs")
-    if not isinstance(raw_jobs, list) or not raw_jobs:
-        raise TopologyError(f"{where}: no [[jobs]]")
-    jobs = [_job(raw, f"{where}: jobs[{i}]") for i, raw in enumerate(raw_jobs)]
-    options = tuple(str(word) for word in data.get("options", []))
-    return data["platform"], jobs, str(data.get("allocation", "contiguous")), options
+@dataclass(frozen=True)
+class JobsFile:
+    """A jobs file read and checked, nothing run: the machine, every job (the file's, then ``[occupied]``'s running
+    jobs that have an app), each app's binary found, the allocation policy, the SMPI options, and the hosts that the
+    idle jobs of ``[occupied]`` hold."""
+
+    platform: Platform
+    jobs: tuple[Job, ...]
+    allocation: str
+    options: tuple[str, ...]
+    occupied: tuple[tuple[str, ...], ...] = ()
+
+    def run(self, workdir: Path, online: bool = False) -> list[JobTime]:
+        """Each job's time shared and alone (``simulation.jobs.run_jobs``), the platform written into ``workdir``."""
+        platform_file = workdir / f"{self.platform.name}{platform_suffix(self.platform)}"
+        write_platform(self.platform, platform_file)
+        return run_jobs(self.platform, platform_file, self.jobs, workdir, self.allocation, self.options, self.occupied,
+                        online)  # fmt: skip
 
 
-def occupied_jobs(
-    raw: dict[str, Any], platform: Platform, allocation: str, where: str
-) -> tuple[list[list[str]], list[Job]]:
+def _binary(app: str, where: str) -> Path:
+    """The binary of a job's ``app``, as a run's (``simulation.codes.runnable_binary``); ``StudyError`` naming
+    ``where``."""
+    return runnable_binary(app, where).absolute()
+
+
+def _occupied(
+    raw: Mapping[str, Any] | None, platform: Platform, allocation: str, where: str
+) -> tuple[tuple[tuple[str, ...], ...], list[Job]]:
     """The machine's jobs of ``[occupied]`` (``generators.allocation.fill``): idle ones as the hosts they hold, or,
     with an app, as jobs of their own (``fill-0``, ...) that run it on their hosts."""
-    unknown = sorted(set(raw) - _OCCUPIED_KEYS)
-    if unknown or not {"sizes", "occupancy"} <= set(raw):
-        what = f"unknown key {unknown[0]!r}" if unknown else "needs sizes and occupancy"
-        raise TopologyError(f"{where}: [occupied] {what} (it takes {', '.join(sorted(_OCCUPIED_KEYS))})")
-    held = fill(platform, allocation, raw["sizes"], raw["occupancy"], raw.get("released", 0.0), raw.get("seed", 0))
+    if raw is None:
+        return (), []
+    try:
+        held = fill(platform, allocation, raw["sizes"], raw["occupancy"], raw.get("released", 0.0), raw.get("seed", 0))
+    except TopologyError as err:
+        raise StudyError(f"{where}: occupied: {err}") from None
     if "app" not in raw:
-        return held, []
-    app = _job({"name": "fill", "app": raw["app"], "args": raw.get("args", []), "ranks": 1}, f"{where}: [occupied]")
-    return [], [Job(f"fill-{n}", app.app, app.args, len(hosts), placement=tuple(hosts)) for n, hosts in enumerate(held)]
+        return tuple(tuple(hosts) for hosts in held), []
+    app, args = _binary(raw["app"], f"{where}: occupied"), strings(raw.get("args", []))
+    return (), [Job(f"fill-{n}", app, args, len(hosts), placement=tuple(hosts)) for n, hosts in enumerate(held)]
+
+
+def read_jobs_file(path: Path) -> JobsFile:
+    """The jobs file at ``path``, every field checked against ``studies.schema.JOBS_FILE_SCHEMA``, each app's binary
+    found, its SMPI options asked of SimGrid and its machine built: ``StudyError`` naming the file and the bad field
+    otherwise (nothing has run)."""
+    where = str(path)
+    data = read_toml(path, "jobs file")
+    check(data, JOBS_FILE_SCHEMA, where)
+    jobs = [dataclasses.replace(job_of(raw), app=_binary(raw["app"], f"{where}: jobs[{i}]"))
+            for i, raw in enumerate(data["jobs"])]  # fmt: skip
+    options = strings(data.get("options", []))
+    problem = options_problem(options)
+    if problem is not None:
+        raise StudyError(f"{where}: options: {problem}")
+    family, params = data["platform"]["family"], {k: v for k, v in data["platform"].items() if k != "family"}
+    try:
+        platform = build_platform(family, params)
+    except TopologyError as err:
+        raise StudyError(f"{where}: platform: {err}") from None
+    allocation = data.get("allocation", "contiguous")
+    held, fillers = _occupied(data.get("occupied"), platform, allocation, where)
+    return JobsFile(platform, (*jobs, *fillers), allocation, options, held)
 
 
 def table(times: Sequence[JobTime]) -> list[str]:
@@ -132,7 +165,7 @@ def table(times: Sequence[JobTime]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scripts/run-jobs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("jobs", type=Path, help="the jobs file (TOML)")
     parser.add_argument("--json", type=Path, help="also write one JSON object a job to this file")
     parser.add_argument(
@@ -142,26 +175,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        where = str(args.jobs)
-        data = read_toml(args.jobs, "jobs file")
-        platform_table, jobs, allocation, options = jobs_of(data, where)
-        family = platform_table["family"]
-        platform = build_platform(family, {k: v for k, v in platform_table.items() if k != "family"})
-        held, fillers = occupied_jobs(data["occupied"], platform, allocation, where) if "occupied" in data else ([], [])
-        with tempfile.TemporaryDirectory(prefix="topolab-jobs-") as scratch:
-            platform_file = Path(scratch) / f"{platform.name}{platform_suffix(platform)}"
-            write_platform(platform, platform_file)
-            times = run_jobs(
-                platform, platform_file, [*jobs, *fillers], Path(scratch), allocation, options, held, args.online
-            )
-    except (TopologyError, StudyError) as err:
-        print(f"scripts/run-jobs: error: {err}", file=sys.stderr)
-        return 2 if isinstance(err, TopologyError) else 1
+        with unwinding_signals():
+            return _run(args.jobs, args.json, args.online)
+    except STOPPING as failure:  # bad input (exit 2), a failing environment (2), Ctrl-C (130), SIGTERM (143)
+        return stopped(PROG, failure)
+
+
+def _run(path: Path, json_file: Path | None, online: bool) -> int:
+    """Read the jobs file, run its jobs, print their table and write their records: 0, or 1 when a job's app failed
+    (``StudyError`` for bad input)."""
+    jobs_file = read_jobs_file(path)
+    with work_directory("jobs") as scratch:
+        try:
+            times = jobs_file.run(scratch, online)
+        except TopologyError as err:  # jobs that do not fit the machine: bad input, found before anything ran
+            raise StudyError(f"{path}: {err}") from None
+        except StudyError as err:
+            print(f"{PROG}: error: {err}", file=sys.stderr)
+            return 1
     print("\n".join(table(times)))
-    if args.json is not None:
+    if json_file is not None:
         records = [{"job": t.job, "ranks": t.ranks, "hosts": list(t.hosts), "alone_s": t.alone_s,
                     "shared_s": t.shared_s, "slowdown": t.slowdown} for t in times]  # fmt: skip
-        atomic_write_text(args.json, "".join(json.dumps(record) + "\n" for record in records))
+        atomic_write_text(json_file, "".join(json.dumps(record) + "\n" for record in records))
     return 0
 
 

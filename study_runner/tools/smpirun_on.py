@@ -20,7 +20,8 @@ Then smpirun runs with topolab's standard options (:data:`study_runner.simulatio
 the user's ``--cfg`` options, which therefore win. The command is printed on stderr first, so that it can
 be rerun by hand; smpirun replaces this process, so the program's output streams through and the exit
 status is smpirun's. Bad input is one ``smpirun-on: error:`` line on stderr and exit status 2, before
-anything runs.
+anything runs: among it a program that SMPI cannot load, built with a real MPI's ``mpicc`` rather than SimGrid's
+``smpicc`` (``study_runner.simulation.binaries``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from generators.params import positive_int
 from generators.placement import place_ranks
 from generators.writer import platform_files
 from study_runner.errors import StudyError
+from study_runner.simulation.binaries import check_smpi_binary
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.compute import OFF_NOTICE
@@ -347,6 +349,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
     args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
     unused(args, platform_figures=is_family)
     binary = _program(program[0])
+    check_smpi_binary(binary, program[0])
     if shutil.which("smpirun") is None:
         raise UsageError(f"smpirun not found: {SETUP_HINT}")
     problem = cfg_problem(args.cfg)

@@ -5,7 +5,11 @@
  * replayed (its recorded time-independent trace, one file per rank) or online
  * (its app binary, built by smpicc, run with its arguments).
  *
- *   jobs_run PLATFORM JOBS [--online] [--cfg=NAME:VALUE]... [--log=...]...
+ *   jobs_run PLATFORM JOBS [--online [TMPDIR]] [--cfg=NAME:VALUE]... [--log=...]...
+ *
+ * TMPDIR (online) is where SMPI copies each rank's binary (smpi/tmpdir), set
+ * here because a --cfg value cannot hold a blank or a comma (SimGrid splits
+ * --cfg values there).
  *
  * JOBS has one line per rank, the ranks of a job in rank order:
  *   JOB START_S HOST TRACE                  (replayed)
@@ -13,7 +17,9 @@
  * JOB names the job (one word), START_S is when its ranks start (simulated
  * seconds), HOST the host of the rank; TRACE the rank's TI trace file (one of
  * the files an SMPI recording lists in its index), or BINARY and ARGs the app
- * and its arguments (words without blanks), the same on every line of the job.
+ * and its arguments, the same on every line of the job. In TRACE, BINARY and
+ * ARG, %XX is the byte XX (how a blank or a '%' is written) and a lone '%' is
+ * the empty word, so that paths and arguments with blanks pass.
  * A job's lines need not be adjacent; every line of a job gives the same START_S.
  *
  * Output, once the simulation is over: one JSON object per job on stderr, each
@@ -62,6 +68,26 @@ struct Job {
   std::exit(2);
 }
 
+/* A word of the jobs file's TRACE, BINARY or ARG: %XX the byte XX, a lone '%' the empty word. */
+std::string decoded(const std::string& word, const std::string& where)
+{
+  if (word == "%")
+    return "";
+  std::string bytes;
+  for (size_t i = 0; i < word.size(); i++) {
+    if (word[i] != '%') {
+      bytes += word[i];
+      continue;
+    }
+    if (i + 2 >= word.size() || not std::isxdigit(static_cast<unsigned char>(word[i + 1])) ||
+        not std::isxdigit(static_cast<unsigned char>(word[i + 2])))
+      fail(where + ": '%' is followed by two hexadecimal digits in '" + word + "'");
+    bytes += static_cast<char>(std::stoi(word.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return bytes;
+}
+
 /* One line of the jobs file into its job (added to jobs when new); false for a blank line. */
 bool read_line(const std::string& line, bool online, std::vector<Job>& jobs, std::map<std::string, size_t>& index,
                const std::string& where)
@@ -82,7 +108,9 @@ bool read_line(const std::string& line, bool online, std::vector<Job>& jobs, std
   auto plain = [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; };
   if (not std::all_of(name.begin(), name.end(), plain))
     fail(where + ": a job's name is letters, digits, '-', '_', '.': '" + name + "'");
-  std::vector<std::string> command(rest.begin() + 2, rest.end());
+  std::vector<std::string> command;
+  for (auto word = rest.begin() + 2; word != rest.end(); ++word)
+    command.push_back(decoded(*word, where));
   auto [at, added] = index.try_emplace(name, jobs.size());
   if (added)
     jobs.push_back(Job{name, start, {}, {}, online ? command : std::vector<std::string>{}, 0});
@@ -170,9 +198,11 @@ void start_online(simgrid::s4u::Host* host, std::vector<Job>& jobs, std::vector<
 int main(int argc, char* argv[])
 {
   simgrid::s4u::Engine engine(&argc, argv); /* takes the --cfg= and --log= words */
-  bool online = argc == 4 && std::strcmp(argv[3], "--online") == 0;
+  bool online = (argc == 4 || argc == 5) && std::strcmp(argv[3], "--online") == 0;
   if (argc != 3 && not online)
-    fail("usage: jobs_run PLATFORM JOBS [--online] [--cfg=NAME:VALUE]...");
+    fail("usage: jobs_run PLATFORM JOBS [--online [TMPDIR]] [--cfg=NAME:VALUE]...");
+  if (argc == 5)
+    simgrid::s4u::Engine::set_config("smpi/tmpdir", std::string(argv[4]));
   std::vector<Job> jobs = read_jobs(argv[2], online);
   engine.load_platform(argv[1]);
   SMPI_init();

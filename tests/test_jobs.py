@@ -249,6 +249,7 @@ def test_bad_jobs_files_are_one_error_and_nothing_written(
         ("a 0 host-0 t\na 1 host-1 t\n", "job a starts at two times"),
         ('a"b 0 host-0 t\n', "a job's name is letters, digits"),
         ("a 0 host-99 t\n", "job a: the platform has no host 'host-99'"),
+        ("a 0 host-0 t%2\n", "'%' is followed by two hexadecimal digits"),
     ],
 )
 def test_the_replayer_refuses_a_bad_jobs_file_in_one_line(tmp_path: Path, lines: str, message: str) -> None:

@@ -1,6 +1,7 @@
 """``scripts/run-jobs`` at the level of the other entry points (issue 61, point 5): every field of a jobs file typed
 before anything runs, bad input one ``error:`` line and exit status 2, Ctrl-C one line and exit status 130, a job of
-no simulated time a slowdown and no ZeroDivisionError, and a job's app found as a run's ``app`` is."""
+no simulated time a slowdown and no ZeroDivisionError, and a job's app found as a run's ``app`` is; and (point 4)
+paths with blanks, TMPDIR's and the app's own."""
 
 from __future__ import annotations
 
@@ -218,3 +219,28 @@ def test_a_run_among_neighbours_gets_the_binaries_it_names(
     loaded = load_sweep(sweep)
     _, runs = prepare_runs("shared", loaded.platforms, loaded.points[:1], False, tmp_path / "no-bin", tmp_path)
     assert runs[0].jobs is not None and [job.app for job in runs[0].jobs.jobs] == [tmp_path / "good"] * 2
+
+
+def test_paths_with_blanks_reach_the_jobs(tmp_path: Path, bin_dir: Path) -> None:
+    """A work directory (TMPDIR's) and an app whose paths hold blanks, replayed and online: the times of the same
+    jobs from plain paths, to the bit (``jobs_run`` reads its words %-encoded: ``simulation.jobs.jobs_file_word``);
+    they were refused with "an argument is empty or holds a blank"."""
+    from study_runner.simulation.jobs import Job
+    from study_runner.simulation.jobs import run_jobs
+    from tests.test_jobs import TORUS
+    from tests.test_jobs import written
+
+    spaced = tmp_path / "a b"
+    spaced.mkdir()
+    (spaced / "my shift").write_bytes((bin_dir / "shift").read_bytes())
+    (spaced / "my shift").chmod(0o755)
+    path = written(TORUS, tmp_path)
+    args = ("-R", "2", "-s", "256K", "-i", "1", "-w", "0")
+    for online in (False, True):
+        ways = ((bin_dir / "shift", tmp_path / f"plain-{online}"), (spaced / "my shift", spaced / f"work {online}"))
+        times = [
+            run_jobs(TORUS, path, [Job("a", app, args, 8), Job("b", app, args, 8, start_s=1e-5)], work, "random:3",
+                     online=online)
+            for app, work in ways
+        ]  # fmt: skip
+        assert [(t.alone_s, t.shared_s) for t in times[1]] == [(t.alone_s, t.shared_s) for t in times[0]]

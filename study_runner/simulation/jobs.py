@@ -49,6 +49,7 @@ __all__ = [
     "SharedMachine",
     "allocate",
     "cables_per_job",
+    "jobs_file_word",
     "run_jobs",
     "simulate_jobs",
     "time_jobs",
@@ -176,6 +177,18 @@ def _record(
     return files
 
 
+def jobs_file_word(word: str) -> str:
+    """``word`` (a trace file, a binary, an argument) as ``simgrid_cpp/jobs_run.cpp`` reads it from a line of words:
+    a blank or a ``%`` as ``%XX``, each byte of its UTF-8, and the empty word as a lone ``%``.
+
+    >>> jobs_file_word("/tmp/a b/trace"), jobs_file_word("50%"), jobs_file_word("")
+    ('/tmp/a%20b/trace', '50%25', '%')
+    """
+    if not word:
+        return "%"
+    return "".join("".join(f"%{byte:02X}" for byte in c.encode()) if c.isspace() or c == "%" else c for c in word)
+
+
 def simulate_jobs(
     platform_file: Path,
     jobs: Mapping[str, tuple[float, list[str], list[list[str]]]],
@@ -190,14 +203,12 @@ def simulate_jobs(
     lines = []
     for name, (start, hosts, runs) in jobs.items():
         for host, words in zip(hosts, runs, strict=True):
-            if any(not word or any(c.isspace() for c in word) for word in words):
-                raise StudyError(f"job {name}: an argument is empty or holds a blank: {words}")
-            lines.append(f"{name} {start!r} {host} {' '.join(words)}\n")
+            lines.append(f"{name} {start!r} {host} {' '.join(map(jobs_file_word, words))}\n")
     jobs_file = workdir / f"jobs-{len(list(workdir.glob('jobs-*')))}.txt"
     jobs_file.write_text("".join(lines), encoding="utf-8")
     if not JOBS_RUN.is_file():
         raise StudyError(missing_build(str(JOBS_RUN)))
-    mode = ["--online", *ONLINE_OPTIONS, f"--cfg=smpi/tmpdir:{workdir.absolute()}"] if online else []
+    mode = ["--online", str(workdir.absolute()), *ONLINE_OPTIONS] if online else []  # its SMPI tmpdir: jobs_run
     command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *SMPIRUN_OPTIONS,
                *STANDARD_OPTIONS, *options, *(() if online else REPLAY_OPTIONS)]  # fmt: skip
     how = "run" if online else "replayed"

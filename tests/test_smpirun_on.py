@@ -256,7 +256,9 @@ class TestCommandLine:
                    path_first=fake_smpirun)  # fmt: skip
         assert done.returncode == 0, done.stderr
         command = printed_command(done.stderr)
-        assert fake_calls(tmp_path) == [command[1:]]
+        ((tmpdir_option, tmpdir, *called),) = fake_calls(tmp_path)  # the run's own temporary directory first:
+        assert tmpdir_option == "-tmpdir" and Path(tmpdir).name.startswith("topolab-smpirun-")  # removed later
+        assert called == command[1:]
         assert command == [
             "smpirun", "-np", "3", "-platform", option(command, "-platform"), "-hostfile", option(command, "-hostfile"),
             *DIES_WITH_SMPIRUN, *STANDARD_OPTIONS, "--cfg=smpi/or:0:1e-6:0", str(REPO / PINGPONG), "-s", "1",

@@ -38,6 +38,7 @@ from study_runner.errors import StudyError
 __all__ = [
     "STOPPING",
     "Terminated",
+    "owned_directory",
     "owner_tag",
     "remove_stale",
     "replace_dir",
@@ -139,18 +140,26 @@ def work_directory(purpose: str, parent: Path | None = None) -> Iterator[Path]:
 
     The first one this process makes in a place first removes the stale ones there (:func:`remove_stale`).
     """
-    place = Path(tempfile.gettempdir()) if parent is None else parent
-    if place not in _SWEPT:
-        _SWEPT.add(place)
-        remove_stale(parent)
-    prefix = f"topolab-{purpose}-" if parent is None else f".{purpose}.work-"
-    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag()}-", dir=parent))
+    path = owned_directory(purpose, parent)
     _LIVE.add(path)
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
         _LIVE.discard(path)
+
+
+def owned_directory(purpose: str, parent: Path | None = None) -> Path:
+    """A new directory for ``purpose`` named for this process (:func:`work_directory`'s names), which nothing
+    removes while the process lives, nor at its exit: the next run removes it once the process has ended. For a
+    process that becomes another program (``os.exec*`` keeps the PID and the start time): smpirun-on's smpirun keeps
+    its files there, the hostfile it keeps when the app fails among them."""
+    place = Path(tempfile.gettempdir()) if parent is None else parent
+    if place not in _SWEPT:
+        _SWEPT.add(place)
+        remove_stale(parent)
+    prefix = f"topolab-{purpose}-" if parent is None else f".{purpose}.work-"
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{owner_tag()}-", dir=parent))
 
 
 @atexit.register

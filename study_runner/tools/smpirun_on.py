@@ -16,12 +16,13 @@ when it no longer holds it): rank i on the i-th host of the placement, which is 
 default, a named placement of the family (``allocation:2,4,3``) or a list of hosts (``host-0,host-63``). ``--np``
 defaults to the number of hosts placed.
 
-Then smpirun runs with topolab's standard options (:data:`study_runner.simulation.smpi.STANDARD_OPTIONS`) followed by
-the user's ``--cfg`` options, which therefore win. The command is printed on stderr first, so that it can
-be rerun by hand; smpirun replaces this process, so the program's output streams through and the exit
-status is smpirun's. Bad input is one ``smpirun-on: error:`` line on stderr and exit status 2, before
-anything runs: among it a program that SMPI cannot load, built with a real MPI's ``mpicc`` rather than SimGrid's
-``smpicc`` (``study_runner.simulation.binaries``).
+Then smpirun runs with topolab's standard options (:data:`study_runner.simulation.smpi.STANDARD_OPTIONS`) followed
+by the user's ``--cfg`` options, which therefore win. The command is printed on stderr first, so that it can be
+rerun by hand (the run itself gives smpirun a ``-tmpdir`` of its own, which the next topolab run removes: the
+hostfile smpirun keeps when the app fails is not left in TMPDIR); smpirun replaces this process, so the program's
+output streams through and the exit status is smpirun's. Bad input is one ``smpirun-on: error:`` line on stderr and
+exit status 2, before anything runs: among it a program that SMPI cannot load, built with a real MPI's ``mpicc``
+rather than SimGrid's ``smpicc`` (``study_runner.simulation.binaries``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from study_runner.simulation.smpi import SETUP_HINT
 from study_runner.simulation.smpi import cfg
 from study_runner.simulation.smpi import smpi_tmpdir
 from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.workdirs import owned_directory
 from study_runner.tools.memory_mode import MEMORY_MODE
 from study_runner.tools.memory_mode import fraction
 from study_runner.tools.memory_mode import memory_mode_speed
@@ -390,6 +392,16 @@ def _tmpdir_option() -> list[str]:
     return [] if str(usable) == (os.environ.get("TMPDIR") or "/tmp") else ["-tmpdir", str(usable)]
 
 
+def _in_owned_tmpdir(command: list[str]) -> list[str]:
+    """``command`` with smpirun's temporary files (the unrolled hostfile it keeps when the app fails, SMPI's copies of
+    the app) in a directory named for this process, which smpirun becomes: the next topolab run removes it
+    (``workdirs.owned_directory``). Not in the printed or kept command, which must run again later."""
+    if "-tmpdir" in command:
+        at = command.index("-tmpdir")
+        command = [*command[:at], *command[at + 2 :]]
+    return [command[0], "-tmpdir", str(smpi_tmpdir(owned_directory("smpirun"))), *command[1:]]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command: prepare, print the smpirun command, then become smpirun (its exit status)."""
     try:
@@ -402,6 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(shlex.join(command), file=sys.stderr, flush=True)
     sys.stdout.flush()
+    command = _in_owned_tmpdir(command)
     os.execvp(command[0], command)
 
 

@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from generators.owners import owner_tag
+
 __all__ = ["atomic_path", "atomic_write_text", "naming"]
 
 
@@ -27,6 +29,9 @@ def naming(path: str | os.PathLike[str]) -> Iterator[None]:
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
 
+    The temporary name says which process writes it (``generators.owners``): what a killed writer leaves is removed
+    by the next run that makes a work directory there (``study_runner.simulation.workdirs.remove_stale``).
+
     On any exception the temporary file is removed and ``path`` is left untouched. An ``OSError`` that names no file
     (a full disk is found when the data is written, not when the file is opened) is raised naming ``path``.
     """
@@ -35,7 +40,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         with naming(final):
             final.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{final.name}-{owner_tag()}-", suffix=".tmp", dir=final.parent)
             os.close(fd)
             tmp = Path(tmp_name)
             yield tmp

@@ -20,19 +20,18 @@ from __future__ import annotations
 import atexit
 import contextlib
 import fcntl
-import hashlib
 import os
-import re
 import shutil
 import signal
 import sys
 import tempfile
 from collections.abc import Iterable
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from types import FrameType
 
+from generators.owners import owner_gone
+from generators.owners import owner_tag
 from study_runner.errors import StudyError
 
 __all__ = [
@@ -49,61 +48,11 @@ __all__ = [
     "work_directory",
 ]
 
-_OWNER = re.compile(r"-(\d+)\.(\d+)\.([0-9a-f]{8})-[a-z0-9_]+$")
-"""The owner part at the end of a work directory's name (mkdtemp's random part last)."""
-
 # No lock guards these: a signal handler that raises (unwinding_signals) could leave a lock held, and the exit hook
 # would then wait for it forever. Adding to and discarding from a set is atomic in CPython, and a place swept twice
 # by two threads at once is only swept twice.
 _LIVE: set[Path] = set()
 _SWEPT: set[Path] = set()
-
-
-def _start_time(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot, field 22 of /proc/PID/stat); None if it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) is in parentheses and may hold spaces: count the fields after it.
-    return int(stat.rsplit(")", 1)[1].split()[19])
-
-
-@cache
-def _domain() -> str:
-    """Eight hex digits naming this boot of this machine and this PID namespace: where a PID means this process."""
-    try:
-        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-        namespace = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:  # not Linux: PIDs compared on this host only
-        boot, namespace = os.uname().nodename, 0
-    return hashlib.sha256(f"{boot}/{namespace}".encode()).hexdigest()[:8]
-
-
-def owner_tag(pid: int | None = None) -> str:
-    """``<pid>.<start>.<domain>`` of process ``pid`` (default: this one), as work directory names carry it."""
-    pid = os.getpid() if pid is None else pid
-    return f"{pid}.{_start_time(pid) or 0}.{_domain()}"
-
-
-def _owner_gone(name: str) -> bool:
-    """Whether the directory ``name`` is a work directory whose owner process has ended (False when unsure)."""
-    match = _OWNER.search(name)
-    if match is None or match[3] != _domain():
-        return False  # not a work directory, or one of another machine or namespace
-    pid, start = int(match[1]), int(match[2])
-    now = _start_time(pid)
-    if now is not None:
-        return start not in (0, now)  # another process has the PID now (0: a start time that was not known)
-    if Path("/proc/self/stat").exists():
-        return True
-    try:  # no /proc: whether some process has the PID is all there is to know
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass
-    return False
 
 
 def _pattern(parent: Path | None) -> str:
@@ -114,11 +63,14 @@ def remove_stale(parent: Path | None = None) -> list[Path]:
     """Remove the work directories in ``parent`` (default: the temporary directory) whose owner has ended, except
     the old copy of a replace that died between its renames, which is put back in its empty place; return them."""
     where = Path(tempfile.gettempdir()) if parent is None else parent
-    stale = [path for path in where.glob(_pattern(parent)) if path.is_dir() and _owner_gone(path.name)]
+    stale = [path for path in where.glob(_pattern(parent)) if path.is_dir() and owner_gone(path.name)]
     for path in stale:
         if not _put_back(path):
             shutil.rmtree(path, ignore_errors=True)
-    return stale
+    files = [path for path in where.glob(".*.tmp") if path.is_file() and owner_gone(path.name)]  # atomic_path's
+    for path in files:
+        path.unlink(missing_ok=True)
+    return stale + files
 
 
 def _put_back(old: Path) -> bool:

@@ -208,8 +208,9 @@ def _readme(written: Sequence[_Written]) -> str:
         "<!-- Written by `python -m generators.machines` from machines.toml: edit that file, not this one. -->",
         "",
         "The machines of the papers as SimGrid platforms (XML 4.1), with hostfiles for the papers' placements. Hand",
-        'them to `smpirun` (see the README\'s "Ready platforms" section). `machines.toml` says where each parameter',
-        "comes from; tests/test_machines.py regenerates every file here and compares bytes, and loads each in SimGrid.",
+        'them to `smpirun` (docs/platforms.md\'s "Ready platforms" says how). `machines.toml` says where each',
+        "parameter comes from; tests/test_machines.py regenerates every file here and compares bytes, and loads each "
+        "in SimGrid.",
         "",
         "| machine / file | paper | hosts | links | file | size | hostfiles |",
         "|---|---|---:|---:|---|---:|---|",

@@ -30,6 +30,9 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.workdirs import STOPPING
 from study_runner.simulation.workdirs import stopped
 from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.studies.checks import StudyOutcome
+from study_runner.studies.checks import studies_pass_line
+from study_runner.studies.listing import study_listing
 from study_runner.studies.pipeline import simulate_study
 from study_runner.studies.pipeline import write_study
 from study_runner.studies.report import draw_families
@@ -50,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the papers' whole benchmarks where the default runs a reduced one (runs with full_args; slow)",
     )
-    parser.add_argument("--list", action="store_true", help="list the studies and exit")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the studies and exit: one line each, its name first (the first word), then the measured wall time "
+        "of its default run and of --quick where documented, then its title",
+    )
     parser.add_argument("--results", type=Path, default=REPO / "results", help="results directory")
     parser.add_argument("--bin", type=Path, default=BIN_DIR, help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
@@ -58,11 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_Written = tuple[str, "Future[tuple[bool, list[str]]]"]
+_Written = tuple[str, "Future[tuple[StudyOutcome, list[str]]]"]
 """A study's name and its ``write_study`` running beside the next study's simulations."""
 
 
-def _print_checks(verdicts: dict[str, bool], written: _Written | None) -> None:
+def _print_checks(verdicts: dict[str, StudyOutcome], written: _Written | None) -> None:
     """Wait for a study's checks and figures (``write_study``), print its checks, record its verdict."""
     if written is None:
         return
@@ -78,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.list:
-        print("\n".join(study_names()))
+        print("\n".join(study_listing()))
         return 0
     cache = Cache(args.cache or default_cache_dir())
     started = time.monotonic()
@@ -91,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         studies = [load_study(name) for name in (args.studies or study_names())]
         if args.full:
             studies = [study.full_benchmark() for study in studies]
-        verdicts: dict[str, bool] = {}
+        verdicts: dict[str, StudyOutcome] = {}
         with unwinding_signals(), ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
             written: _Written | None = None
             for study in studies:
@@ -105,12 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = write_report(args.results)
     except STOPPING as failure:
         return stopped(parser.prog, failure, "runs")
-    failed = [name for name, ok in verdicts.items() if not ok]
+    failed = [name for name, outcome in verdicts.items() if not outcome.passed]
     elapsed = time.monotonic() - started
-    print(
-        f"wrote {report} in {elapsed:.1f} s; {len(verdicts) - len(failed)}/{len(verdicts)} studies pass",
-        file=sys.stderr,
-    )
+    print(f"wrote {report} in {elapsed:.1f} s; {studies_pass_line(list(verdicts.values()))}", file=sys.stderr)
     if failed:
         print(f"{parser.prog}: checks failed in: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -9,9 +9,9 @@ check in the format docs/studies.md gives.
 
 A check may carry ``miss``: the explanation of a known, documented miss of the reproduction (the study
 file's ``miss`` key), and ``miss_range``: the simulated values that explanation covers (``miss_range``). It
-is evaluated like any other and reported as ``MISS`` when it fails inside its range; a study passes when each
-of its checks passes or misses inside its documented range (a documented miss beats a tuned fake, and a miss
-that gets worse, or moves at all, fails until its explanation is revisited).
+is evaluated like any other and reported as ``MISS`` ("pass with a documented miss") when it fails inside its
+range; a study passes when each of its checks passes or misses inside its documented range (a documented miss
+beats a tuned fake, and a miss that gets worse, or moves at all, fails until its explanation is revisited).
 """
 
 from __future__ import annotations
@@ -23,7 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "RELATIONS", "Check", "criterion_text", "read_summary", "summary_json", "summary_problem"]
+__all__ = [
+    "KINDS",
+    "NO_RELATIVE_ERROR",
+    "RELATIONS",
+    "Check",
+    "StudyOutcome",
+    "criterion_text",
+    "error_text",
+    "read_summary",
+    "studies_pass_line",
+    "summary_json",
+    "summary_problem",
+    "verdict_text",
+]
 
 KINDS = ("calibration", "prediction", "exact")
 RELATIONS = ("within", "at_least", "above")
@@ -36,6 +49,33 @@ def criterion_text(relation: str, tolerance: float) -> str:
     if relation == "above":
         return "> published"
     return f"within {tolerance:.2%}"
+
+
+NO_RELATIVE_ERROR = (
+    "The published value is 0, against which no relative error exists: the error shown is the absolute difference, "
+    "simulated - published."
+)
+"""Why a check against a published 0 shows ``abs. diff.`` where the others show a relative error."""
+
+
+def error_text(published: float, simulated: float) -> str:
+    """The relative error as a percentage, or against a published 0 (:data:`NO_RELATIVE_ERROR`) the absolute
+    difference simulated - published.
+
+    >>> error_text(2.0, 2.5), error_text(0.0, 0.25), error_text(0.0, 0.0)
+    ('25.00%', 'abs. diff. 0.25', 'abs. diff. 0')
+    """
+    if published == 0:
+        return f"abs. diff. {simulated - published:.6g}"
+    return f"{abs(simulated - published) / abs(published):.2%}"
+
+
+_VERDICT_TEXTS = {"pass": "pass", "MISS": "pass with a documented miss", "FAIL": "FAIL"}
+
+
+def verdict_text(verdict: str) -> str:
+    """A check's :attr:`Check.verdict` in words: a documented miss is a pass that says so."""
+    return _VERDICT_TEXTS[verdict]
 
 
 @dataclass(frozen=True)
@@ -122,6 +162,48 @@ def summary_json(study: str, title: str, quick: bool, checks: list[Check], notes
         "notes": list(notes or []),
     }
     return json.dumps(payload, indent=2, sort_keys=False) + "\n"
+
+
+@dataclass(frozen=True)
+class StudyOutcome:
+    """A study's verdict: whether each check passes or misses as documented, and how many are documented misses."""
+
+    passed: bool
+    documented_misses: int = 0
+
+    @classmethod
+    def of_checks(cls, checks: list[Check]) -> StudyOutcome:
+        return cls(all(c.accepted for c in checks), sum(1 for c in checks if c.documented_miss))
+
+    @classmethod
+    def of_summary(cls, summary: dict[str, Any]) -> StudyOutcome:
+        """From a summary.json's checks, where a documented miss fails with its explanation kept."""
+        missed = sum(1 for c in summary["checks"] if not c["pass"] and c.get("miss"))
+        return cls(all(c["pass"] or c.get("miss") for c in summary["checks"]), missed)
+
+    @property
+    def text(self) -> str:
+        """``pass``, ``pass with a documented miss``, ``pass with 3 documented misses`` or ``FAIL``."""
+        if not self.passed:
+            return "FAIL"
+        if self.documented_misses == 0:
+            return "pass"
+        if self.documented_misses == 1:
+            return "pass with a documented miss"
+        return f"pass with {self.documented_misses} documented misses"
+
+
+def studies_pass_line(outcomes: list[StudyOutcome]) -> str:
+    """``9/9 studies pass (3 with documented misses)``: how many studies pass, and how many of those only with a
+    documented miss.
+
+    >>> studies_pass_line([StudyOutcome(True), StudyOutcome(True, 2), StudyOutcome(False)])
+    '2/3 studies pass (1 with documented misses)'
+    """
+    passing = [outcome for outcome in outcomes if outcome.passed]
+    with_misses = sum(1 for outcome in passing if outcome.documented_misses)
+    line = f"{len(passing)}/{len(outcomes)} studies pass"
+    return f"{line} ({with_misses} with documented misses)" if with_misses else line
 
 
 _NUMBER = (int, float)

@@ -21,8 +21,11 @@ from study_runner.simulation.cache import Cache
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import replace_dir
 from study_runner.simulation.workdirs import work_directory
+from study_runner.studies.checks import StudyOutcome
 from study_runner.studies.checks import criterion_text
+from study_runner.studies.checks import error_text
 from study_runner.studies.checks import summary_json
+from study_runner.studies.checks import verdict_text
 from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 
@@ -81,11 +84,11 @@ def simulate_study(study: Study, quick: bool, bin_dir: Path, cache: Cache, engin
     return StudyContext(study, quick, platforms, results)
 
 
-def write_study(ctx: StudyContext, results_dir: Path) -> tuple[bool, list[str]]:
+def write_study(ctx: StudyContext, results_dir: Path) -> tuple[StudyOutcome, list[str]]:
     """Make the study's checks, notes and figures from its simulations (``simulate_study``) and put
-    ``results_dir/<study>/`` in place in one rename; return whether every check passed, and one line per check
-    (what ``scripts/repro`` prints). It prints nothing itself, so that it can run beside the next study's
-    simulations."""
+    ``results_dir/<study>/`` in place in one rename; return its outcome (whether every check passed or missed as
+    documented, and how many missed) and one line per check (what ``scripts/repro`` prints). It prints nothing
+    itself, so that it can run beside the next study's simulations."""
     study, analysis = ctx.study, _analysis(ctx.study)
     checks = ctx.declared_checks(getattr(analysis, "METRICS", {}), getattr(analysis, "TEMPLATE_FUNCTIONS", {}))
     if not checks:
@@ -106,10 +109,12 @@ def write_study(ctx: StudyContext, results_dir: Path) -> tuple[bool, list[str]]:
         replace_dir(staging, results_dir / study.name)
     for check in checks:
         outside = f"; outside its documented miss range {list(check.miss_range)}" if check.miss_range else ""
+        error = error_text(check.published, check.simulated)
         lines.append(
-            f"  {check.verdict} {check.id}: simulated {check.simulated:.6g} {check.unit},"
+            f"  {verdict_text(check.verdict)} {check.id}: simulated {check.simulated:.6g} {check.unit},"
             f" published {check.published:.6g}"
-            f" (rel. error {check.rel_error:.2%}, passes when {criterion_text(check.relation, check.tolerance)},"
+            f" ({'' if check.published == 0 else 'rel. error '}{error},"
+            f" passes when {criterion_text(check.relation, check.tolerance)},"
             f" {check.kind}){outside if not check.accepted else ''}"
         )
-    return all(check.accepted for check in checks), lines
+    return StudyOutcome.of_checks(checks), lines

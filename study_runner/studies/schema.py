@@ -184,6 +184,13 @@ def study_schema() -> dict[str, Any]:
         ("name", "run"),
     )  # fmt: skip
     reference = _table({"source": {"type": "string", "minLength": 1}, "value": {}, "unit": _TEXT}, ("source", "value"))
+    measured = _table(
+        {"default_s": _described(_POSITIVE, "the default run: the sum of its simulations' wall times (sim_wall_s)"),
+         "quick_s": _described(_POSITIVE, "the same under --quick, where it was measured"),
+         "source": _described({"type": "string", "minLength": 1}, "the doc that records these measurements")},
+        ("default_s", "source"),
+        "how long the study took on a 2-core machine, as its docs record it (scripts/repro --list shows it)",
+    )  # fmt: skip
     properties = {
         "name": _TEXT,
         "title": _TEXT,
@@ -195,6 +202,7 @@ def study_schema() -> dict[str, Any]:
         "checks": {"type": "array", "items": {"type": "object"}, "description": "published values and their metrics"},
         "figures": _described({"type": "object"}, "what the figures show: the fields the analysis declares"),
         "reference": {"type": "object", "additionalProperties": reference},
+        "measured_wall_time": measured,
     }
     schema = _table(properties, ("name", "title", "analysis", "platforms"), "A topolab study file")
     return {"$schema": _DIALECT, "$id": "study.schema.json", "title": "topolab study", **schema}

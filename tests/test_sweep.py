@@ -197,7 +197,7 @@ class TestTable:
         assert len(table) == 2 * len(sweep.points)
         first = table[0]
         assert first["point"] == 0 and first["bw"] == "1GBps" and first["hosts"] == 2
-        assert first["app"] == "pingpong" and first["out_app"] == "pingpong"  # a record field named like a column
+        assert first["app"] == "pingpong" and first["point_app"] == "pingpong"  # an input gives a record field way
         assert json.loads(first["params"]) == {"hosts": 2, "link_bw": "1GBps", "link_lat": "1us"}
         assert first["key"] == "k0" and first["cached"] is False
 
@@ -325,8 +325,8 @@ class TestRunningSweeps:
             assert row["cached"] is False and row["sim_wall_s"] > 0
         summary = json.loads((out / "sweep.json").read_text())
         assert summary["points"] == 8 and summary["simulated"] == 8 and summary["cached"] == 0
-        for plot in ("lines-size-by-bw.png", "regime-size-hosts-by-bw.png"):
-            assert (out / plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        for plot in ("lines-size-by-bw", "regime-size-hosts-by-bw"):
+            assert (out / f"{plot}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (out / f"{plot}.svg").is_file()
         assert "8/8 points" in done.stderr
 
         again = run_cli(str(path), tmp_path=tmp_path)
@@ -365,7 +365,8 @@ class TestRunningSweeps:
         text = PINGPONG.replace('app = "pingpong"', 'app = "mine/bench"').replace("size = [1000, 100000]", "size = [8]")
         done = run_cli(str(write(tmp_path, text)), tmp_path=tmp_path)
         assert done.returncode == 0, done.stderr
-        assert {row["app"] for row in read_table(tmp_path / "results" / "pp" / "points.parquet")} == {"mine/bench"}
+        table = read_table(tmp_path / "results" / "pp" / "points.parquet")
+        assert {row["point_app"] for row in table} == {"mine/bench"}  # the app prints "app" too: its own
 
     def test_failing_point_is_one_error_and_no_results(self, tmp_path: Path, bin_dir: Path) -> None:
         text = PINGPONG.replace('args = ["-s", "{size}", "-i", "2"]', 'args = ["-s", "{size}", "-i", "{hosts - 2}"]')

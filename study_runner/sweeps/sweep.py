@@ -145,6 +145,8 @@ class Sweep:
     better: str
     plots: tuple[Plot, ...]
     path: Path
+    axes: tuple[tuple[str, ...], ...] = ()
+    """The variables of each axis: one per ``[grid]`` variable, all of a ``[[zip]]`` table together."""
 
 
 def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
@@ -269,4 +271,5 @@ def load_sweep(path: str | Path) -> Sweep:
         better=better,
         plots=plots,
         path=path,
+        axes=tuple(tuple(axis[0]) for axis in grid_axes),
     )

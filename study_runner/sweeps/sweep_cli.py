@@ -1,8 +1,9 @@
 """``scripts/sweep FILE``: run every point of a sweep on Dask, write its table and plots.
 
-Results go to ``results/sweeps/<name>/``: ``points.parquet`` (a row per app record, with the inputs of its
-point), the declared plots, and ``sweep.json`` (what ran, where, how long). The directory is replaced in
-one rename at the end, so it always holds one complete sweep. Every point's result enters the
+Results go to ``results/sweeps/<name>/``: ``points.parquet`` and ``points.csv`` (a row per app record, with the
+inputs of its point), the declared plots (PNG and SVG), and ``sweep.json`` (what ran, where, how long); the points
+are printed as a table at the end (``--baseline VARIABLE=VALUE`` adds speed-ups: ``sweep_summary``). The directory
+is replaced in one rename at the end, so it always holds one complete sweep. Every point's result enters the
 content-addressed cache as soon as it is simulated: a sweep stopped in any way (Ctrl-C, SIGKILL, a lost
 batch job) resumes where it stopped, and a rerun of a finished sweep only reads the cache.
 
@@ -45,7 +46,14 @@ from study_runner.simulation.workdirs import work_directory
 from study_runner.sweeps.sweep import Sweep
 from study_runner.sweeps.sweep import load_sweep
 from study_runner.sweeps.sweep_plots import draw_plots
+from study_runner.sweeps.sweep_summary import Baseline
+from study_runner.sweeps.sweep_summary import format_points
+from study_runner.sweeps.sweep_summary import parse_baseline
+from study_runner.sweeps.sweep_summary import table_metrics
+from study_runner.sweeps.sweep_summary import with_speedups
+from study_runner.sweeps.sweep_table import renamed_fields
 from study_runner.sweeps.sweep_table import rows
+from study_runner.sweeps.sweep_table import write_csv
 from study_runner.sweeps.sweep_table import write_parquet
 
 __all__ = ["main", "run_sweep"]
@@ -74,9 +82,13 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
         )
         results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))
     ordered = [results[run.spec.id] for run in runs]
+    for field, column in renamed_fields(sweep, ordered).items():
+        print(f"{sweep.name}: the app's field {field!r} is named like a sweep variable: stored as {column!r}",
+              file=sys.stderr)  # fmt: skip
     table = rows(sweep, ordered, [run.key for run in runs])
     with naming(results_dir / sweep.name), work_directory(f"{sweep.name}.staged", parent=results_dir) as staging:
         write_parquet(table, staging / "points.parquet")
+        write_csv(table, staging / "points.csv")
         plots = draw_plots(sweep, table, staging)
         simulated = sum(not result.cached for result in ordered)
         summary = {
@@ -109,7 +121,25 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--results", type=Path, default=REPO / "results" / "sweeps", help="results directory")
     parser.add_argument("--bin", type=Path, default=BIN_DIR, help="directory of the built apps")
     parser.add_argument("--cache", type=Path, default=None, help="result cache (default: .topolab-cache)")
+    parser.add_argument(
+        "--baseline",
+        metavar="VARIABLE=VALUE",
+        help="print each metric's speed-up over the point with this value, the other variables equal",
+    )
     return parser
+
+
+def print_points(sweep: Sweep, directory: Path, baseline: Baseline | None) -> None:
+    """The points of the sweep written to ``directory`` as a table on stdout (``sweep_summary``)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(directory / "points.parquet").to_pylist()
+    metrics = table_metrics(sweep, table)
+    columns = ["point", *sweep.variables, *metrics]
+    if baseline is not None:
+        table, speedups = with_speedups(sweep, table, metrics, baseline)
+        columns += speedups
+    print(format_points(table, columns, directory / "points.csv"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         engine = engine_from_args(args, args.results)
         sweep = load_sweep(args.file)
+        baseline = parse_baseline(args.baseline, sweep) if args.baseline else None
         if args.list:
             for index, point in enumerate(sweep.points):
                 values = " ".join(f"{name}={value}" for name, value in point.variables.items())
@@ -134,10 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
     except STOPPING as failure:
         return stopped(parser.prog, failure, "points")
+    print_points(sweep, final, baseline)
     summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(
         f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"
-        f" in {format_duration(time.monotonic() - started)}; wrote {final}/points.parquet"
+        f" in {format_duration(time.monotonic() - started)}; wrote {final}/points.parquet, points.csv"
         + "".join(f", {name}" for name in summary["plots"]),
         file=sys.stderr,
     )

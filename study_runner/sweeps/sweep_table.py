@@ -3,8 +3,11 @@
 Columns: ``point`` (index in the sweep), every sweep variable (typed as in the file), the inputs
 (``family``, ``params`` as JSON, ``app``, ``ranks``, ``args``, ``placement``, ``options``), where the
 result came from (``cached``, ``sim_wall_s``, ``sim_peak_memory_mib``, ``key``: the cache entry) and then
-every field of the record. A record field whose name is already a column is stored as ``out_<name>``.
-Written as Parquet (``points.parquet``), atomically.
+every field of the record, under its own name. Two names clash in two ways only: a record field named like a sweep
+variable (or ``point``) is stored as ``out_<name>`` (:func:`renamed_fields`: the command says so on stderr), and an
+input named like a record field or a variable gives way, stored as ``point_<name>`` (an app that prints ``ranks``
+keeps ``ranks``; the point's rank count is then ``point_ranks``). Written as Parquet (``points.parquet``) and as CSV
+(``points.csv``: the same rows and columns, for any spreadsheet or ``csv`` reader), each atomically.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.sweeps.sweep import Sweep
 
-__all__ = ["INPUT_COLUMNS", "Row", "best_rows", "rows", "write_parquet"]
+__all__ = ["INPUT_COLUMNS", "Row", "best_rows", "renamed_fields", "rows", "write_csv", "write_parquet"]
 
 INPUT_COLUMNS = (
     "point",
@@ -42,23 +45,31 @@ INPUT_COLUMNS = (
 Row = dict[str, Any]
 
 
+def renamed_fields(sweep: Sweep, results: Sequence[RunResult]) -> dict[str, str]:
+    """The record fields stored under another name: those named like a sweep variable or ``point``."""
+    reserved = {"point", *sweep.variables}
+    fields = dict.fromkeys(field for result in results for record in result.records for field in record)
+    return {field: f"out_{field}" for field in fields if field in reserved}
+
+
 def rows(sweep: Sweep, results: Sequence[RunResult], keys: Sequence[str]) -> list[Row]:
     """The table's rows: for each point (in sweep order), one per record of its app."""
+    renamed = renamed_fields(sweep, results)
+    fields = {field for result in results for record in result.records for field in record}
+    taken = {renamed.get(field, field) for field in fields} | set(sweep.variables)
     table: list[Row] = []
     for index, (point, result, key) in enumerate(zip(sweep.points, results, keys, strict=True)):
-        base: Row = {"point": index, **point.variables}
-        base.update(_inputs(sweep.platforms[point.platform], point))
-        base.update(
+        inputs = _inputs(sweep.platforms[point.platform], point)
+        inputs.update(
             cached=result.cached,
             sim_wall_s=result.wall_s,
             sim_peak_memory_mib=result.peak_memory_mib,
             key=key,
         )
+        base: Row = {"point": index, **point.variables}
+        base.update((f"point_{name}" if name in taken else name, value) for name, value in inputs.items())
         for record in result.records:
-            row = dict(base)
-            for field, value in record.items():
-                row[f"out_{field}" if field in base else field] = value
-            table.append(row)
+            table.append({**base, **{renamed.get(field, field): value for field, value in record.items()}})
     return table
 
 
@@ -94,17 +105,31 @@ def _column(values: list[Any]):  # -> pyarrow.Array
     return pa.array([text(v) for v in values], pa.string())
 
 
-def write_parquet(table_rows: list[Row], path: Path) -> None:
-    """Write the rows as a Parquet file (columns in first-seen order), atomically."""
+def _arrow_table(table_rows: list[Row]):  # -> pyarrow.Table
+    """The rows as one typed table, columns in first-seen order."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     names: list[str] = []
     for row in table_rows:
         names += [name for name in row if name not in names]
-    columns = {name: _column([row.get(name) for row in table_rows]) for name in names}
+    return pa.table({name: _column([row.get(name) for row in table_rows]) for name in names})
+
+
+def write_parquet(table_rows: list[Row], path: Path) -> None:
+    """Write the rows as a Parquet file (columns in first-seen order), atomically."""
+    import pyarrow.parquet as pq
+
     with atomic_path(path) as tmp:
-        pq.write_table(pa.table(columns), tmp)
+        pq.write_table(_arrow_table(table_rows), tmp)
+
+
+def write_csv(table_rows: list[Row], path: Path) -> None:
+    """Write the rows as CSV, the same columns as :func:`write_parquet` (a header line; an empty cell is no value;
+    lists and tables as JSON), atomically."""
+    import pyarrow.csv as pcsv
+
+    with atomic_path(path) as tmp:
+        pcsv.write_csv(_arrow_table(table_rows), tmp, pcsv.WriteOptions(quoting_style="needed"))
 
 
 def best_rows(table_rows: list[Row], keep: Sequence[str], metric: str, better: str) -> list[Row]:

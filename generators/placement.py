@@ -35,7 +35,10 @@ def named_placement(platform: Platform, spec: str) -> list[str]:
     placements = {**ALLOCATION_POLICIES, **FAMILIES[platform.family].placements}
     if name not in placements:
         known = ", ".join(sorted(placements))
-        raise TopologyError(f"{platform.family} has no placement {name!r} (named placements: {known})")
+        hosts = ",".join(platform.host_names[:2])
+        raise TopologyError(
+            f"{platform.family} has no placement {name!r} (named placements: {known}; or a list of hosts: {hosts})"
+        )
     return placements[name](platform, argument)
 
 

@@ -82,7 +82,7 @@ def test_seeds_draw_different_orders_and_the_same_seed_the_same() -> None:
         (
             "packed:1",
             "torus has no placement 'packed' (named placements: block, contiguous, partition, random, random-chunks, "
-            "stride)",
+            "stride; or a list of hosts: host-0,host-1)",
         ),
     ],
 )

@@ -288,7 +288,7 @@ def test_bad_parameters(family: str, params: dict[str, Any], message: str) -> No
         (
             "block:2",
             r"mlfm has no placement 'block' \(named placements: allocation, contiguous, random, random-chunks, "
-            r"stride\)",
+            r"stride; or a list of hosts: server-0-0-0,server-0-0-1\)",
         ),
     ],
 )

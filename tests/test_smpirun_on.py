@@ -13,6 +13,7 @@ import pytest
 
 from generators import build_platform
 from generators import crossbar
+from generators import place_ranks
 from generators import write_platform
 from generators.mlfm import allocation_hosts
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
@@ -148,6 +149,17 @@ class TestRuns:
         latency, bandwidth = model.route_latency(hosts[0], hosts[1]), model.route_bandwidth(hosts[0], hosts[1])
         for r in records(done.stdout):
             assert r["oneway_s_min"] == pytest.approx(oneway(latency, bandwidth, r["bytes"]), rel=1e-9)
+
+    def test_an_allocation_policy_places_any_family(self, tmp_path: Path) -> None:
+        """The generators' vocabulary: every family's allocation policies (``random:3`` on a fat tree, whose hosts
+        are ``server-*``), as ``python -m generators ... --placement`` takes them."""
+        done = run(tmp_path, "fattree", "--radix", "4", "--placement", "random:3", "--np", "4", "--", PINGPONG, "-s",
+                   "1", "-i", "1")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        tree = build_platform("fattree", {"radix": 4})
+        hosts = place_ranks(tree, 4, "random:3")
+        assert Path(option(printed_command(done.stderr), "-hostfile")).read_text().split() == hosts
+        assert hosts != tree.host_names[:4]  # not the default order
 
     @pytest.mark.parametrize(
         ("placement", "hops"),
@@ -299,7 +311,8 @@ BAD_INPUTS = {  # "{tmp}" is the test's directory, with app (a program), plain (
     "unknown host": ([*MESH, "--placement", "host-0,host-7", "--", "{tmp}/app"], "has no host 'host-7'"),
     "unknown placement": (
         [*MESH, "--placement", "allocation:1,1,1", "--", "{tmp}/app"],
-        "mesh has no named placement 'allocation'",
+        "mesh has no placement 'allocation' (named placements: block, contiguous, random, random-chunks, stride; or a "
+        "list of hosts: host-0,host-1)",
     ),
     "missing --": ([*MESH, "{tmp}/app"], "missing '--' before the program"),
     "no program": ([*MESH, "--"], "no program after '--'"),

@@ -211,7 +211,7 @@ class TestShapePlacement:
             (
                 "allocation:2,3,4",
                 r"tofu has no placement 'allocation' \(named placements: contiguous, random, random-chunks, shape, "
-                r"stride\)",
+                r"stride; or a list of hosts: host-0,host-1\)",
             ),
         ],
     )

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from generators.allocation import ALLOCATION_POLICIES
 from generators.cli import add_family_params
 from generators.cli import nonempty
 from generators.errors import TopologyError
@@ -44,6 +45,7 @@ from generators.families import FAMILIES
 from generators.files import atomic_write_text
 from generators.model import Platform
 from generators.params import positive_int
+from generators.placement import named_placement
 from generators.placement import place_ranks
 from generators.writer import platform_files
 from study_runner.errors import StudyError
@@ -106,8 +108,9 @@ this-machine: one host with this machine's cores at their calibrated speed and i
   --compute benchmark to see how far the simulation is from the real run
 
 options:
-  --placement SPEC  a named placement of the family (NAME:ARG, e.g. allocation:2,4,3 on mlfm) or a
-                    comma-separated list of hosts (host-0,host-63); default: the platform's host order
+  --placement SPEC  a named placement: an allocation policy of every family (random:3, stride:2, ...) or the
+                    family's own (NAME:ARG, e.g. allocation:2,4,3 on mlfm), or a comma-separated list of hosts
+                    (host-0,host-63); default: the platform's host order
   --np N            number of ranks (default: every slot of the placement or of the hostfile)
   --ranks-per-node K  K consecutive ranks on each host of the placement (default 1); they share the host's
                     cores (--cores) and talk through its intra-node path (--shm-bw, --shm-lat)
@@ -175,13 +178,13 @@ def _family_parser(family: str) -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     add_family_params(parser, spec)
-    named = ", ".join(f"{name}:ARG" for name in spec.placements)
+    named = ", ".join(f"{name}:ARG" for name in (*ALLOCATION_POLICIES, *spec.placements))
     parser.add_argument(
         "--placement",
         metavar="SPEC",
         type=nonempty,
-        help=(f"named placement ({named}) or " if named else "")
-        + "comma-separated hosts, rank i on the i-th (default: the platform's host order)",
+        help=f"named placement ({named}) or comma-separated hosts, rank i on the i-th (default: the platform's host "
+        "order)",
     )
     _common_options(parser, memory_bandwidths=False)
     return parser
@@ -196,18 +199,13 @@ def _file_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _placement_order(family: str, platform: Platform, spec: str | None) -> list[str] | None:
+def _placement_order(platform: Platform, spec: str | None) -> list[str] | None:
+    """The hosts of ``--placement``: a named placement, the allocation policies of every family and the family's own
+    (``generators.placement.named_placement``, the generators' vocabulary), or a list of hosts."""
     if spec is None:
         return None
     if ":" in spec:
-        name, _, argument = spec.partition(":")
-        placements = FAMILIES[family].placements
-        if name not in placements:
-            known = ", ".join(f"{p}:ARG" for p in sorted(placements)) or "none"
-            raise UsageError(
-                f"{family} has no named placement {name!r} (named placements: {known}; or list hosts: host-0,host-1)"
-            )
-        return placements[name](platform, argument)
+        return named_placement(platform, spec)
     hosts = [name.strip() for name in spec.split(",")]
     if not all(hosts):
         raise TopologyError(f"placement {shown(spec)} has an empty host name (hosts are separated by single commas)")
@@ -270,7 +268,7 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
     given = {p.name: getattr(args, p.name) for p in FAMILIES[family].params if getattr(args, p.name) is not None}
     cached = platform_directory(family, given, cache_dir)
     platform, path = cached.platform, cached.path
-    order = _placement_order(family, platform, args.placement)
+    order = _placement_order(platform, args.placement)
     hosts = place_ranks(platform, args.np, order, args.ranks_per_node)
     why = cached.problem()
     if why is None:

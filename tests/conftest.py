@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from collections.abc import Sequence
 from datetime import timedelta
@@ -24,11 +25,29 @@ from generators.errors import BUILD_HINT
 REPO = Path(__file__).resolve().parent.parent
 
 
-def sigint_by_default() -> None:
+def _sigint_by_default() -> None:
     """``preexec_fn`` of a child a test interrupts with SIGINT: the signal at its default action, also when the tests
     run in the background (a shell starts a background job with SIGINT ignored, and a Python started so installs no
     ``KeyboardInterrupt`` handler: the test would wait for ever)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ctrl_c_while_simulating(
+    command: Sequence[str], program: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` (from the repository), press Ctrl-C (SIGINT) once SMPI runs ``program`` (``smpimain
+    PROGRAM``, found with pgrep: give the program a name of its own), and return how the command ended; the program's
+    simulation is checked gone."""
+    with subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=_sigint_by_default) as process:  # fmt: skip
+        deadline = time.monotonic() + 60
+        while subprocess.run(["pgrep", "-f", f"smpimain {program}"], capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    assert subprocess.run(["pgrep", "-f", f"smpimain {program}"], capture_output=True).returncode != 0
+    return subprocess.CompletedProcess(list(command), process.returncode, stdout, stderr)
 
 
 BIN = REPO / "build" / "bin"

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from study_runner.errors import StudyError
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 from tests.conftest import REPO
+from tests.conftest import ctrl_c_while_simulating
 from tests.conftest import pingpong_sweep
 from tests.conftest import run_module
-from tests.conftest import sigint_by_default
 
 
 def sweep_file(tmp_path: Path, app: str = "pingpong", iterations: int = 2) -> Path:
@@ -118,26 +117,12 @@ class TestRunsInAFailingEnvironment:
             "--cache",
             str(tmp_path / "cache"),
         ]
-        with subprocess.Popen(
-            command,
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=sigint_by_default,
-        ) as process:
-            deadline = time.monotonic() + 60
-            while subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0:
-                assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"
-                time.sleep(0.05)
-            process.send_signal(signal.SIGINT)
-            _, stderr = process.communicate(timeout=60)
-        assert process.returncode == 130
-        assert one_error_line(stderr, "scripts/sweep") == (
+        done = ctrl_c_while_simulating(command, own)
+        assert done.returncode == 130
+        assert one_error_line(done.stderr, "scripts/sweep") == (
             "scripts/sweep: interrupted; the points simulated so far are in the cache"
         )
         assert not list((tmp_path / "results").glob("*"))  # nothing staged or half-written left behind
-        assert subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0
 
     def test_paths_with_spaces(self, tmp_path: Path, bin_dir: Path) -> None:
         """The issue's finding: every sweep point and every smpirun-on run failed under a directory with a space

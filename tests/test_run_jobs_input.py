@@ -8,10 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,8 +18,7 @@ from study_runner.simulation.jobs import JobTime
 from study_runner.tools import run_jobs as run_jobs_module
 from study_runner.tools.run_jobs import main as run_jobs_main
 from study_runner.tools.run_jobs import table
-from tests.conftest import REPO
-from tests.conftest import sigint_by_default
+from tests.conftest import ctrl_c_while_simulating
 from tests.test_jobs import SHARED_SWEEP
 from tests.test_jobs import jobs_file
 
@@ -161,25 +157,10 @@ def test_ctrl_c_stops_a_running_simulation_with_one_line(tmp_path: Path, bin_dir
     (tmp_path / "tmp").mkdir()
     command = [sys.executable, "-m", "study_runner.tools.run_jobs", str(path)]
     environment = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
-    popen = subprocess.Popen(
-        command,
-        cwd=REPO,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=sigint_by_default,
-    )
-    with popen as process:
-        deadline = time.monotonic() + 60
-        while subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0:
-            assert time.monotonic() < deadline and process.poll() is None, "the simulation did not start"
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    done = ctrl_c_while_simulating(command, own, environment)
+    stdout, stderr = done.stdout, done.stderr
+    assert done.returncode == 130 and "Traceback" not in stderr, stderr
     assert stderr.strip().splitlines()[-1] == "scripts/run-jobs: interrupted" and stdout == ""
-    assert subprocess.run(["pgrep", "-f", f"smpimain {own}"], capture_output=True).returncode != 0
     assert not list((tmp_path / "tmp").iterdir())
 
 

@@ -70,7 +70,7 @@ def _headings(path: Path) -> set[str]:
 
 def test_every_section_cross_reference_names_a_real_heading() -> None:
     """Issue 59: platforms/README.md sent readers to a README section that did not exist. A reference of the form
-    ``the README's "Title"`` or ``docs/x.md's "Title"`` names a heading of that file."""
+    ``the README's "Title"`` or ``docs/<name>.md's "Title"`` names a heading of that file."""
     docs = [REPO / "README.md", REPO / "platforms" / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     found = 0
     for doc in docs:

@@ -42,7 +42,7 @@ def test_every_shipped_study_records_where_its_times_were_measured() -> None:
 
 def test_a_study_without_measurements_says_not_measured(tmp_path: Path) -> None:
     (tmp_path / "mine.toml").write_text('name = "mine"\ntitle = "My study"\n', encoding="utf-8")
-    timed = '[measured_wall_time]\ndefault_s = 90\nquick_s = 4\nsource = "docs/x.md"\n'
+    timed = '[measured_wall_time]\ndefault_s = 90\nquick_s = 4\nsource = "docs/studies.md"\n'
     (tmp_path / "timed.toml").write_text(f'name = "timed"\ntitle = "Timed"\n{timed}', encoding="utf-8")
     (tmp_path / "broken.toml").write_text("name = \n", encoding="utf-8")
     broken, mine, timed_line = study_listing(tmp_path)

@@ -205,7 +205,7 @@ def test_the_mlfm_study_declares_its_whole_experiment() -> None:
     assert len([run for run in study.runs if run.grid == "fig3"]) == len(servers) * 2 * 3 == 24
     ids = [check.id for check in study.checks]
     assert len(ids) == 1 + 24 + 2 * len(servers)
-    assert Path(study.path or "").read_text().count("\n") < 120
+    assert Path(study.path or "").read_text().count("\n") < 125  # with its measured wall times (repro --list)
 
 
 def test_a_check_per_record_of_a_run_and_a_comparison_is_one_when_it_holds(tmp_path: Path) -> None:

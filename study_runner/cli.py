@@ -86,10 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.list:
-        print("\n".join(study_listing()))
+        try:
+            print("\n".join(study_listing()))
+        except STOPPING as failure:  # nothing was simulated: a closed pipe (--list | head) or Ctrl-C while listing
+            return stopped(parser.prog, failure)
         return 0
     cache = Cache(args.cache or default_cache_dir())
     started = time.monotonic()
+    kept: str | None = None  # what the cache holds of an interrupted run: once simulations start, the runs so far
     try:
         engine = engine_from_args(args, args.results)
         if args.job_script:
@@ -100,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.full:
             studies = [study.full_benchmark() for study in studies]
         verdicts: dict[str, StudyOutcome] = {}
+        kept = "runs"
         with unwinding_signals(), ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
             written: _Written | None = None
             for study in studies:
@@ -112,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             draw_families(args.results)
             report = write_report(args.results)
     except STOPPING as failure:
-        return stopped(parser.prog, failure, "runs")
+        return stopped(parser.prog, failure, kept)
     failed = [name for name, outcome in verdicts.items() if not outcome.passed]
     elapsed = time.monotonic() - started
     print(f"wrote {report} in {elapsed:.1f} s; {studies_pass_line(list(verdicts.values()))}", file=sys.stderr)

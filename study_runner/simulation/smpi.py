@@ -433,9 +433,11 @@ def failure_message(label: str, status: int, stderr: str) -> str:
     >>> failure_message("s/r", 139, "Segmentation fault.")
     's/r: the MPI application crashed: the simulation died of SIGSEGV (exit status 139)'
     """
-    for line in reversed(stderr.splitlines()):
+    lines = stderr.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
         if APP_FAILED in line:
-            said = _last_words(stderr)
+            said = _last_words(lines[:index])
             last = f" (its last words: {said})" if said else ""
             return f"{label}: the MPI application failed: {line.split(APP_FAILED, 1)[1].strip()}{last}"
     number = status - 128 if status > 128 else -status  # the shell's 128 + N, or Python's -N
@@ -453,12 +455,18 @@ def failure_message(label: str, status: int, stderr: str) -> str:
     return f"{label}: smpirun failed with exit status {status}; last lines of stderr:\n    {tail}"
 
 
-def _last_words(stderr: str) -> str | None:
-    """The application's own last line on stderr: not SimGrid's log (``[time] ... [category/LEVEL] ...``), nor
-    smpirun's own words after a failure (the command it ran, ``Execution failed with code N.``)."""
-    for line in reversed(stderr.splitlines()):
+def _last_words(before_failure: Sequence[str]) -> str | None:
+    """The application's own last line on stderr, among the ``before_failure`` lines (those before SimGrid's line
+    that says how it failed: after it come smpirun's own words, the command it ran, ``Generated unrolled hostfile
+    ... kept.``, ``Execution failed with code N.``, and jobs_run's records of the jobs): not SimGrid's log
+    (``[time] ... [category/LEVEL] ...``).
+
+    >>> _last_words(["app: error: bad -s", "[0.1] f.cpp:9: [smpi_kernel/WARNING] SMPI process did not return 0"])
+    'app: error: bad -s'
+    """
+    for line in reversed(before_failure):
         text = line.strip()
-        if text and not text.startswith(("[", "/", "Execution failed with code", "Process called exit")):
+        if text and not text.startswith(("[", "Process called exit")):
             return text[:300]
     return None
 

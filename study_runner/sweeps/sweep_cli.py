@@ -146,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the sweep named in ``argv``; return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    kept: str | None = None  # what the cache keeps of an interrupted sweep: once its points run, the points made so far
     try:
         engine = engine_from_args(args, args.results)
         sweep = load_sweep(args.file)
@@ -160,11 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             assert engine.batch is not None
             print(job_script(engine.batch), end="")
             return 0
-        started = time.monotonic()
+        started, kept = time.monotonic(), "points"
         with unwinding_signals():
             final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
     except STOPPING as failure:
-        return stopped(parser.prog, failure, "points")
+        return stopped(parser.prog, failure, kept)
     print_points(sweep, final, baseline)
     summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from generators.errors import TopologyError
 from generators.errors import shown
@@ -19,7 +20,14 @@ from generators.params import PlatformRequest
 from generators.params import check_params
 from generators.size import Size
 
-__all__ = ["FAMILIES", "build_platform", "platform_request", "platform_size", "refuse_numbers_without_unit"]
+__all__ = [
+    "FAMILIES",
+    "build_platform",
+    "check_file_params",
+    "platform_request",
+    "platform_size",
+    "refuse_numbers_without_unit",
+]
 
 
 def _declared_families() -> dict[str, Family]:
@@ -81,6 +89,21 @@ def refuse_numbers_without_unit(family: str, params: Mapping[str, object]) -> No
         param = declared.get(name)
         if param is not None and param.needs_unit and isinstance(value, int | float) and not isinstance(value, bool):
             param.convert(str(value), name)  # as its text: refused unless 0
+
+
+def check_file_params(family: str, params: Mapping[str, object]) -> dict[str, Any]:
+    """The checked values of ``params`` for ``family`` as a file a user wrote gives them (a study's platform, a sweep
+    point's): an unknown family or parameter, a bad value, a number without its unit are a ``TopologyError``; nothing
+    is estimated or built.
+
+    >>> check_file_params("crossbar", {"hosts": 2, "colour": 1})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    generators.errors.TopologyError: crossbar: unknown parameter 'colour'; known parameters: core_memory_bw, ...
+    """
+    spec = _family(family)
+    refuse_numbers_without_unit(family, params)
+    return check_params(family, spec.params, params)
 
 
 def _family(family: str) -> Family:

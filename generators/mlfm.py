@@ -65,7 +65,7 @@ from generators.params import Param
 from generators.params import bandwidth
 from generators.params import choice
 from generators.params import family
-from generators.params import int_tuple
+from generators.params import int_or_ints
 from generators.params import latency
 from generators.params import nbl_param
 from generators.params import optional
@@ -175,7 +175,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         Param("d", positive_int, "half the switch radix: d+1 columns, up to d layers of leaves, d servers per leaf"),
         Param("layers", optional(positive_int), "layers built (partial build), 1..d, or none for d", "none"),
         Param(
-            "servers_per_leaf", optional(int_tuple), "servers per leaf, one value or one per layer ('3,3,2')", "none"
+            "servers_per_leaf", optional(int_or_ints), "servers per leaf, one value or one per layer ('3,3,2')", "none"
         ),
         Param("link_bw", bandwidth, "server-leaf cable bandwidth per direction (4x QDR InfiniBand data rate)", "4GBps"),
         Param(

@@ -49,6 +49,7 @@ __all__ = [
     "choice",
     "family",
     "flag_tuple",
+    "int_or_ints",
     "int_tuple",
     "latency",
     "letter_order",
@@ -209,13 +210,33 @@ def optional_bandwidth(value: object, name: str) -> float | None:
     return parse_bandwidth(value, name)
 
 
-@accepts("ints >= 1 ('4x4x2', '4,4,2' or a list)")
-def int_tuple(value: object, name: str) -> tuple[int, ...]:
-    """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list."""
+def _ints(value: object, name: str) -> tuple[int, ...]:
     items = value if isinstance(value, list | tuple) else str(value).replace("x", ",").split(",")
     if not items:
         raise TopologyError(f"{name} must be a list of integers >= 1 such as '4x4x2', got {shown(value)}")
     return tuple(positive_int(item, name) for item in items)
+
+
+def _an_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@accepts("ints >= 1 ('4x4x2', '4,4,2' or a list)")
+def int_tuple(value: object, name: str) -> tuple[int, ...]:
+    """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list. An integer alone is refused: in
+    a file, ``dims = 442`` is more likely a slip for ``"4x4x2"`` than the 442-node ring it would be."""
+    if _an_integer(value):
+        raise TopologyError(
+            f"{name} must be a list of integers >= 1 such as '4x4x2' or [4, 4, 2], got the integer {value} "
+            f"(one dimension of {value}: [{value}] or '{value}')"
+        )
+    return _ints(value, name)
+
+
+@accepts("an int >= 1, or ints >= 1 ('3,3,2' or a list)")
+def int_or_ints(value: object, name: str) -> tuple[int, ...]:
+    """One integer >= 1, or a non-empty tuple of them (``3``, ``"3,3,2"``, a list): one value for all, or one each."""
+    return (positive_int(value, name),) if _an_integer(value) else _ints(value, name)
 
 
 @accepts("flags ('1,1,0', 'yes', 'no' or a list)")

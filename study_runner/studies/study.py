@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import tomllib
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
@@ -77,7 +76,7 @@ from types import ModuleType
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.families import refuse_numbers_without_unit
+from generators.families import check_file_params
 from generators.machines import ReadyPlatform
 from generators.machines import load_catalogue
 from study_runner.batch.runs import PlatformSpec
@@ -96,6 +95,7 @@ from study_runner.studies.study_checks import DeclaredCheck
 from study_runner.studies.study_checks import RecordChecks
 from study_runner.studies.study_checks import declared_checks
 from study_runner.studies.templates import positive_number
+from study_runner.studies.toml_input import read_toml
 
 __all__ = [
     "STUDIES_DIR",
@@ -122,7 +122,7 @@ def _platform(name: str, raw: dict[str, Any], where: str) -> PlatformSpec:
         return PlatformSpec(name, ready.family, dict(ready.params), ready.key)
     params = {k: v for k, v in raw.items() if k != "family"}
     try:
-        refuse_numbers_without_unit(str(raw["family"]), params)
+        check_file_params(str(raw["family"]), params)
     except TopologyError as err:
         raise StudyError(f"{where}: platform {name!r}: {err}") from None
     return PlatformSpec(name, str(raw["family"]), params)
@@ -243,18 +243,6 @@ def _analysis_module(analysis: str) -> ModuleType | None:
         return importlib.import_module(f"study_runner.studies.analyses.{analysis}")
     except ModuleNotFoundError:
         return None
-
-
-def read_toml(path: Path, kind: str) -> dict[str, Any]:
-    """The TOML file ``path`` (a "study file", a "sweep file"); ``StudyError`` if unreadable or malformed."""
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise StudyError(f"cannot read {kind} {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError:
-        raise StudyError(f"{path}: not a text file (UTF-8)") from None
-    except tomllib.TOMLDecodeError as err:
-        raise StudyError(f"{path}: malformed TOML: {err}") from None
 
 
 def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:

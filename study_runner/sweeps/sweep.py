@@ -79,9 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from generators.errors import TopologyError
-from generators.families import FAMILIES
-from generators.families import refuse_numbers_without_unit
-from generators.params import check_params
+from generators.families import check_file_params
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
@@ -197,12 +195,8 @@ def _point(
     try:
         family = render(platform["family"], variables)
         params = {key: render(value, variables) for key, value in platform.items() if key != "family"}
-        if family not in FAMILIES:
-            known = ", ".join(sorted(FAMILIES))
-            raise StudyError(f"unknown topology family {family!r}; known families: {known}")
         try:
-            refuse_numbers_without_unit(family, params)
-            check_params(family, FAMILIES[family].params, params)
+            check_file_params(family, params)
         except TopologyError as err:
             raise StudyError(str(err)) from None
         rendered = {key: render(value, variables) for key, value in run.items()}

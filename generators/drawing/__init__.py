@@ -27,6 +27,8 @@ Modules, one job each:
   families; torus, mesh and Tofu);
 * :mod:`~generators.drawing.elements`, :mod:`~generators.drawing.geometry`, :mod:`~generators.drawing.style`:
   the parts of a picture, plane geometry, the shared colours;
+* :mod:`~generators.drawing.crop`: a layout cut down to one job's hosts and the nodes its traffic crossed
+  (``draw_platform(..., crop_to=hosts)``);
 * :mod:`~generators.drawing.render`: matplotlib; :mod:`~generators.drawing.pictures`: PNG files;
   :mod:`~generators.drawing.cli`: the command.
 """

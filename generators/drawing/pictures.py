@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 
+from generators.drawing.crop import crop
+from generators.drawing.crop import job_nodes
 from generators.drawing.elements import Layout
 from generators.drawing.layout import layout
 from generators.drawing.render import DPI
@@ -53,16 +56,21 @@ def draw_platform(
     link_loads: Mapping[str, float] | None = None,
     title: str | None = None,
     load_label: str = "bytes",
+    crop_to: Collection[str] | None = None,
 ) -> None:
     """Draw ``platform`` to the PNG ``path`` (written atomically).
 
     Without ``link_loads``: the structure (hosts as circles, switches as squares, the family's groups).
     With ``link_loads`` (link name -> amount, e.g. bytes or flows): a heatmap, each cable coloured by the
     larger of its two directed loads (unused cables thin and light grey), each node's limiter or fabric load on
-    its marker. ``TopologyError`` for a link the platform does not have (nothing is written).
+    its marker. With ``crop_to`` (a job's hosts): only those hosts and the nodes the loads show their traffic
+    crossed (``generators.drawing.crop``). ``TopologyError`` for a link or host the platform does not have (nothing
+    is written).
     """
     lay = check_picture(platform, path)
     loads = _check_loads(platform, link_loads) if link_loads is not None else None
+    if crop_to is not None:
+        lay = crop(lay, job_nodes(lay, crop_to, loads or {}))
     fig = render(platform, lay, loads, title, load_label)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=DPI, pil_kwargs={"compress_level": 2})

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from study_runner.errors import StudyError
+from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 
@@ -137,9 +138,10 @@ _SET, _ADD, _SUB = 0, 1, -1
 _VARIABLE_EVENTS = {"PajeSetVariable": _SET, "PajeAddVariable": _ADD, "PajeSubVariable": _SUB}
 
 
-def link_bytes(trace_file: Path) -> dict[str, float]:
+def link_bytes(trace_file: Path, series: LinkSeries | None = None) -> dict[str, float]:
     """Bytes each link carried in a Paje trace written with :func:`tracing_options`, as SimGrid traced them
     (exact when no flow's rate changes while it transfers, else a lower bound: see the module's description).
+    With ``series``, every stretch of a link's traffic is also added to it, by link name: the bytes over time.
 
     Every link the trace declares is present, with 0.0 if it carried nothing (SimGrid declares every
     link of the platform when it loads it). Integrates ``bandwidth_used`` (PajeSetVariable, AddVariable,
@@ -193,6 +195,8 @@ def link_bytes(trace_file: Path) -> dict[str, float]:
                 if when < state[1]:
                     raise _Malformed(f"time {fields[at[0]]} is before the previous event of the same link")
                 state[2] += state[0] * (when - state[1])
+                if series is not None and state[0] != 0:
+                    series.add(declared.names[fields[at[2]]], state[1], when, state[0])
                 state[1] = when
                 state[0] = value if kind == _SET else state[0] + kind * value
                 if abs(state[0]) > state[3]:

@@ -4,6 +4,7 @@ the core speed of the hosts (what ``--compute memory`` needs to know of the targ
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from lxml import etree
@@ -11,6 +12,7 @@ from lxml import etree
 from generators.errors import TopologyError
 from generators.errors import shown
 from generators.families import build_platform
+from generators.model import Platform
 from generators.params import positive_int
 from generators.units import parse_speed
 
@@ -20,6 +22,8 @@ __all__ = [
     "core_speed",
     "hostfile_slots",
     "node_memory",
+    "platform_model",
+    "ranks_on_hosts",
     "ranks_per_host",
     "xml_hosts",
 ]
@@ -53,14 +57,10 @@ def compiled_hosts(path: Path) -> list[str]:
     The line records the platform's family and the parameters it was built from (``generators.writer``); the
     model built from them again has the same hosts in the same order.
     """
-    params_file = path.with_suffix(".params")
-    first = params_file.read_text(encoding="utf-8").partition("\n")[0]
-    try:
-        family = first.split(": family ", 1)[1].split(",", 1)[0]
-        recorded = json.loads(first.split(", as built ", 1)[1])
-        return build_platform(family, recorded).host_names
-    except (IndexError, KeyError, ValueError, TopologyError):
-        raise UsageError(f"cannot tell the hosts of {path} from {params_file}: give --hostfile") from None
+    model = platform_model(path)
+    if model is None:
+        raise UsageError(f"cannot tell the hosts of {path} from {path.with_suffix('.params')}: give --hostfile")
+    return model.host_names
 
 
 def hostfile_slots(path: Path, hosts: set[str], platform: str) -> int:
@@ -103,13 +103,32 @@ def core_speed(path: Path) -> float:
     return speeds.pop()
 
 
-def _as_built(path: Path) -> dict[str, object]:
-    """The parameters a topolab platform file records it was built from (``generators.writer``'s provenance line:
-    the first line of a compiled platform's ``.params``, the first comment of an XML file); empty for a platform
-    topolab did not write."""
+def _provenance(path: Path) -> str:
+    """The start of the file holding a platform's provenance line (``generators.writer``): the first line of a
+    compiled platform's ``.params``, the first comment of an XML file."""
     source = path.with_suffix(".params") if path.suffix == ".so" else path
     with source.open(encoding="utf-8", errors="replace") as file:
-        head = file.read(PROVENANCE_CHARS)
+        return file.read(PROVENANCE_CHARS)
+
+
+def platform_model(path: Path) -> Platform | None:
+    """The model a topolab platform file was built from, built again from its provenance line (its family and the
+    parameters as built); None for a platform file topolab did not write."""
+    head = _provenance(path)
+    family = re.search(r": family ([\w-]+), ", head)
+    recorded = _as_built(path, head)
+    if family is None or not recorded:
+        return None
+    try:
+        return build_platform(family[1], recorded)
+    except TopologyError:
+        return None
+
+
+def _as_built(path: Path, head: str | None = None) -> dict[str, object]:
+    """The parameters a topolab platform file records it was built from (``generators.writer``'s provenance line,
+    in ``head``, read from ``path`` when not given); empty for a platform topolab did not write."""
+    head = _provenance(path) if head is None else head
     start = head.find(", as built {")
     if start < 0:
         return {}
@@ -140,6 +159,19 @@ def ranks_per_host(hostfile: Path, ranks: int) -> int:
     >>> ranks_per_host(path, 3), ranks_per_host(path, 4), ranks_per_host(path, 6)
     (2, 2, 3)
     """
+    return max(ranks_on_hosts(hostfile, ranks).values(), default=1)
+
+
+def ranks_on_hosts(hostfile: Path, ranks: int) -> dict[str, int]:
+    """How many of the first ``ranks`` slots of ``hostfile`` (``HOST`` or ``HOST:N`` lines) each host takes, hosts in
+    the order of their first rank.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "hosts"
+    >>> _ = path.write_text("a\\nb:3\\na\\nc\\n")
+    >>> ranks_on_hosts(path, 5)
+    {'a': 2, 'b': 3}
+    """
     counts: dict[str, int] = {}
     left = ranks
     for line in hostfile.read_text(encoding="utf-8").splitlines():
@@ -149,4 +181,4 @@ def ranks_per_host(hostfile: Path, ranks: int) -> int:
         taken = min(left, int(count) if colon else 1)
         counts[name] = counts.get(name, 0) + taken
         left -= taken
-    return max(counts.values(), default=1)
+    return counts

@@ -23,6 +23,9 @@ hostfile smpirun keeps when the app fails is not left in TMPDIR); smpirun replac
 output streams through and the exit status is smpirun's. Bad input is one ``smpirun-on: error:`` line on stderr and
 exit status 2, before anything runs: among it a program that SMPI cannot load, built with a real MPI's ``mpicc``
 rather than SimGrid's ``smpicc`` (``study_runner.simulation.binaries``).
+
+With ``--counters DIR`` the run is traced and smpirun runs as a child instead: once it ends, ``DIR`` gets the bytes
+and utilisation of every link, their time series and a heat map cropped to the job (``study_runner.tools.counters``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -61,6 +65,9 @@ from study_runner.simulation.smpi import cfg
 from study_runner.simulation.smpi import smpi_tmpdir
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import owned_directory
+from study_runner.tools.counters import counters_directory
+from study_runner.tools.counters import counters_options
+from study_runner.tools.counters import run_with_counters
 from study_runner.tools.memory_mode import MEMORY_MODE
 from study_runner.tools.memory_mode import fraction
 from study_runner.tools.memory_mode import memory_mode_speed
@@ -80,15 +87,15 @@ from study_runner.tools.this_machine import THIS_MACHINE
 from study_runner.tools.this_machine import describe_this_machine
 from study_runner.tools.this_machine import this_machine
 
-__all__ = ["DIES_WITH_SMPIRUN", "main", "prepare"]
+__all__ = ["DIES_WITH_SMPIRUN", "Prepared", "main", "prepare", "prepare_run"]
 
 PROG = "smpirun-on"
 
 USAGE = f"""\
 usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
-           -- APP [ARG ...]
+           [--counters DIR] -- APP [ARG ...]
        {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
-           -- APP [ARG ...]
+           [--counters DIR] -- APP [ARG ...]
        {PROG} this-machine [--np N] [--ranks-per-node K] [--compute MODE] ... -- APP [ARG ...]
        {PROG} FAMILY --help            (the family's parameters)
 """
@@ -125,6 +132,9 @@ options:
   --cfg=OPT         SimGrid option passed as --cfg=OPT after topolab's standard ones (repeatable)
   --keep DIR        also write the platform, the hostfile and the command (smpirun.sh) into DIR, and run
                     from those files
+  --counters DIR    network counters: trace the run's links and write into DIR links.csv (bytes and utilisation
+                    per link, busiest first), link_series.csv (utilisation over time) and heatmap.png (cropped
+                    to the job's nodes); the busiest links are printed (docs/smpirun-on.md)
 """
 )
 
@@ -166,6 +176,12 @@ def _common_options(parser: argparse.ArgumentParser, *, memory_bandwidths: bool 
     )
     parser.add_argument(
         "--keep", metavar="DIR", type=nonempty, help="also write platform, hostfile and smpirun.sh into DIR"
+    )
+    parser.add_argument(
+        "--counters",
+        metavar="DIR",
+        type=nonempty,
+        help="trace the run: per-link bytes, utilisation over time and a heat map into DIR",
     )
 
 
@@ -314,8 +330,24 @@ SIGKILL of it would leave the simulation running on. smpirun's ``-wrapper`` runs
 setpriv, which gives it SIGKILL when smpirun dies (the parent-death signal)."""
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A run ready to start: the smpirun command, what it runs on, and where its counters go (None: not asked)."""
+
+    command: list[str]
+    platform: Path
+    hostfile: Path
+    ranks: int
+    counters: Path | None
+
+
 def prepare(argv: Sequence[str]) -> list[str]:
     """Validate the command line, write what is missing, and return the smpirun command to run."""
+    return prepare_run(argv).command
+
+
+def _parse(argv: Sequence[str]) -> tuple[str, argparse.Namespace, list[str]]:
+    """The platform (a family or a file), the options and the program (with its arguments) of a command line."""
     options, program = _split(argv)
     if not options:
         raise UsageError("no platform: give a family or a .xml/.so platform file (--help for usage)")
@@ -348,6 +380,12 @@ def prepare(argv: Sequence[str]) -> list[str]:
         args.np = positive_int(args.np, "--np")
     args.ranks_per_node = 1 if args.ranks_per_node is None else positive_int(args.ranks_per_node, "--ranks-per-node")
     unused(args, platform_figures=is_family)
+    return first, args, program
+
+
+def prepare_run(argv: Sequence[str]) -> Prepared:
+    """Validate the command line, write what is missing, and return the run to start."""
+    first, args, program = _parse(argv)
     binary = _program(program[0])
     check_smpi_binary(binary, program[0])
     if shutil.which("smpirun") is None:
@@ -355,8 +393,9 @@ def prepare(argv: Sequence[str]) -> list[str]:
     problem = cfg_problem(args.cfg)
     if problem is not None:
         raise UsageError(problem)
+    counters = None if args.counters is None else counters_directory(args.counters, args.cfg)
     cache_dir = default_cache_dir()
-    if is_family:
+    if first in FAMILIES:
         platform_path, hostfile, ranks = _on_family(first, args, cache_dir)
     else:
         platform_path, hostfile, ranks = _on_file(first, args, cache_dir)
@@ -373,6 +412,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
         _say(line)
     mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
     cfg_words = [*compute_options(mode, speed, local_work), *(cfg(option) for option in args.cfg)]
+    cfg_words += counters_options(counters) if counters is not None else ()
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg_words)
     options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
     command = [*command[:options_end], *DIES_WITH_SMPIRUN, *_tmpdir_option(), *command[options_end:]]
@@ -380,7 +420,7 @@ def prepare(argv: Sequence[str]) -> list[str]:
         script = Path(args.keep).absolute() / "smpirun.sh"
         atomic_write_text(script, f'#!/bin/sh\n# written by {PROG}\nexec {shlex.join(command)} "$@"\n')
         script.chmod(0o755)
-    return command
+    return Prepared(command, platform_path, hostfile, ranks, counters)
 
 
 def _tmpdir_option() -> list[str]:
@@ -401,18 +441,21 @@ def _in_owned_tmpdir(command: list[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command: prepare, print the smpirun command, then become smpirun (its exit status)."""
+    """Run the command: prepare, print the smpirun command, then become smpirun (its exit status); with
+    ``--counters``, run smpirun as a child and then write the counters (``study_runner.tools.counters``)."""
     try:
-        command = prepare(sys.argv[1:] if argv is None else argv)
+        prepared = prepare_run(sys.argv[1:] if argv is None else argv)
     except (UsageError, TopologyError, StudyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     except OSError as err:  # the environment (a cache that cannot be written, a full disk): exit 2 as bad input
         print(f"{PROG}: error: {err.strerror or err}{f': {err.filename}' if err.filename else ''}", file=sys.stderr)
         return 2
-    print(shlex.join(command), file=sys.stderr, flush=True)
+    print(shlex.join(prepared.command), file=sys.stderr, flush=True)
     sys.stdout.flush()
-    command = _in_owned_tmpdir(command)
+    command = _in_owned_tmpdir(prepared.command)
+    if prepared.counters is not None:  # smpirun runs as a child: its trace is read once it ends
+        return run_with_counters(command, prepared.counters, prepared.platform, prepared.hostfile, prepared.ranks)
     os.execvp(command[0], command)
 
 

@@ -184,6 +184,18 @@ class TestTracedLinkBytes:
             heatmaps.draw_traced(ctx, out, "wrong", "pingpong", halved, "Ping-pong", "bytes.")
         assert not (out / "heatmap_traced_wrong.png").exists()
 
+    def test_draw_traced_crops_to_the_runs_hosts(
+        self, tiny: tuple[StudyContext, list[PreparedRun], Cache], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A traced heatmap shows the run's hosts and the nodes their traffic crossed, not the whole machine (a
+        24-rank run on a 768-node Tofu: generators.drawing.crop, tested in tests/test_counters.py)."""
+        ctx, _, _ = tiny
+        drawn: dict[str, object] = {}
+        monkeypatch.setattr(heatmaps, "draw_platform", lambda platform, path, **options: drawn.update(options))
+        scheduled = ctx.traced_link_bytes("pingpong")
+        heatmaps.draw_traced(ctx, tmp_path, "cropped", "pingpong", scheduled, "Ping-pong", "bytes.")
+        assert drawn["crop_to"] == ctx.results["pingpong"].hosts == ["host-0", "host-1"]
+
 
 def test_report_embeds_captions_and_family_pictures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import generators.drawing

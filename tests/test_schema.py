@@ -28,6 +28,7 @@ from study_runner.sweeps.sweep import load_sweep
 SHIPPED = {
     "study.schema.json": sorted((REPO / "studies").glob("*.toml")),
     "sweep.schema.json": sorted((REPO / "sweeps").glob("*.toml")),
+    "jobs.schema.json": sorted((REPO / "jobs").glob("*.toml")),
 }
 
 
@@ -170,3 +171,128 @@ def untemplated(schema: dict) -> dict:
         fields = {name: untemplated(field) for name, field in items["properties"].items()}
         schema = {**schema, "items": {**items, "properties": fields}}
     return schema
+
+
+JOBS = '[platform]\nfamily = "crossbar"\nhosts = 4\n[[jobs]]\nname = "a"\napp = "pingpong"\nranks = 2\n'
+FIGURES = 'analysis = "sanity_alpha_beta"\n[figures]\npingpong = "a"\ntwo_exchanges = "b"'
+EDITS: dict[str, list[tuple[str, str, str, str]]] = {  # kind: (name, text, its replacement, verdict)
+    # verdict: "good" (both accept), "bad" (both refuse), "loader" (only the loader refuses: LOADER_ONLY)
+    "study": [
+        ("ranks 2.0", "ranks = 2\n[[runs]]", "ranks = 2.0\n[[runs]]", "good"),
+        ("timeout 5", "ranks = 2\n[[runs]]", "ranks = 2\ntimeout = 5\n[[runs]]", "good"),
+        ("timeout inf", "ranks = 2\n[[runs]]", "ranks = 2\ntimeout = inf\n[[runs]]", "bad"),
+        ("timeout nan", "ranks = 2\n[[runs]]", "ranks = 2\ntimeout = nan\n[[runs]]", "loader"),
+        ("full_timeout inf", 'id = "b"', 'id = "b"\nfull_timeout = inf', "bad"),
+        ("duplicate id", 'id = "b"', 'id = "a"', "loader"),
+        ("unknown platform", 'platform = "pair"\napp', 'platform = "nope"\napp', "loader"),
+        ("unknown family", 'family = "crossbar"', 'family = "hypercube"', "bad"),
+        ("unknown family parameter", "hosts = 2", "hosts = 2\ncolour = 1", "bad"),
+        ("missing family parameter", "hosts = 2\n", "", "bad"),
+        ("bad family value", "hosts = 2", "hosts = 0", "loader"),
+        ("unknown machine", 'family = "crossbar"\nhosts = 2', 'machine = "nowhere/x"', "bad"),
+        ("figures", 'analysis = "none"', FIGURES, "good"),
+        ("unknown [figures] key", "[figures]\n", "[figures]\ncolour = 1\n", "bad"),
+        ("missing [figures] key", 'two_exchanges = "b"', "", "bad"),
+        ("[figures] of the wrong type", 'pingpong = "a"', "pingpong = 3", "bad"),
+        ("[figures] naming no run", 'pingpong = "a"', 'pingpong = "zz"', "loader"),
+        ("empty axis", "n = [1, 2]", "n = []", "bad"),
+        ("an axis of lists", "n = [1, 2]", "n = [1, [2]]", "bad"),
+        ("inf on an axis", "n = [1, 2]", "n = [1, inf]", "bad"),
+        ("nan on an axis", "n = [1, 2]", "n = [1, nan]", "loader"),
+        ("bad variable name", "n = [1, 2]", "n = [1, 2]\n2x = [1]", "bad"),
+        ("zip", "[generate.grid]\nn = [1, 2]", "[[generate.zip]]\nn = [1, 2]\nm = [3, 4]", "good"),
+        ("zip lengths", "[generate.grid]\nn = [1, 2]", "[[generate.zip]]\nn = [1, 2]\nm = [3]", "loader"),
+        ("no axis", "[generate.grid]\nn = [1, 2]\n", "", "bad"),
+    ],
+    "sweep": [
+        ("ranks 2.0", 'ranks = "{n + 1}"', "ranks = 2.0", "good"),
+        ("timeout inf", 'app = "pingpong"', 'app = "pingpong"\ntimeout = inf', "bad"),
+        ("timeout nan", 'app = "pingpong"', 'app = "pingpong"\ntimeout = nan', "loader"),
+        ("unknown family", 'family = "crossbar"', 'family = "hypercube"', "bad"),
+        ("templated family", 'family = "crossbar"', 'family = "{\'crossbar\'}"', "good"),
+        ("unknown family parameter", "hosts = 2", "hosts = 2\ncolour = 1", "bad"),
+        ("empty axis", "n = [1, 2]", "n = []", "bad"),
+        ("zip", "[grid]\nn = [1, 2]", "[[zip]]\nn = [1, 2]\nm = [3, 4]", "good"),
+        ("zip lengths", "[grid]\nn = [1, 2]", "[[zip]]\nn = [1, 2]\nm = [3]", "loader"),
+        ("no axis", "[grid]\nn = [1, 2]\n", "", "bad"),
+    ],
+    "jobs": [
+        ("ranks 2.0", "ranks = 2", "ranks = 2.0", "good"),
+        ("second job", 'ranks = 2\n', 'ranks = 2\n[[jobs]]\nname = "b"\napp = "pingpong"\nranks = 2\n', "good"),
+        ("duplicate job", 'ranks = 2\n', 'ranks = 2\n[[jobs]]\nname = "a"\napp = "pingpong"\nranks = 2\n', "loader"),
+        ("unknown family", 'family = "crossbar"', 'family = "hypercube"', "bad"),
+        ("unknown family parameter", "hosts = 4", "hosts = 4\ncolour = 1", "bad"),
+        ("ranks 0", "ranks = 2", "ranks = 0", "bad"),
+    ],
+}  # fmt: skip
+BASES = {"study": GOOD["study"].read_text(encoding="utf-8"), "sweep": GOOD["sweep"].read_text(encoding="utf-8"),
+         "jobs": JOBS}  # fmt: skip
+SCHEMAS = {"study": "study.schema.json", "sweep": "sweep.schema.json", "jobs": "jobs.schema.json"}
+
+
+def _load(kind: str, path: Path) -> object:
+    from study_runner.tools.run_jobs import read_jobs_file
+
+    return {**LOADERS, "jobs": read_jobs_file}[kind](path)
+
+
+def _edited(kind: str, edits: list[tuple[str, str, str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """The base file of ``kind`` after ``edits`` (each applied where its text is still found and the result is still
+    TOML), and the (name, verdict) of each applied edit."""
+    text, applied = BASES[kind], []
+    for name, old, new, expected in edits:
+        edited = text.replace(old, new, 1)
+        try:
+            tomllib.loads(edited)
+        except tomllib.TOMLDecodeError:  # a key given twice
+            continue
+        if old in text:
+            text, applied = edited, [*applied, (name, expected)]
+    return text, applied
+
+
+def _agreement(kind: str, text: str, applied: list[tuple[str, str]], tmp_path: Path) -> None:
+    """The published schema refuses ``text`` exactly when a "bad" edit was applied; the loader exactly when a "bad"
+    or a "loader" edit was."""
+    published = json.loads((SCHEMA_DIR / SCHEMAS[kind]).read_text(encoding="utf-8"))
+    errors = [error.message for error in jsonschema.Draft202012Validator(published).iter_errors(tomllib.loads(text))]
+    path = tmp_path / f"{kind}.toml"
+    path.write_text(text)
+    try:
+        loaded, refusal = _load(kind, path), ""
+    except StudyError as err:
+        loaded, refusal = None, str(err)
+    templated = "templated family" in dict(applied)  # which family, and so which parameters, is known per point
+    verdicts = {"loader" if templated and name == "unknown family parameter" else verdict for name, verdict in applied}
+    assert (not errors) == ("bad" not in verdicts), (applied, errors)
+    assert (loaded is not None) == verdicts.isdisjoint({"bad", "loader"}), (applied, refusal)
+    if loaded is not None and "ranks 2.0" in dict(applied):
+        ranks = [run.ranks for run in getattr(loaded, "runs", getattr(loaded, "points", getattr(loaded, "jobs", [])))]
+        assert all(type(n) is int for n in ranks) and 2 in ranks
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(sorted(EDITS)), data=st.data())
+def test_the_published_schema_and_the_loader_agree(kind: str, data: st.DataObject, tmp_path: Path) -> None:
+    """Issue 61, point 8: the schema an editor checks with and the loader accept and refuse the same files, but for
+    the rules JSON Schema cannot say (``LOADER_ONLY``, which the schemas' descriptions state), which the loader
+    alone refuses: NaN, ids used twice, a run's unknown platform, zip lists of unequal lengths, a family's values, a
+    [figures] run id. ``ranks = 2.0`` is an integer to both (JSON's integers), and runs as 2."""
+    edits = data.draw(st.lists(st.sampled_from(EDITS[kind]), max_size=3, unique=True))
+    _agreement(kind, *_edited(kind, edits), tmp_path)
+
+
+FIGURES_EDITS = {"unknown [figures] key", "missing [figures] key", "[figures] of the wrong type",
+                 "[figures] naming no run"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "edit"),
+    [pytest.param(kind, edit, id=f"{kind}: {edit[0]}") for kind, edits in EDITS.items() for edit in edits],
+)
+def test_each_edit_alone(kind: str, edit: tuple[str, str, str, str], tmp_path: Path) -> None:
+    """Every case of the catalogue, alone (a [figures] edit after the one that gives the study its figures)."""
+    first = [next(e for e in EDITS[kind] if e[0] == "figures")] if edit[0] in FIGURES_EDITS else []
+    text, applied = _edited(kind, [*first, edit])
+    assert applied[-1] == (edit[0], edit[3])
+    _agreement(kind, text, applied, tmp_path)

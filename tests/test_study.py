@@ -146,9 +146,9 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "[figures] has no key 'pingpnog' that the analysis reads"),
+        (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "figures: unknown key 'pingpnog'; known: pingpong, two_"),
         (('pingpong = "pingpong"', 'pingpong = "ping"'), "[figures] pingpong: 'ping' is not a run of the study"),
-        (('two_exchanges = "exchange_two"\n', ""), "[figures] lacks 'two_exchanges', a run id the analysis reads"),
+        (('two_exchanges = "exchange_two"\n', ""), "figures: missing 'two_exchanges'"),
         # a traced run's twin has an id of its own; a replay has no app run to trace
         (('id = "exchange_one"', 'id = "pingpong.links"'), "run id pingpong.links is the id of run pingpong's traced"),
         (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true needs"),

@@ -28,12 +28,16 @@ class FigureField:
 
     what: str
     problem: Callable[[object, Collection[str]], str | None]
+    schema: Mapping[str, object]
+    """The same as JSON Schema, but for what it cannot say (that a run id names a run of the study)."""
 
 
 def run_id() -> FigureField:
     """A run of the study, by id."""
     return FigureField(
-        "a run id", lambda value, runs: None if value in runs else f"{value!r} is not a run of the study"
+        "a run id",
+        lambda value, runs: None if value in runs else f"{value!r} is not a run of the study",
+        {"type": "string", "description": "a run id of the study (the loader checks that it names one)"},
     )
 
 
@@ -46,7 +50,13 @@ def texts_by_name(words: int = 1) -> FigureField:
         bad = [v for v in value.values() if not isinstance(v, str) or len(v.split()) != words]
         return None if not bad else f"{bad[0]!r} is not {words} word(s)"
 
-    return FigureField(f"a table of names to strings of {words} word(s)", problem)
+    words_pattern = rf"^\s*\S+(\s+\S+){{{words - 1}}}\s*$"
+    schema = {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": {"type": "string", "pattern": words_pattern},
+    }
+    return FigureField(f"a table of names to strings of {words} word(s)", problem, schema)
 
 
 def table(*required: str, optional: Collection[str] = ()) -> FigureField:
@@ -61,7 +71,9 @@ def table(*required: str, optional: Collection[str] = ()) -> FigureField:
             return f"lacks {missing[0]!r} (it takes {', '.join([*required, *optional])})"
         return None if not unknown else f"has no key {unknown[0]!r} (it takes {', '.join([*required, *optional])})"
 
-    return FigureField(f"a table of {', '.join(required)}", problem)
+    keys = {key: {} for key in (*required, *optional)}
+    schema = {"type": "object", "properties": keys, "required": list(required), "additionalProperties": False}
+    return FigureField(f"a table of {', '.join(required)}", problem, schema)
 
 
 def strings() -> FigureField:
@@ -73,13 +85,16 @@ def strings() -> FigureField:
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value)
             else f"must be a list of strings, got {value!r}"
         ),
+        {"type": "array", "minItems": 1, "items": {"type": "string"}},
     )
 
 
 def text() -> FigureField:
     """A string."""
     return FigureField(
-        "a string", lambda value, runs: None if isinstance(value, str) and value else f"must be a string, got {value!r}"
+        "a string",
+        lambda value, runs: None if isinstance(value, str) and value else f"must be a string, got {value!r}",
+        {"type": "string", "minLength": 1},
     )
 
 

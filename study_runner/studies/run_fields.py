@@ -7,10 +7,10 @@ platform (``sweeps.sweep``).
 >>> fields = run_fields({"app": "pingpong", "ranks": 2, "args": ["-s", 8]}, "run pp")
 >>> fields["args"], fields["timeout"], fields["replay"], fields["compute"]
 (('-s', '8'), 600.0, False, 'off')
->>> run_fields({"app": "pingpong", "ranks": 2, "timeout": float("inf")}, "run pp")
+>>> run_fields({"app": "pingpong", "ranks": 2, "timeout": float("nan")}, "run pp")  # what JSON Schema cannot say
 Traceback (most recent call last):
 ...
-study_runner.errors.StudyError: run pp: run.timeout must be a finite number of seconds > 0, got inf
+study_runner.errors.StudyError: run pp: run.timeout must be a finite number of seconds > 0, got nan
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from study_runner.studies.schema import RUN_SCHEMA
 from study_runner.studies.schema import check
 from study_runner.studies.templates import positive_number
 
-__all__ = ["RUN_FIELDS", "job_of", "run_fields", "strings"]
+__all__ = ["RUN_FIELDS", "job_of", "run_fields", "strings", "whole"]
 
 RUN_FIELDS = tuple(RUN_PROPERTIES)
 """The fields every run has (a study run and a sweep point alike)."""
@@ -36,6 +36,16 @@ RUN_FIELDS = tuple(RUN_PROPERTIES)
 def strings(value: object) -> tuple[str, ...]:
     """A list of words (numbers taken as their text), as the schema let it through."""
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def whole(value: Any) -> Any:
+    """An integer field's value as an ``int``: JSON Schema's integers include ``2.0`` (TOML's float), which the
+    schema lets through and the loaders take as 2.
+
+    >>> whole(2.0), whole(3), whole(None)
+    (2, 3, None)
+    """
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def _placement(raw: object) -> tuple[str, ...] | str | None:
@@ -74,14 +84,14 @@ def run_fields(
             raise StudyError(f"{where}: {path}.{key} is about the jobs of a run with neighbours; this run has none")
     return {
         "app": raw["app"],
-        "ranks": raw["ranks"],
+        "ranks": whole(raw["ranks"]),
         "args": strings(raw.get("args", [])),
         "placement": _placement(raw.get("placement")),
         "options": strings(raw.get("options", [])),
         "timeout": float(timeout),
         "size": None if size is None else float(size),
         "compute": compute,
-        "ranks_per_node": raw.get("ranks_per_node", 1),
+        "ranks_per_node": whole(raw.get("ranks_per_node", 1)),
         "output": raw.get("output", "json"),
         "replay": replay,
         "neighbours": neighbours,
@@ -103,6 +113,6 @@ def _neighbours(raw: list[dict[str, Any]], where: str, path: str) -> tuple[Job, 
 def job_of(raw: Mapping[str, Any]) -> Job:
     """A job table that ``studies.schema.JOB_SCHEMA`` let through (a run's neighbour, a job of a jobs file) as a
     :class:`Job`, its app as written (``simulation.codes.app_path``: resolved as a run's ``app`` when it runs)."""
-    start_s, ranks_per_node = float(raw.get("start_s", 0)), raw.get("ranks_per_node", 1)
+    start_s, ranks_per_node = float(raw.get("start_s", 0)), whole(raw.get("ranks_per_node", 1))
     args, placement = strings(raw.get("args", [])), _placement(raw.get("placement"))
-    return Job(raw["name"], app_path(raw["app"]), args, raw.get("ranks"), start_s, ranks_per_node, placement)
+    return Job(raw["name"], app_path(raw["app"]), args, whole(raw.get("ranks")), start_s, ranks_per_node, placement)

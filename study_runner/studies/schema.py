@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
+import pkgutil
+import sys
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +43,7 @@ __all__ = [
     "JOBS_FILE_SCHEMA",
     "JOB_PROPERTIES",
     "JOB_SCHEMA",
+    "LOADER_ONLY",
     "PLOT_KEYS",
     "RUN_PROPERTIES",
     "RUN_SCHEMA",
@@ -47,15 +51,25 @@ __all__ = [
     "STUDY_RUN_PROPERTIES",
     "STUDY_RUN_SCHEMA",
     "check",
+    "jobs_schema",
     "published_schemas",
     "study_schema",
     "sweep_schema",
 ]
 
 SCHEMA_DIR = REPO / "schemas"
+LOADER_ONLY = (
+    "What JSON Schema cannot say, the loader adds (tests/test_schema.py checks that it refuses each): a number that "
+    "is NaN; ids used twice (runs, checks, grids, jobs, a run's neighbours); a run naming a platform the file does "
+    "not declare; a [figures] run id naming no run; the lists of a [[zip]] of unequal lengths, a variable declared "
+    "twice; a family parameter's value (python -m generators FAMILY --help), and the parameters of a family that is a "
+    "template (a sweep's); the grids an analysis reads; a jobs "
+    "file's apps, options and fit on the machine."
+)
+"""The rules the loaders add to the published schemas (their descriptions say so)."""
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _WORDS = {"type": "array", "items": {"type": ["string", "number"]}, "description": "words (numbers as their text)"}
-_POSITIVE = {"type": "number", "exclusiveMinimum": 0}
+_POSITIVE = {"type": "number", "exclusiveMinimum": 0, "maximum": sys.float_info.max}  # finite: inf is refused
 
 
 def _described(schema: Mapping[str, Any], description: str) -> dict[str, Any]:
@@ -149,26 +163,46 @@ STUDY_RUN_SCHEMA = {
 }
 """A study's run, rendered."""
 
+_AXIS_VALUE = {"type": ["string", "number", "boolean"], "maximum": sys.float_info.max,
+               "minimum": -sys.float_info.max}  # fmt: skip
+_AXIS = {"type": "array", "minItems": 1, "items": _AXIS_VALUE, "description": "the variable's values (not empty)"}
+_VARIABLES = {"type": "object", "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "additionalProperties": _AXIS}
 _AXES = {
-    "grid": _described({"type": "object", "minProperties": 1, "additionalProperties": {"type": "array"}},
-                       "variables, each an axis of its own (a cartesian product)"),
-    "zip": _described({"type": "array", "items": {"type": "object", "additionalProperties": {"type": "array"}}},
-                      "axes whose variables vary together (lists of equal length)"),
+    "grid": _described({**_VARIABLES, "minProperties": 1}, "variables, each an axis of its own (a cartesian product)"),
+    "zip": _described({"type": "array", "items": {**_VARIABLES, "minProperties": 1}},
+                      "axes whose variables vary together (lists of equal length: the loader checks it)"),
 }  # fmt: skip
+_SOME_AXIS = {"anyOf": [{"required": ["grid"]}, {"required": ["zip"], "properties": {"zip": {"minItems": 1}}}]}
+"""A grid has a point: declare variables in [grid] or [[zip]]."""
 _TEXT = {"type": "string"}
 
 
-def _family() -> dict[str, Any]:
-    """A platform table: a topology family and its parameters (the family's own check reads them)."""
-    family = _described({"type": "string", "minLength": 1}, "a topology family (python -m generators --list)")
-    return {"type": "object", "properties": {"family": family}, "required": ["family"]}
+def _family(template: bool = False) -> dict[str, Any]:
+    """A platform table: a topology family and its parameters, by name (their values are the family's own check:
+    ``python -m generators FAMILY --help``); the family may be a template in a sweep."""
+    from generators.families import FAMILIES
+    from generators.params import REQUIRED
+
+    family = _described({"enum": sorted(FAMILIES)}, "a topology family (python -m generators --list)")
+    if template:
+        family = {"if": _TEMPLATE, "then": True, "else": family, "description": family["description"]}
+    each = []
+    for name, declared in FAMILIES.items():
+        required = [param.name for param in declared.params if param.default is REQUIRED]
+        params = {param.name: _described({}, param.help) for param in declared.params}
+        parameters = {"properties": {"family": {}, **params}, "required": required, "additionalProperties": False}
+        each.append({"if": {"properties": {"family": {"const": name}}, "required": ["family"]}, "then": parameters})
+    return {"type": "object", "properties": {"family": family}, "required": ["family"], "allOf": each}
 
 
 def _platform(template: bool) -> dict[str, Any]:
-    schema = _family()
+    from generators.machines import load_catalogue
+
+    schema = _family(template)
     if template:
         return _described(schema, "a topology family and its parameters; every value may be a template")
-    machine = _described({"type": "string"}, "a ready platform of platforms/machines.toml, <machine>/<file>")
+    machine = _described({"enum": sorted(load_catalogue())},
+                         "a ready platform of platforms/machines.toml, <machine>/<file>")  # fmt: skip
     ready = {"type": "object", "properties": {"machine": machine}, "additionalProperties": False}
     choice = {"if": {"type": "object", "required": ["machine"]}, "then": ready, "else": schema}
     return _described(choice, "a topology family and its parameters, or a ready platform")
@@ -182,7 +216,7 @@ def study_schema() -> dict[str, Any]:
         {"name": _described(_TEXT, "the grid's name: the analysis reads its axes"), **_AXES,
          "run": _table(_templated(run), required, "a run whose values may be templates")},
         ("name", "run"),
-    )  # fmt: skip
+    ) | _SOME_AXIS  # fmt: skip
     reference = _table({"source": {"type": "string", "minLength": 1}, "value": {}, "unit": _TEXT}, ("source", "value"))
     measured = _table(
         {"default_s": _described(_POSITIVE, "the default run: the sum of its simulations' wall times (sim_wall_s)"),
@@ -204,8 +238,23 @@ def study_schema() -> dict[str, Any]:
         "reference": {"type": "object", "additionalProperties": reference},
         "measured_wall_time": measured,
     }
-    schema = _table(properties, ("name", "title", "analysis", "platforms"), "A topolab study file")
-    return {"$schema": _DIALECT, "$id": "study.schema.json", "title": "topolab study", **schema}
+    schema = _table(properties, ("name", "title", "analysis", "platforms"), "A topolab study file. " + LOADER_ONLY)
+    return {"$schema": _DIALECT, "$id": "study.schema.json", "title": "topolab study", **schema, "allOf": _figures()}
+
+
+def _figures() -> list[dict[str, Any]]:
+    """For each analysis module, the ``[figures]`` it reads (its ``FIGURES``): every key it declares, no other."""
+    from study_runner.studies import analyses
+
+    each = []
+    for module in pkgutil.iter_modules(analyses.__path__):
+        declared = getattr(importlib.import_module(f"{analyses.__name__}.{module.name}"), "FIGURES", {})
+        fields = {key: _described(field.schema, field.what) for key, field in sorted(declared.items())}
+        figures = {"type": "object", "properties": fields, "required": sorted(fields), "additionalProperties": False}
+        condition = {"properties": {"analysis": {"const": module.name}}, "required": ["analysis"]}
+        then = {"properties": {"figures": figures}, **({"required": ["figures"]} if fields else {})}
+        each.append({"if": condition, "then": then})
+    return each
 
 
 _OCCUPIED = _table(
@@ -264,13 +313,19 @@ def sweep_schema() -> dict[str, Any]:
         "run": _table(_templated(RUN_PROPERTIES), ("app", "ranks"), "the run of every point; values may be templates"),
         "output": output,
     }
-    schema = _table(properties, ("name", "platform", "run"), "A topolab sweep file")
-    return {"$schema": _DIALECT, "$id": "sweep.schema.json", "title": "topolab sweep", **schema}
+    schema = _table(properties, ("name", "platform", "run"), "A topolab sweep file. " + LOADER_ONLY)
+    return {"$schema": _DIALECT, "$id": "sweep.schema.json", "title": "topolab sweep", **schema, **_SOME_AXIS}
+
+
+def jobs_schema() -> dict[str, Any]:
+    """The schema of a jobs file (``scripts/run-jobs``), as published."""
+    described = {**JOBS_FILE_SCHEMA, "description": f"{JOBS_FILE_SCHEMA['description']}. {LOADER_ONLY}"}
+    return {**described, "$id": "jobs.schema.json", "title": "topolab jobs"}
 
 
 def published_schemas() -> dict[str, dict[str, Any]]:
     """The files of ``schemas/`` and what each holds."""
-    return {"study.schema.json": study_schema(), "sweep.schema.json": sweep_schema()}
+    return {"study.schema.json": study_schema(), "sweep.schema.json": sweep_schema(), "jobs.schema.json": jobs_schema()}
 
 
 @functools.cache
@@ -299,11 +354,20 @@ def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: 
         message = f"unknown key {unknown[0]!r}; known: {', '.join(sorted(known))}"
     elif error.validator == "required":
         message = f"missing {error.message.split(' is a required')[0]}"
+    elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "family":
+        message = f"unknown topology family {error.instance!r}; known families: {', '.join(error.validator_value)}"
+    elif error.validator in ("minItems", "minProperties") and not error.instance:
+        message = "is empty"
+    elif error.validator == "maximum" and error.validator_value == sys.float_info.max:
+        message = f"must be a finite number, got {error.instance!r}"
+    elif error.validator == "anyOf" and error.validator_value == _SOME_AXIS["anyOf"]:
+        message = "the grid is empty: declare variables in [grid] or [[zip]]"
     elif error.validator == "oneOf" and all(set(choice) == {"required"} for choice in error.validator_value):
         keys = [choice["required"][0] for choice in error.validator_value]
         message = f"needs exactly one of {' or '.join(keys)}"
     bad = _path(list(error.absolute_path), path)
-    raise StudyError(f"{where}: {bad + ': ' if bad else ''}{message}")
+    joined = f"{bad} " if message.startswith(("is ", "must ")) else f"{bad}: "  # "grid.n is empty", "x.y: 3 is ..."
+    raise StudyError(f"{where}: {joined if bad else ''}{message}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -80,6 +80,7 @@ from study_runner.simulation.workdirs import unwinding_signals
 from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.run_fields import job_of
 from study_runner.studies.run_fields import strings
+from study_runner.studies.run_fields import whole
 from study_runner.studies.schema import JOBS_FILE_SCHEMA
 from study_runner.studies.schema import check
 from study_runner.studies.study import read_toml
@@ -123,7 +124,8 @@ def _occupied(
     if raw is None:
         return (), []
     try:
-        held = fill(platform, allocation, raw["sizes"], raw["occupancy"], raw.get("released", 0.0), raw.get("seed", 0))
+        sizes, seed = [whole(size) for size in raw["sizes"]], whole(raw.get("seed", 0))
+        held = fill(platform, allocation, sizes, raw["occupancy"], raw.get("released", 0.0), seed)
     except TopologyError as err:
         raise StudyError(f"{where}: occupied: {err}") from None
     if "app" not in raw:
@@ -139,6 +141,10 @@ def read_jobs_file(path: Path) -> JobsFile:
     where = str(path)
     data = read_toml(path, "jobs file")
     check(data, JOBS_FILE_SCHEMA, where)
+    names = [raw["name"] for raw in data["jobs"]]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:  # what the schema cannot say (studies.schema.LOADER_ONLY)
+        raise StudyError(f"{where}: job name {twice[0]!r} is used twice")
     jobs = [dataclasses.replace(job_of(raw), app=_binary(raw["app"], f"{where}: jobs[{i}]"))
             for i, raw in enumerate(data["jobs"])]  # fmt: skip
     options = strings(data.get("options", []))

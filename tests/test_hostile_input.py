@@ -30,6 +30,9 @@ from hypothesis import strategies as st
 from generators import crossbar
 from generators import write_platform
 from generators.cli import main as generators_main
+from study_runner.errors import StudyError
+from study_runner.studies.toml_input import MAX_BYTES
+from study_runner.studies.toml_input import MAX_DEPTH
 from study_runner.tools import smpirun_on
 from tests.conftest import REPO
 from tests.hostile_commands import Command
@@ -235,3 +238,90 @@ def test_real_commands(command: list[str], valid: bool, tmp_path: Path) -> None:
     else:
         assert done.returncode == 2
         assert len(done.stderr.splitlines()) == 1 and " error: " in done.stderr
+
+
+_STUDY = (REPO / "tests" / "data" / "schema" / "study.toml").read_text(encoding="utf-8")
+_BASES = {  # a good file of each kind, and where a drawn nesting goes in it (a study's reference value takes any)
+    "study": (_STUDY + '[reference.deep]\nsource = "s"\n', "value"),
+    "sweep": ((REPO / "tests" / "data" / "schema" / "sweep.toml").read_text(encoding="utf-8"), None),
+    "jobs": ('[platform]\nfamily = "crossbar"\nhosts = 4\n[[jobs]]\nname = "a"\napp = "pingpong"\nranks = 2\n', None),
+}
+_SPECIAL = ("a FIFO", "a character device", "a directory")
+
+
+@st.composite
+def toml_files(draw: st.DrawFn) -> tuple[str, str, str, bool]:
+    """A kind of file (study, sweep, jobs), how it is hostile, its text, and whether it is valid (issue 61, point 6):
+    nesting of any depth (arrays, inline tables, dotted keys; 3 levels are the study's own, so 3 + n > 32 is too
+    deep), a size about the 1 MiB limit, a FIFO, a device or a directory; only a study's reference value may nest."""
+    kind = draw(st.sampled_from(sorted(_BASES)))
+    text, slot = _BASES[kind]
+    mode = draw(st.sampled_from(["none", "arrays", "tables", "dotted key", "size", *_SPECIAL]))
+    n = draw(st.one_of(st.integers(1, 40), st.sampled_from([400, 600, 5000, 100_000])))
+    key = slot or "extra"
+    if mode == "arrays":
+        text += f"{key} = {'[' * n}{']' * n}\n"
+    elif mode == "tables":
+        text += f"{key} = {'{a = ' * n}1{'}' * n}\n"
+    elif mode == "dotted key":
+        text += f"{key}{'.a' * n} = 1\n"
+    elif slot is not None:  # the reference's value, plain
+        text += f"{slot} = 1\n"
+    if mode == "size":
+        text += "#" * (MAX_BYTES - len(text.encode()) + draw(st.integers(-2, 2))) + "\n"
+    depth = {"arrays": 3 + n, "tables": 3 + n, "dotted key": 3 + n}.get(mode, 0)
+    valid = mode not in _SPECIAL and depth <= MAX_DEPTH and len(text.encode()) <= MAX_BYTES
+    valid = valid and (mode in ("none", "size") or slot is not None)  # elsewhere, a nested key is an unknown key
+    return kind, mode, text, valid
+
+
+def _entry_point(kind: str) -> Any:
+    """What each entry point does with the file, as a command: ``scripts/sweep FILE --list``; the study's and the
+    jobs file's loaders (what ``scripts/repro`` and ``scripts/run-jobs`` do before anything runs), a StudyError one
+    ``error:`` line and 2."""
+    from study_runner.studies.study import load_study
+    from study_runner.sweeps import sweep_cli
+    from study_runner.tools.run_jobs import read_jobs_file
+
+    if kind == "sweep":
+        return lambda argv: sweep_cli.main([argv[0], "--list", "--results", argv[1]])
+    load = load_study if kind == "study" else read_jobs_file
+
+    def loaded(argv: list[str]) -> int:
+        try:
+            load(Path(argv[0]))
+        except StudyError as err:
+            print(f"{kind}: error: {err}", file=sys.stderr)
+            return 2
+        return 0
+
+    return loaded
+
+
+def test_toml_files(tmp_path: Path) -> None:
+    """Every TOML entry point reads its file through one reader (``studies/toml_input.py``): a FIFO, a device, a
+    directory, a file over 1 MiB or nested over 32 levels is one error line and exit 2, at once (never a
+    RecursionError, a minute of parsing or a FIFO read forever); the rest loads."""
+    judge = Judge("toml files")
+
+    @given(toml_files())
+    def case(drawn: tuple[str, str, str, bool]) -> None:
+        kind, mode, text, valid = drawn
+        with tempfile.TemporaryDirectory(dir=tmp_path) as name:
+            path = Path(name) / f"{kind}.toml"
+            if mode == "a FIFO":
+                os.mkfifo(path)
+            elif mode == "a character device":
+                path.symlink_to("/dev/zero")
+            elif mode == "a directory":
+                path.mkdir()
+            else:
+                path.write_text(text, encoding="utf-8")
+            argv = [str(path), str(Path(name) / "results")]
+            start = time.perf_counter()
+            outcome = run_in_process(_entry_point(kind), argv)
+            command = Command([kind, mode, text[:120]], valid)
+            judge(command, command.argv, outcome, time.perf_counter() - start, verdict(command, outcome))
+
+    case()
+    judge.finish()

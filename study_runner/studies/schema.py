@@ -356,6 +356,8 @@ def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: 
         message = f"missing {error.message.split(' is a required')[0]}"
     elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "family":
         message = f"unknown topology family {error.instance!r}; known families: {', '.join(error.validator_value)}"
+    elif error.validator == "enum" and error.absolute_path and error.absolute_path[-1] == "machine":
+        message = f"no ready platform {error.instance!r} ({', '.join(error.validator_value)})"
     elif error.validator in ("minItems", "minProperties") and not error.instance:
         message = "is empty"
     elif error.validator == "maximum" and error.validator_value == sys.float_info.max:

@@ -255,7 +255,11 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
             raise StudyError(f"unknown study {str(name_or_path)!r}; known studies: {known}")
     where = str(path)
     data = read_toml(path, "study file")
-    check_schema(data, study_schema(), where)
+    schema = study_schema()  # its allOf, the analyses' [figures] contracts, is checked once the runs are known
+    check_schema(data, {key: value for key, value in schema.items() if key != "allOf"}, where)
+    if not data.get("runs") and not data.get("generate"):
+        raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
+    check_schema(data, schema, where)
     platforms = {pname: _platform(pname, raw, where) for pname, raw in data["platforms"].items()}
     runs = [_run(raw, platforms, where, f"runs[{i}]") for i, raw in enumerate(data.get("runs", []))]
     module = _analysis_module(str(data["analysis"]))

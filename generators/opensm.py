@@ -35,17 +35,21 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from generators.errors import TopologyError
 from generators.model import Platform
+from generators.model import with_nbl
 
-__all__ = ["ENGINES", "Fabric", "OpenSMError", "Tables", "fabric_of", "run_opensm", "switch_path"]
+__all__ = ["ENGINES", "Fabric", "OpenSMError", "Tables", "fabric_of", "opensm_platform", "run_opensm", "switch_path"]
 
 ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
 """OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
 
 UMAD2SIM = Path("/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so")
+MAX_HOSTS = 512
+"""Most hosts of a platform of OpenSM's routes: one explicit route per ordered pair (261,632 at 512 hosts)."""
 INSTALL = "install Debian's opensm, ibsim-utils and libumad2sim0 (scripts/setup does)"
 
 
@@ -55,11 +59,14 @@ class OpenSMError(TopologyError):
 
 @dataclass(frozen=True)
 class Fabric:
-    """The nodes of a platform and its cables, port by port: ``ports[node][p] = (neighbour, neighbour's port)``."""
+    """The nodes of a platform and its cables, port by port: ``ports[node][p] = (neighbour, neighbour's port)``;
+    ``links[(a, b)]``, the platform's link from node a to node b; ``node_of``, the platform's node of a switch."""
 
     hosts: tuple[str, ...]
     switches: tuple[str, ...]
     ports: Mapping[str, Mapping[int, tuple[str, int]]]
+    links: Mapping[tuple[str, str], str]
+    node_of: Mapping[str, str]
 
     def net_text(self) -> str:
         """The fabric in ibsim's net format: switches first (the first one's port 0 hosts the subnet manager)."""
@@ -78,14 +85,8 @@ def fabric_of(platform: Platform) -> Fabric:
     host of a direct network (a torus node: more than one cable) becomes a switch ``<host>-sw`` that holds its cables
     and an HCA ``<host>`` on its port 1, as a torus of InfiniBand switches has."""
     hosts = tuple(h.name for h in platform.hosts)
-    cables: list[tuple[str, str]] = []
-    seen: set[frozenset[str]] = set()
-    nodes = set(hosts) | set(platform.routers)
-    for name in platform.links:
-        a, sep, b = name.partition("_to_")
-        if sep and a in nodes and b in nodes and frozenset((a, b)) not in seen:
-            seen.add(frozenset((a, b)))
-            cables.append((a, b))
+    links = {link.ends: name for name, link in platform.links.items() if link.ends[0] != link.ends[1]}
+    cables = [(a, b) for a, b in links if (b, a) not in links or (a, b) < (b, a)]
     degree = Counter(itertools.chain.from_iterable(cables))
     direct = [h for h in hosts if degree[h] != 1]
     switch = {**{h: f"{h}-sw" for h in direct}, **{r: r for r in platform.routers}}
@@ -94,7 +95,7 @@ def fabric_of(platform: Platform) -> Fabric:
     for a, b in [(h, switch[h]) for h in direct] + [(switch.get(a, a), switch.get(b, b)) for a, b in cables]:
         pa, pb = len(ports[a]) + 1, len(ports[b]) + 1
         ports[a][pa], ports[b][pb] = (b, pb), (a, pa)
-    return Fabric(hosts, switches, ports)
+    return Fabric(hosts, switches, ports, links, {sw: node for node, sw in switch.items()})
 
 
 def rule_path(platform: Platform, fabric: Fabric, src: str, dst: str) -> list[str]:
@@ -240,6 +241,33 @@ def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]
     raise OpenSMError(f"{src} -> {dst}: the tables loop ({' -> '.join(path[:6])} ...)")
 
 
+def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platform:
+    """``platform`` routed by OpenSM's ``tables`` of its ``fabric``: the same hosts and links, each pair's route the
+    links of its path through the tables (framed by the hosts' NBL limiters when it has them), one explicit route
+    per pair (an XML platform: SimGrid's Full routing), at most ``MAX_HOSTS`` hosts."""
+    check_writable(platform)
+    limited = any(link.kind == "limiter" for link in platform.links.values())
+
+    def route(src: str, dst: str) -> list[str]:
+        nodes = [src, *(fabric.node_of[s] for s in switch_path(fabric, tables, src, dst)), dst]
+        nodes = [node for i, node in enumerate(nodes) if i == 0 or nodes[i - 1] != node]
+        return with_nbl(src, dst, [fabric.links[hop] for hop in itertools.pairwise(nodes)], limited)
+
+    return replace(
+        platform, name=f"{platform.name}-opensm-{tables.engine}", route_rule=route, graph=None, compiled=None,
+        spread_rule=None, adaptive=False, size=None,
+    )  # fmt: skip
+
+
+def check_writable(platform: Platform) -> None:
+    """Refuse a platform too large to list every pair's route."""
+    if len(platform.hosts) > MAX_HOSTS:
+        raise OpenSMError(
+            f"{len(platform.hosts)} hosts: a platform of OpenSM's routes lists every pair's route, at most {MAX_HOSTS} "
+            f"hosts ({MAX_HOSTS * (MAX_HOSTS - 1)} routes)"
+        )
+
+
 def worst_shift(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]]) -> tuple[int, int]:
     """(shift, flows) of the shift permutation (host i to i + shift) whose busiest switch-to-switch cable carries the
     most flows; the first such shift."""
@@ -259,16 +287,15 @@ def _pairs(hosts: Sequence[str]) -> Iterator[tuple[str, str]]:
     return ((a, b) for a in hosts for b in hosts if a != b)
 
 
-def compare(platform: Platform, engine: str, timeout: float = 300.0) -> dict[str, object]:
-    """OpenSM's ``engine`` on ``platform``'s fabric against the family's own rule (the CLI's JSON object)."""
-    fabric = fabric_of(platform)
-    tables = run_opensm(fabric, engine, timeout)
+def compare(platform: Platform, fabric: Fabric, tables: Tables) -> dict[str, object]:
+    """OpenSM's ``tables`` of ``platform``'s ``fabric`` against the family's own rule (the CLI's JSON object)."""
     opensm = {pair: switch_path(fabric, tables, *pair) for pair in _pairs(fabric.hosts)}
     rule = {pair: rule_path(platform, fabric, *pair) for pair in opensm}
     same = sum(opensm[pair] == rule[pair] for pair in opensm)
     (shift, flows), (rule_shift, rule_flows) = worst_shift(fabric.hosts, opensm), worst_shift(fabric.hosts, rule)
     return {
-        "platform": platform.name, "engine": engine, "hosts": len(fabric.hosts), "switches": len(fabric.switches),
+        "platform": platform.name, "engine": tables.engine, "hosts": len(fabric.hosts),
+        "switches": len(fabric.switches),
         "opensm_s": round(tables.seconds, 3), "pairs": len(opensm), "pairs_routed": len(opensm),
         "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same,
         "worst_shift": shift, "worst_shift_flows": flows, "rule_worst_shift": rule_shift,
@@ -280,8 +307,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m generators.opensm FAMILY [params] --engine ENGINE``: route a family's fabric with OpenSM."""
     from generators.cli import OneLineParser
     from generators.cli import add_family_params
+    from generators.cli import nonempty
     from generators.families import FAMILIES
     from generators.families import build_platform
+    from generators.writer import check_platform_path
+    from generators.writer import write_platform
 
     parser = OneLineParser(
         prog="python -m generators.opensm",
@@ -294,11 +324,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         add_family_params(fp, family)
         fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
         fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
+        fp.add_argument(
+            "-o", "--output", metavar="FILE.xml", type=nonempty,
+            help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
+        )  # fmt: skip
     args = parser.parse_args(argv)
     family = FAMILIES[args.family]
     given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
-        result = compare(build_platform(args.family, given), args.engine, args.timeout)
+        platform = build_platform(args.family, given)
+        if args.output is not None:
+            check_platform_path(args.output, compiled=False)
+            check_writable(platform)
+        fabric = fabric_of(platform)
+        tables = run_opensm(fabric, args.engine, args.timeout)
+        result = compare(platform, fabric, tables)
+        if args.output is not None:
+            write_platform(opensm_platform(platform, fabric, tables), args.output)
     except TopologyError as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ running."""
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 import threading
@@ -18,8 +19,10 @@ from generators.families import build_platform
 from generators.opensm import OpenSMError
 from generators.opensm import compare
 from generators.opensm import fabric_of
+from generators.opensm import opensm_platform
 from generators.opensm import run_opensm
 from generators.opensm import switch_path
+from generators.writer import write_platform
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -30,10 +33,16 @@ def ours_running() -> list[str]:
     return [line for line in done.stdout.splitlines() if "pgrep" not in line]
 
 
+def routed(family: str, params: dict[str, object], engine: str) -> dict[str, object]:
+    platform = build_platform(family, params)
+    fabric = fabric_of(platform)
+    return compare(platform, fabric, run_opensm(fabric, engine))
+
+
 def test_ftree_routes_a_full_three_level_fat_tree_as_d_mod_k_does() -> None:
     """Zahavi's D-mod-K is what OpenSM's ftree engine implements: the same switches for all 16,256 pairs of the
     128-server radix-8 tree, and no shift permutation puts two flows on a cable under either."""
-    result = compare(build_platform("fattree", {"radix": 8, "levels": 3}), "ftree")
+    result = routed("fattree", {"radix": 8, "levels": 3}, "ftree")
     assert (result["hosts"], result["switches"], result["pairs"]) == (128, 80, 128 * 127)
     assert result["pairs_as_rule"] == result["pairs"]
     assert result["worst_shift_flows"] == result["rule_worst_shift_flows"] == 1
@@ -42,7 +51,7 @@ def test_ftree_routes_a_full_three_level_fat_tree_as_d_mod_k_does() -> None:
 def test_minhop_balances_less_than_ftree_on_the_same_tree() -> None:
     """The comparison compares something: minhop routes some pairs elsewhere and some shift puts 2 flows on a
     cable of the radix-4 tree."""
-    result = compare(build_platform("fattree", {"radix": 4, "levels": 3}), "minhop")
+    result = routed("fattree", {"radix": 4, "levels": 3}, "minhop")
     assert 0 < result["pairs_unlike_rule"] < result["pairs"]
     assert result["worst_shift_flows"] == 2
 
@@ -131,3 +140,55 @@ def test_the_command_prints_one_json_object_or_one_error_line() -> None:
     failed = subprocess.run(torus, capture_output=True, text=True, cwd=REPO, timeout=120)
     assert failed.returncode == 2 and failed.stdout == ""
     assert failed.stderr.count("\n") == 1 and "updn engine did not route" in failed.stderr
+
+
+def shift_times(platform: Path, bin_dir: Path) -> list[float]:
+    command = [str(REPO / "scripts" / "smpirun-on"), str(platform), "--", str(bin_dir / "shift")]
+    done = subprocess.run(
+        [*command, "-S", "1,3,5,8", "-R", "1", "-s", "1M", "-i", "1", "-w", "0"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [json.loads(line)["time_s_max"] for line in done.stdout.splitlines()]
+
+
+def test_a_platform_of_ftree_tables_runs_as_the_d_mod_k_family_bit_for_bit(tmp_path: Path, bin_dir: Path) -> None:
+    """The XML platform of OpenSM's ftree routes and topolab's compiled D-mod-K zone give the same simulated times
+    to the last bit (same routes, same cables); minhop's tables, with 2 flows on a cable in some shifts, are slower."""
+    command = [sys.executable, "-m", "generators.opensm", "fattree", "--radix", "4", "--levels", "3", "--engine"]
+    for engine in ("ftree", "minhop"):
+        done = subprocess.run([*command, engine, "-o", str(tmp_path / f"{engine}.xml")], cwd=REPO, timeout=120)
+        assert done.returncode == 0
+    generated = subprocess.run(
+        [sys.executable, "-m", "generators", "fattree", "--radix", "4", "--levels", "3", "-o", str(tmp_path / "f.so")],
+        cwd=REPO, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert generated.returncode == 0
+    d_mod_k, ftree = shift_times(tmp_path / "f.so", bin_dir), shift_times(tmp_path / "ftree.xml", bin_dir)
+    assert len(ftree) == 4 and ftree == d_mod_k
+    assert all(m > 1.3 * f for m, f in zip(shift_times(tmp_path / "minhop.xml", bin_dir), ftree, strict=True))
+
+
+def test_simgrid_routes_each_pair_through_the_tables(tmp_path: Path, load_platform) -> None:
+    """Every route SimGrid loads from the written platform is the links of the tables' path, framed by the limiters
+    of a platform with NBL, on a HyperX routed by lash."""
+    platform = build_platform("hyperx", {"dims": "3x2", "hosts": 2, "nbl": "0.5"})
+    fabric = fabric_of(platform)
+    tables = run_opensm(fabric, "lash")
+    write_platform(opensm_platform(platform, fabric, tables), tmp_path / "p.xml")
+    routes = load_platform(tmp_path / "p.xml", "--all-routes")["routes"]
+    assert len(routes) == 12 * 11
+    for route in routes:
+        src, dst = route["src"], route["dst"]
+        nodes = [src, *switch_path(fabric, tables, src, dst), dst]
+        hops = [fabric.links[hop] for hop in itertools.pairwise(nodes)]
+        assert route["links"] == [f"{src}_nbl", *hops, f"{dst}_nbl"]
+
+
+def test_a_platform_too_large_to_list_its_routes_is_refused_before_opensm_runs(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "generators.opensm", "fattree", "--radix", "16", "--levels", "3"]
+    done = subprocess.run(
+        [*command, "--engine", "ftree", "-o", str(tmp_path / "p.xml")], capture_output=True, text=True, cwd=REPO
+    )
+    assert done.returncode == 2 and "1024 hosts: a platform of OpenSM's routes" in done.stderr
+    assert list(tmp_path.iterdir()) == []

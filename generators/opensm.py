@@ -1,8 +1,9 @@
 """Routes as InfiniBand's subnet manager computes them: a topolab fabric routed by OpenSM under ibsim.
 
-A platform's cables (its links named ``a_to_b`` between two of its hosts or switches) are written out as an ibsim
+A platform's cables (its links between two of its hosts or switches, by their ends) are written out as an ibsim
 net file (:meth:`Fabric.net_text`): one ``Switch`` record per switch, one ``Hca`` per host, every node's ports
-numbered from 1 in the order of its cables in the platform (a fat tree's leaf: its servers, then its up cables).
+numbered from 1 in the order of its cables in the platform (a fat tree's leaf: its servers, then its up cables),
+but the failed ones (``generators.faults``): a failed cable leaves its ports empty, a failed switch is gone.
 :func:`run_opensm` starts ibsim (Debian's ``ibsim-utils``) on that file, runs OpenSM (``opensm``, 3.3.23) once on
 the simulated fabric through ``libumad2sim`` (``LD_PRELOAD``), with the routing engine asked for, reads every
 switch's linear forwarding table from OpenSM's dump (``opensm-lfts.dump``), and stops both: each run has its own
@@ -11,38 +12,46 @@ whatever happens. An engine that fails on the fabric (OpenSM then falls back to 
 tables under another name.
 
 :func:`switch_path` follows the tables hop by hop from a host to another: each switch forwards on the port its
-table gives for the destination's LID, and a path that loops, leaves the fabric or reaches another host is an
-error naming the pair. ``python -m generators.opensm FAMILY [params] --engine ENGINE`` routes a family and prints
-one JSON object: the engine's time, every pair's path checked, how many pairs the family's own rule routes the
-same way, and the busiest cable of the worst shift permutation under each.
+table gives for the destination's LID; a pair the tables leave without a route (cut from the subnet manager by
+failures, or given no entry by the engine) is :class:`Unrouted`, and a path that loops, takes a port without a
+cable or reaches another host is an error naming the pair. :func:`opensm_platform` is the platform whose routes are
+those paths. The command, ``python -m generators.opensm``, is ``generators.opensm_cli``.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from collections.abc import Mapping
-from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from pathlib import Path
 
 from generators.errors import TopologyError
+from generators.faults import NO_FAULTS
+from generators.faults import Faults
 from generators.model import Platform
 from generators.model import with_nbl
 
-__all__ = ["ENGINES", "Fabric", "OpenSMError", "Tables", "fabric_of", "opensm_platform", "run_opensm", "switch_path"]
+__all__ = [
+    "ENGINES",
+    "Fabric",
+    "OpenSMError",
+    "Tables",
+    "Unrouted",
+    "fabric_of",
+    "opensm_platform",
+    "run_opensm",
+    "switch_path",
+]
 
 ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
 """OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
@@ -57,6 +66,10 @@ class OpenSMError(TopologyError):
     """OpenSM or ibsim is missing, fails, hangs, or its tables do not route the fabric (one line)."""
 
 
+class Unrouted(OpenSMError):
+    """A pair of hosts the tables do not route: cut apart by failures, or left without an entry by the engine."""
+
+
 @dataclass(frozen=True)
 class Fabric:
     """The nodes of a platform and its cables, port by port: ``ports[node][p] = (neighbour, neighbour's port)``;
@@ -67,6 +80,25 @@ class Fabric:
     ports: Mapping[str, Mapping[int, tuple[str, int]]]
     links: Mapping[tuple[str, str], str]
     node_of: Mapping[str, str]
+
+    def components(self) -> dict[str, int]:
+        """Each node's connected component (a number; nodes that share one are connected by live cables)."""
+        component: dict[str, int] = {}
+        for start in self.ports:
+            if start in component:
+                continue
+            component[start], stack = len(component), [start]
+            while stack:
+                for other, _ in self.ports[stack.pop()].values():
+                    if other not in component:
+                        component[other] = component[start]
+                        stack.append(other)
+        return component
+
+    def managed(self) -> frozenset[str]:
+        """The nodes the subnet manager reaches: those connected to the first switch, where it runs."""
+        component = self.components()
+        return frozenset(n for n in self.ports if self.switches and component[n] == component[self.switches[0]])
 
     def net_text(self) -> str:
         """The fabric in ibsim's net format: switches first (the first one's port 0 hosts the subnet manager)."""
@@ -80,13 +112,20 @@ class Fabric:
         return "\n\n".join(records) + "\n"
 
 
-def fabric_of(platform: Platform) -> Fabric:
-    """Every cable of ``platform`` between two of its hosts or routers, once (its two directions are one cable). A
-    host of a direct network (a torus node: more than one cable) becomes a switch ``<host>-sw`` that holds its cables
-    and an HCA ``<host>`` on its port 1, as a torus of InfiniBand switches has."""
+def cables_of(platform: Platform) -> list[tuple[str, str]]:
+    """Every cable of ``platform`` between two of its hosts or routers, once (its two directions are one cable)."""
+    ends = [link.ends for link in platform.links.values() if link.ends[0] != link.ends[1]]
+    both = set(ends)
+    return [(a, b) for a, b in ends if (b, a) not in both or a < b]
+
+
+def fabric_of(platform: Platform, faults: Faults = NO_FAULTS) -> Fabric:
+    """The fabric of ``platform``'s cables but ``faults``. A host of a direct network (a torus node: more than one
+    cable) becomes a switch ``<host>-sw`` that holds its cables and an HCA ``<host>`` on its port 1, as a torus of
+    InfiniBand switches has. A failed cable leaves its two ports empty; a failed switch is gone with its cables."""
     hosts = tuple(h.name for h in platform.hosts)
     links = {link.ends: name for name, link in platform.links.items() if link.ends[0] != link.ends[1]}
-    cables = [(a, b) for a, b in links if (b, a) not in links or (a, b) < (b, a)]
+    cables = cables_of(platform)
     degree = Counter(itertools.chain.from_iterable(cables))
     direct = [h for h in hosts if degree[h] != 1]
     switch = {**{h: f"{h}-sw" for h in direct}, **{r: r for r in platform.routers}}
@@ -95,7 +134,17 @@ def fabric_of(platform: Platform) -> Fabric:
     for a, b in [(h, switch[h]) for h in direct] + [(switch.get(a, a), switch.get(b, b)) for a, b in cables]:
         pa, pb = len(ports[a]) + 1, len(ports[b]) + 1
         ports[a][pa], ports[b][pb] = (b, pb), (a, pa)
-    return Fabric(hosts, switches, ports, links, {sw: node for node, sw in switch.items()})
+    dead = {frozenset((switch.get(a, a), switch.get(b, b))) for a, b in map(tuple, faults.cables)}
+    for node in faults.switches:
+        dead |= {frozenset((node, other)) for other, _ in ports.pop(node).values()}
+    for node, node_ports in ports.items():
+        for port in [p for p, (other, _) in node_ports.items() if frozenset((node, other)) in dead]:
+            del node_ports[port]
+    alive = [s for s in switches if s not in faults.switches]
+    component = Fabric(hosts, tuple(alive), ports, links, {}).components()
+    largest = Counter(component[h] for h in hosts).most_common(1)[0][0] if hosts else None
+    alive.sort(key=lambda s: component[s] != largest)  # the subnet manager runs where most hosts are
+    return Fabric(hosts, tuple(alive), ports, links, {sw: node for node, sw in switch.items()})
 
 
 def rule_path(platform: Platform, fabric: Fabric, src: str, dst: str) -> list[str]:
@@ -177,6 +226,8 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
     """Route ``fabric`` with OpenSM's ``engine`` under ibsim; nothing is left running or on disk afterwards."""
     if engine not in ENGINES:
         raise OpenSMError(f"unknown OpenSM routing engine {engine!r}; known: {', '.join(ENGINES)}")
+    if not fabric.switches:
+        raise OpenSMError("the fabric has no switch left to run the subnet manager on")
     ibsim_bin, opensm_bin = _tools()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="topolab-opensm-") as scratch:
@@ -218,20 +269,25 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
         if problem:
             raise OpenSMError(problem)
         lids, lft = parse_lfts(dump.read_text())
-    missing = [name for name in (*fabric.hosts, *fabric.switches) if name not in lids]
-    if missing or set(lft) != set(fabric.switches):
+    managed = fabric.managed()
+    missing = [name for name in (*fabric.hosts, *fabric.switches) if name in managed and name not in lids]
+    if missing or set(lft) != {name for name in managed if name in fabric.switches}:
         raise OpenSMError(f"OpenSM ({engine}) did not configure the whole fabric ({missing[:1] or 'a switch'} lacks)")
     return Tables(engine, lids, lft, time.monotonic() - started)
 
 
 def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]:
     """The switches from host ``src`` to host ``dst`` as the forwarding tables send a packet."""
+    if 1 not in fabric.ports[src] or dst not in tables.lids or src not in tables.lids:
+        raise Unrouted(f"{src} -> {dst}: no path (failed cables or switches cut them from the subnet manager)")
     node, _ = fabric.ports[src][1]
     lid, path = tables.lids[dst], [node]
     while len(path) <= len(fabric.switches):
         port = tables.lft[node].get(lid)
-        if port is None or port not in fabric.ports[node]:
-            raise OpenSMError(f"{src} -> {dst}: switch {node} has no route to {dst} (port {port})")
+        if port is None:
+            raise Unrouted(f"{src} -> {dst}: switch {node} has no route to {dst}")
+        if port not in fabric.ports[node]:
+            raise OpenSMError(f"{src} -> {dst}: switch {node} forwards to {dst} on port {port}, which has no cable")
         node, _ = fabric.ports[node][port]
         if node == dst:
             return path
@@ -244,12 +300,17 @@ def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]
 def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platform:
     """``platform`` routed by OpenSM's ``tables`` of its ``fabric``: the same hosts and links, each pair's route the
     links of its path through the tables (framed by the hosts' NBL limiters when it has them), one explicit route
-    per pair (an XML platform: SimGrid's Full routing), at most ``MAX_HOSTS`` hosts."""
+    per pair (an XML platform: SimGrid's Full routing), none for a pair that failures cut apart, at most
+    ``MAX_HOSTS`` hosts."""
     check_writable(platform)
     limited = any(link.kind == "limiter" for link in platform.links.values())
 
     def route(src: str, dst: str) -> list[str]:
-        nodes = [src, *(fabric.node_of[s] for s in switch_path(fabric, tables, src, dst)), dst]
+        try:
+            switches = switch_path(fabric, tables, src, dst)
+        except Unrouted:
+            return []  # no route: SimGrid refuses a communication between them
+        nodes = [src, *(fabric.node_of[s] for s in switches), dst]
         nodes = [node for i, node in enumerate(nodes) if i == 0 or nodes[i - 1] != node]
         return with_nbl(src, dst, [fabric.links[hop] for hop in itertools.pairwise(nodes)], limited)
 
@@ -268,85 +329,7 @@ def check_writable(platform: Platform) -> None:
         )
 
 
-def worst_shift(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]]) -> tuple[int, int]:
-    """(shift, flows) of the shift permutation (host i to i + shift) whose busiest switch-to-switch cable carries the
-    most flows; the first such shift."""
-    worst = (0, 0)
-    for shift in range(1, len(hosts)):
-        load: Counter[tuple[str, str]] = Counter()
-        for i, src in enumerate(hosts):
-            switches = path[(src, hosts[(i + shift) % len(hosts)])]
-            load.update(itertools.pairwise(switches))
-        busiest = max(load.values(), default=0)
-        if busiest > worst[1]:
-            worst = (shift, busiest)
-    return worst
-
-
-def _pairs(hosts: Sequence[str]) -> Iterator[tuple[str, str]]:
-    return ((a, b) for a in hosts for b in hosts if a != b)
-
-
-def compare(platform: Platform, fabric: Fabric, tables: Tables) -> dict[str, object]:
-    """OpenSM's ``tables`` of ``platform``'s ``fabric`` against the family's own rule (the CLI's JSON object)."""
-    opensm = {pair: switch_path(fabric, tables, *pair) for pair in _pairs(fabric.hosts)}
-    rule = {pair: rule_path(platform, fabric, *pair) for pair in opensm}
-    same = sum(opensm[pair] == rule[pair] for pair in opensm)
-    (shift, flows), (rule_shift, rule_flows) = worst_shift(fabric.hosts, opensm), worst_shift(fabric.hosts, rule)
-    return {
-        "platform": platform.name, "engine": tables.engine, "hosts": len(fabric.hosts),
-        "switches": len(fabric.switches),
-        "opensm_s": round(tables.seconds, 3), "pairs": len(opensm), "pairs_routed": len(opensm),
-        "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same,
-        "worst_shift": shift, "worst_shift_flows": flows, "rule_worst_shift": rule_shift,
-        "rule_worst_shift_flows": rule_flows,
-    }  # fmt: skip
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m generators.opensm FAMILY [params] --engine ENGINE``: route a family's fabric with OpenSM."""
-    from generators.cli import OneLineParser
-    from generators.cli import add_family_params
-    from generators.cli import nonempty
-    from generators.families import FAMILIES
-    from generators.families import build_platform
-    from generators.writer import check_platform_path
-    from generators.writer import write_platform
-
-    parser = OneLineParser(
-        prog="python -m generators.opensm",
-        description="Route a topolab family's fabric with OpenSM under ibsim, check every pair's path and compare "
-        "it with the family's own routes (one JSON object on stdout).",
-    )
-    sub = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
-    for family in FAMILIES.values():
-        fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
-        add_family_params(fp, family)
-        fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
-        fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
-        fp.add_argument(
-            "-o", "--output", metavar="FILE.xml", type=nonempty,
-            help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
-        )  # fmt: skip
-    args = parser.parse_args(argv)
-    family = FAMILIES[args.family]
-    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
-    try:
-        platform = build_platform(args.family, given)
-        if args.output is not None:
-            check_platform_path(args.output, compiled=False)
-            check_writable(platform)
-        fabric = fabric_of(platform)
-        tables = run_opensm(fabric, args.engine, args.timeout)
-        result = compare(platform, fabric, tables)
-        if args.output is not None:
-            write_platform(opensm_platform(platform, fabric, tables), args.output)
-    except TopologyError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    print(json.dumps(result))
-    return 0
-
-
 if __name__ == "__main__":
+    from generators.opensm_cli import main
+
     raise SystemExit(main())

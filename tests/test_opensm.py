@@ -17,11 +17,11 @@ import pytest
 from generators import opensm
 from generators.families import build_platform
 from generators.opensm import OpenSMError
-from generators.opensm import compare
 from generators.opensm import fabric_of
 from generators.opensm import opensm_platform
 from generators.opensm import run_opensm
 from generators.opensm import switch_path
+from generators.opensm_cli import compare
 from generators.writer import write_platform
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,0 +1,138 @@
+"""``python -m generators.opensm FAMILY [params] --engine ENGINE``: a family's fabric routed by OpenSM under ibsim
+(``generators.opensm``), with failed cables and switches if asked, every pair's path checked, compared with the
+family's own routes and with a static link-load analysis of shift permutations; one JSON object on stdout, and the
+platform of the tables with ``-o`` (docs/opensm.md)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from generators.cli import OneLineParser
+from generators.cli import add_family_params
+from generators.cli import nonempty
+from generators.errors import TopologyError
+from generators.families import FAMILIES
+from generators.families import build_platform
+from generators.faults import draw
+from generators.model import Platform
+from generators.opensm import ENGINES
+from generators.opensm import MAX_HOSTS
+from generators.opensm import Fabric
+from generators.opensm import Tables
+from generators.opensm import Unrouted
+from generators.opensm import cables_of
+from generators.opensm import check_writable
+from generators.opensm import fabric_of
+from generators.opensm import opensm_platform
+from generators.opensm import rule_path
+from generators.opensm import run_opensm
+from generators.opensm import switch_path
+from generators.writer import check_platform_path
+from generators.writer import write_platform
+
+__all__ = ["compare", "main", "worst_shift"]
+
+
+def worst_shift(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]]) -> tuple[int, int]:
+    """(shift, flows) of the shift permutation (host i to i + shift) whose busiest switch-to-switch cable carries the
+    most flows, the first such shift; pairs without a path (``path`` lacks them) send nothing."""
+    worst = (0, 0)
+    for shift in range(1, len(hosts)):
+        load: Counter[tuple[str, str]] = Counter()
+        for i, src in enumerate(hosts):
+            switches = path.get((src, hosts[(i + shift) % len(hosts)]))
+            if switches is not None:
+                load.update(itertools.pairwise(switches))
+        busiest = max(load.values(), default=0)
+        if busiest > worst[1]:
+            worst = (shift, busiest)
+    return worst
+
+
+def compare(platform: Platform, fabric: Fabric, tables: Tables) -> dict[str, object]:
+    """OpenSM's ``tables`` of ``platform``'s ``fabric`` against the family's own rule (the CLI's JSON object)."""
+    managed = fabric.managed()
+    pairs = [(a, b) for a in fabric.hosts for b in fabric.hosts if a != b]
+    reached = [(a, b) for a, b in pairs if a in managed and b in managed]
+    opensm = {}
+    for pair in reached:
+        try:
+            opensm[pair] = switch_path(fabric, tables, *pair)
+        except Unrouted:
+            pass
+    rule = {pair: rule_path(platform, fabric, *pair) for pair in pairs}
+    same = sum(opensm[pair] == rule[pair] for pair in opensm)
+    (shift, flows), (rule_shift, rule_flows) = worst_shift(fabric.hosts, opensm), worst_shift(fabric.hosts, rule)
+    return {
+        "platform": platform.name, "engine": tables.engine, "hosts": len(fabric.hosts),
+        "switches": len(fabric.switches), "opensm_s": round(tables.seconds, 3), "pairs": len(pairs),
+        "pairs_routed": len(opensm), "pairs_cut_off": len(pairs) - len(reached),
+        "pairs_unrouted": len(reached) - len(opensm),
+        "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same,
+        "worst_shift": shift, "worst_shift_flows": flows, "rule_worst_shift": rule_shift,
+        "rule_worst_shift_flows": rule_flows,
+    }  # fmt: skip
+
+
+def _parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog="python -m generators.opensm",
+        description="Route a topolab family's fabric with OpenSM under ibsim, check every pair's path and compare "
+        "it with the family's own routes (one JSON object on stdout).",
+    )
+    sub = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
+    for family in FAMILIES.values():
+        fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
+        add_family_params(fp, family)
+        fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
+        fp.add_argument(
+            "--fail-cables", metavar="SPEC", type=nonempty,
+            help="failed cables: a-end/b-end,... by name, or N or P%% of the switch-to-switch cables drawn with --seed",
+        )  # fmt: skip
+        fp.add_argument(
+            "--fail-switches", metavar="SPEC", type=nonempty,
+            help="failed switches: names, or N or P%% of them drawn with --seed (a torus node's switch: HOST-sw)",
+        )  # fmt: skip
+        fp.add_argument("--seed", type=int, default=1, help="seed of the drawn failures (default 1)")
+        fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
+        fp.add_argument(
+            "-o", "--output", metavar="FILE.xml", type=nonempty,
+            help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
+        )  # fmt: skip
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; return its exit status (2 and one line on stderr for bad input or a failing engine)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    family = FAMILIES[args.family]
+    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
+    try:
+        platform = build_platform(args.family, given)
+        if args.output is not None:
+            check_platform_path(args.output, compiled=False)
+            check_writable(platform)
+        whole = fabric_of(platform)
+        hosts = frozenset(whole.hosts)
+        faults = draw(args.fail_cables, args.fail_switches, args.seed, cables_of(platform), whole.switches, hosts)
+        fabric = fabric_of(platform, faults)
+        tables = run_opensm(fabric, args.engine, args.timeout)
+        result = compare(platform, fabric, tables)
+        result |= {"failed_cables": len(faults.cables), "failed_switches": len(faults.switches)}
+        if args.output is not None:
+            write_platform(opensm_platform(platform, fabric, tables), args.output)
+    except TopologyError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -73,13 +73,12 @@ class Unrouted(OpenSMError):
 @dataclass(frozen=True)
 class Fabric:
     """The nodes of a platform and its cables, port by port: ``ports[node][p] = (neighbour, neighbour's port)``;
-    ``links[(a, b)]``, the platform's link from node a to node b; ``node_of``, the platform's node of a switch."""
+    ``links[(node, p)]``, the platform's link out of ``node`` through port p (none inside a torus node)."""
 
     hosts: tuple[str, ...]
     switches: tuple[str, ...]
     ports: Mapping[str, Mapping[int, tuple[str, int]]]
-    links: Mapping[tuple[str, str], str]
-    node_of: Mapping[str, str]
+    links: Mapping[tuple[str, int], str]
 
     def components(self) -> dict[str, int]:
         """Each node's connected component (a number; nodes that share one are connected by live cables)."""
@@ -124,16 +123,20 @@ def fabric_of(platform: Platform, faults: Faults = NO_FAULTS) -> Fabric:
     cable) becomes a switch ``<host>-sw`` that holds its cables and an HCA ``<host>`` on its port 1, as a torus of
     InfiniBand switches has. A failed cable leaves its two ports empty; a failed switch is gone with its cables."""
     hosts = tuple(h.name for h in platform.hosts)
-    links = {link.ends: name for name, link in platform.links.items() if link.ends[0] != link.ends[1]}
+    named = {link.ends: name for name, link in platform.links.items() if link.ends[0] != link.ends[1]}
     cables = cables_of(platform)
     degree = Counter(itertools.chain.from_iterable(cables))
     direct = [h for h in hosts if degree[h] != 1]
     switch = {**{h: f"{h}-sw" for h in direct}, **{r: r for r in platform.routers}}
     switches = (*platform.routers, *(switch[h] for h in direct))
     ports: dict[str, dict[int, tuple[str, int]]] = {name: {} for name in (*switches, *hosts)}
-    for a, b in [(h, switch[h]) for h in direct] + [(switch.get(a, a), switch.get(b, b)) for a, b in cables]:
-        pa, pb = len(ports[a]) + 1, len(ports[b]) + 1
-        ports[a][pa], ports[b][pb] = (b, pb), (a, pa)
+    links: dict[tuple[str, int], str] = {}
+    for a, b in [(h, h) for h in direct] + cables:  # (h, h): the cable inside a torus node, from its HCA
+        ends = (a, switch[a]) if a == b else (switch.get(a, a), switch.get(b, b))
+        pa, pb = len(ports[ends[0]]) + 1, len(ports[ends[1]]) + 1
+        ports[ends[0]][pa], ports[ends[1]][pb] = (ends[1], pb), (ends[0], pa)
+        if a != b:
+            links[(ends[0], pa)], links[(ends[1], pb)] = named[(a, b)], named[(b, a)]
     dead = {frozenset((switch.get(a, a), switch.get(b, b))) for a, b in map(tuple, faults.cables)}
     for node in faults.switches:
         dead |= {frozenset((node, other)) for other, _ in ports.pop(node).values()}
@@ -141,10 +144,10 @@ def fabric_of(platform: Platform, faults: Faults = NO_FAULTS) -> Fabric:
         for port in [p for p, (other, _) in node_ports.items() if frozenset((node, other)) in dead]:
             del node_ports[port]
     alive = [s for s in switches if s not in faults.switches]
-    component = Fabric(hosts, tuple(alive), ports, links, {}).components()
+    component = Fabric(hosts, tuple(alive), ports, links).components()
     largest = Counter(component[h] for h in hosts).most_common(1)[0][0] if hosts else None
     alive.sort(key=lambda s: component[s] != largest)  # the subnet manager runs where most hosts are
-    return Fabric(hosts, tuple(alive), ports, links, {sw: node for node, sw in switch.items()})
+    return Fabric(hosts, tuple(alive), ports, links)
 
 
 def rule_path(platform: Platform, fabric: Fabric, src: str, dst: str) -> list[str]:
@@ -276,25 +279,31 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
     return Tables(engine, lids, lft, time.monotonic() - started)
 
 
-def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]:
-    """The switches from host ``src`` to host ``dst`` as the forwarding tables send a packet."""
+def hop_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[tuple[str, int]]:
+    """Each hop from host ``src`` to host ``dst`` as the forwarding tables send a packet: (node, port out of it),
+    from the source's port 1 to the last switch's port to ``dst``."""
     if 1 not in fabric.ports[src] or dst not in tables.lids or src not in tables.lids:
         raise Unrouted(f"{src} -> {dst}: no path (failed cables or switches cut them from the subnet manager)")
-    node, _ = fabric.ports[src][1]
-    lid, path = tables.lids[dst], [node]
-    while len(path) <= len(fabric.switches):
+    hops, (node, _) = [(src, 1)], fabric.ports[src][1]
+    lid = tables.lids[dst]
+    while len(hops) <= len(fabric.switches):
         port = tables.lft[node].get(lid)
         if port is None:
             raise Unrouted(f"{src} -> {dst}: switch {node} has no route to {dst}")
         if port not in fabric.ports[node]:
             raise OpenSMError(f"{src} -> {dst}: switch {node} forwards to {dst} on port {port}, which has no cable")
+        hops.append((node, port))
         node, _ = fabric.ports[node][port]
         if node == dst:
-            return path
+            return hops
         if node not in tables.lft:
             raise OpenSMError(f"{src} -> {dst}: the tables deliver to {node}")
-        path.append(node)
-    raise OpenSMError(f"{src} -> {dst}: the tables loop ({' -> '.join(path[:6])} ...)")
+    raise OpenSMError(f"{src} -> {dst}: the tables loop ({' -> '.join(n for n, _ in hops[1:7])} ...)")
+
+
+def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]:
+    """The switches from host ``src`` to host ``dst`` as the forwarding tables send a packet."""
+    return [node for node, _ in hop_path(fabric, tables, src, dst)[1:]]
 
 
 def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platform:
@@ -307,12 +316,10 @@ def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platf
 
     def route(src: str, dst: str) -> list[str]:
         try:
-            switches = switch_path(fabric, tables, src, dst)
+            hops = hop_path(fabric, tables, src, dst)
         except Unrouted:
             return []  # no route: SimGrid refuses a communication between them
-        nodes = [src, *(fabric.node_of[s] for s in switches), dst]
-        nodes = [node for i, node in enumerate(nodes) if i == 0 or nodes[i - 1] != node]
-        return with_nbl(src, dst, [fabric.links[hop] for hop in itertools.pairwise(nodes)], limited)
+        return with_nbl(src, dst, [fabric.links[hop] for hop in hops if hop in fabric.links], limited)
 
     return replace(
         platform, name=f"{platform.name}-opensm-{tables.engine}", route_rule=route, graph=None, compiled=None,

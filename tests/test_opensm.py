@@ -169,19 +169,31 @@ def test_a_platform_of_ftree_tables_runs_as_the_d_mod_k_family_bit_for_bit(tmp_p
     assert all(m > 1.3 * f for m, f in zip(shift_times(tmp_path / "minhop.xml", bin_dir), ftree, strict=True))
 
 
-def test_simgrid_routes_each_pair_through_the_tables(tmp_path: Path, load_platform) -> None:
+@pytest.mark.parametrize(
+    ("family", "params", "engine", "hosts"),
+    [
+        ("hyperx", {"dims": "3x2", "hosts": 2, "nbl": "0.5"}, "lash", 12),
+        ("torus", {"dims": "3x3", "nbl": "0.5"}, "dor", 9),
+    ],
+)
+def test_simgrid_routes_each_pair_through_the_tables(
+    tmp_path: Path, load_platform, family: str, params: dict[str, object], engine: str, hosts: int
+) -> None:
     """Every route SimGrid loads from the written platform is the links of the tables' path, framed by the limiters
-    of a platform with NBL, on a HyperX routed by lash."""
-    platform = build_platform("hyperx", {"dims": "3x2", "hosts": 2, "nbl": "0.5"})
+    of a platform with NBL: on a HyperX, and on a torus whose nodes' switches are the nodes themselves."""
+    platform = build_platform(family, params)
     fabric = fabric_of(platform)
-    tables = run_opensm(fabric, "lash")
+    tables = run_opensm(fabric, engine)
     write_platform(opensm_platform(platform, fabric, tables), tmp_path / "p.xml")
     routes = load_platform(tmp_path / "p.xml", "--all-routes")["routes"]
-    assert len(routes) == 12 * 11
+    named = {link.ends: name for name, link in platform.links.items()}
+    node = {f"{h}-sw": h for h in fabric.hosts}  # a torus node's switch is the node
+    assert len(routes) == hosts * (hosts - 1)
     for route in routes:
         src, dst = route["src"], route["dst"]
-        nodes = [src, *switch_path(fabric, tables, src, dst), dst]
-        hops = [fabric.links[hop] for hop in itertools.pairwise(nodes)]
+        nodes = [src, *(node.get(s, s) for s in switch_path(fabric, tables, src, dst)), dst]
+        nodes = [n for i, n in enumerate(nodes) if i == 0 or nodes[i - 1] != n]
+        hops = [named[hop] for hop in itertools.pairwise(nodes)]
         assert route["links"] == [f"{src}_nbl", *hops, f"{dst}_nbl"]
 
 

@@ -246,6 +246,7 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
             ibsim = subprocess.Popen(
                 [ibsim_bin, "-s", "-n", *limits, str(work / "net")],
                 stdin=subprocess.DEVNULL, stdout=ibsim_log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                cwd=work,
             )  # fmt: skip
         try:
             deadline = started + timeout
@@ -255,6 +256,7 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
             opensm = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env={**env, "LD_PRELOAD": str(UMAD2SIM)}, start_new_session=True,
+                cwd=work,  # libumad2sim writes its fake sysfs (sys-PID) into the working directory
             )  # fmt: skip
             try:
                 status = opensm.wait(timeout=max(1.0, deadline - time.monotonic()))

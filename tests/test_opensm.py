@@ -28,9 +28,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def ours_running() -> list[str]:
-    """ibsim or OpenSM processes started from one of generators.opensm's scratch directories."""
+    """ibsim or OpenSM processes started from one of generators.opensm's scratch directories, and the fake sysfs
+    trees (sys-PID) libumad2sim leaves in its working directory if that is not the scratch one."""
     done = subprocess.run(["pgrep", "-af", "topolab-opensm-"], capture_output=True, text=True)
-    return [line for line in done.stdout.splitlines() if "pgrep" not in line]
+    leftovers = [str(path) for path in Path.cwd().glob("sys-[0-9]*")]
+    return [line for line in done.stdout.splitlines() if "pgrep" not in line] + leftovers
 
 
 def routed(family: str, params: dict[str, object], engine: str) -> dict[str, object]:
@@ -134,6 +136,7 @@ def test_the_command_prints_one_json_object_or_one_error_line() -> None:
     done = subprocess.run([*command, "ftree"], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"pairs_as_rule": 56' in done.stdout and done.stdout.count("\n") == 1
+    assert list(REPO.glob("sys-[0-9]*")) == []
     bad = subprocess.run([*command, "fttree"], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert bad.returncode == 2 and bad.stdout == "" and "invalid choice: 'fttree'" in bad.stderr
     torus = [sys.executable, "-m", "generators.opensm", "torus", "--dims", "4x4", "--engine", "updn"]

@@ -20,6 +20,7 @@ those paths. The command, ``python -m generators.opensm``, is ``generators.opens
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
@@ -30,7 +31,10 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from pathlib import Path
@@ -137,13 +141,27 @@ def fabric_of(platform: Platform, faults: Faults = NO_FAULTS) -> Fabric:
         ports[ends[0]][pa], ports[ends[1]][pb] = (ends[1], pb), (ends[0], pa)
         if a != b:
             links[(ends[0], pa)], links[(ends[1], pb)] = named[(a, b)], named[(b, a)]
-    dead = {frozenset((switch.get(a, a), switch.get(b, b))) for a, b in map(tuple, faults.cables)}
-    for node in faults.switches:
+    dead = {frozenset(switch.get(end, end) for end in cable) for cable in faults.cables}
+    return build_fabric(hosts, switches, ports, links, dead, faults.switches)
+
+
+def build_fabric(
+    hosts: Sequence[str],
+    switches: Sequence[str],
+    ports: dict[str, dict[int, tuple[str, int]]],
+    links: Mapping[tuple[str, int], str],
+    dead: set[frozenset[str]],
+    dead_switches: frozenset[str],
+) -> Fabric:
+    """The fabric of ``ports`` but the ``dead`` cables (each the set of its two nodes) and switches, its first switch
+    (where the subnet manager runs) one of the part that holds the most hosts."""
+    hosts = tuple(hosts)
+    for node in dead_switches:
         dead |= {frozenset((node, other)) for other, _ in ports.pop(node).values()}
     for node, node_ports in ports.items():
         for port in [p for p, (other, _) in node_ports.items() if frozenset((node, other)) in dead]:
             del node_ports[port]
-    alive = [s for s in switches if s not in faults.switches]
+    alive = [s for s in switches if s not in dead_switches]
     component = Fabric(hosts, tuple(alive), ports, links).components()
     largest = Counter(component[h] for h in hosts).most_common(1)[0][0] if hosts else None
     alive.sort(key=lambda s: component[s] != largest)  # the subnet manager runs where most hosts are
@@ -225,18 +243,15 @@ def _engine_problem(log: str, engine: str) -> str | None:
     return None
 
 
-def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
-    """Route ``fabric`` with OpenSM's ``engine`` under ibsim; nothing is left running or on disk afterwards."""
-    if engine not in ENGINES:
-        raise OpenSMError(f"unknown OpenSM routing engine {engine!r}; known: {', '.join(ENGINES)}")
-    if not fabric.switches:
-        raise OpenSMError("the fabric has no switch left to run the subnet manager on")
-    ibsim_bin, opensm_bin = _tools()
-    started = time.monotonic()
+@contextlib.contextmanager
+def simulated(fabric: Fabric, deadline: float) -> Iterator[Callable[[list[str], str], int]]:
+    """ibsim running on ``fabric`` in a scratch directory of its own, with a socket name of its own; yields a function
+    that runs a client (an InfiniBand tool, ``libumad2sim`` preloaded) in that directory until ``deadline`` and
+    returns its exit status. ibsim, the clients and the directory are gone afterwards, whatever happens."""
+    ibsim_bin = _tools()[0]
     with tempfile.TemporaryDirectory(prefix="topolab-opensm-") as scratch:
         work = Path(scratch)
         (work / "net").write_text(fabric.net_text())
-        (work / "dump").mkdir()
         env = {**os.environ, "IBSIM_SOCKNAME": f"topolab-{os.getpid()}-{uuid.uuid4().hex[:12]}"}
         env.update(OSM_CACHE_DIR=str(work / "cache"), OSM_TMP_DIR=str(work))
         nodes, ports = len(fabric.ports), sum(len(p) + 1 for p in fabric.ports.values())
@@ -248,26 +263,43 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
                 stdin=subprocess.DEVNULL, stdout=ibsim_log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                 cwd=work,
             )  # fmt: skip
-        try:
-            deadline = started + timeout
-            _wait_ready(ibsim, work / "ibsim.log", deadline)
-            command = [opensm_bin, "-R", engine, "-o", "-D", "0x43", "--dump_files_dir", str(work / "dump")]
-            command += ["-f", str(work / "opensm.log")]
-            opensm = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env={**env, "LD_PRELOAD": str(UMAD2SIM)}, start_new_session=True,
-                cwd=work,  # libumad2sim writes its fake sysfs (sys-PID) into the working directory
-            )  # fmt: skip
+
+        def client(command: list[str], what: str) -> int:
+            with open(work / "client.out", "wb") as out:
+                process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL,
+                    env={**env, "LD_PRELOAD": str(UMAD2SIM)}, start_new_session=True,
+                    cwd=work,  # libumad2sim writes its fake sysfs (sys-PID) into the working directory
+                )  # fmt: skip
             try:
-                status = opensm.wait(timeout=max(1.0, deadline - time.monotonic()))
+                return process.wait(timeout=max(0.01, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                raise OpenSMError(f"OpenSM ({engine}) did not finish within {timeout:g} s") from None
+                raise OpenSMError(f"{what} did not finish within the time limit") from None
             finally:
-                _stop(opensm)
+                _stop(process)
+
+        try:
+            _wait_ready(ibsim, work / "ibsim.log", deadline)
+            yield client
         finally:
             _stop(ibsim)
+
+
+def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
+    """Route ``fabric`` with OpenSM's ``engine`` under ibsim; nothing is left running or on disk afterwards."""
+    if engine not in ENGINES:
+        raise OpenSMError(f"unknown OpenSM routing engine {engine!r}; known: {', '.join(ENGINES)}")
+    if not fabric.switches:
+        raise OpenSMError("the fabric has no switch left to run the subnet manager on")
+    opensm_bin = _tools()[1]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="topolab-opensm-") as scratch:
+        work = Path(scratch)
+        with simulated(fabric, started + timeout) as client:
+            command = [opensm_bin, "-R", engine, "-o", "-D", "0x43", "--dump_files_dir", str(work)]
+            status = client([*command, "-f", str(work / "opensm.log")], f"OpenSM ({engine})")
         log = (work / "opensm.log").read_text(errors="replace") if (work / "opensm.log").is_file() else ""
-        dump = work / "dump" / "opensm-lfts.dump"
+        dump = work / "opensm-lfts.dump"
         if status != 0 or not dump.is_file():
             raise OpenSMError(f"OpenSM ({engine}) failed (exit status {status}) and wrote no forwarding tables")
         problem = _engine_problem(log, engine)

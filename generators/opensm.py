@@ -244,10 +244,11 @@ def _engine_problem(log: str, engine: str) -> str | None:
 
 
 @contextlib.contextmanager
-def simulated(fabric: Fabric, deadline: float) -> Iterator[Callable[[list[str], str], int]]:
+def simulated(fabric: Fabric, deadline: float) -> Iterator[Callable[[list[str], str], tuple[int, str]]]:
     """ibsim running on ``fabric`` in a scratch directory of its own, with a socket name of its own; yields a function
     that runs a client (an InfiniBand tool, ``libumad2sim`` preloaded) in that directory until ``deadline`` and
-    returns its exit status. ibsim, the clients and the directory are gone afterwards, whatever happens."""
+    returns its exit status and standard output. ibsim, the clients and the directory are gone afterwards, whatever
+    happens."""
     ibsim_bin = _tools()[0]
     with tempfile.TemporaryDirectory(prefix="topolab-opensm-") as scratch:
         work = Path(scratch)
@@ -264,7 +265,7 @@ def simulated(fabric: Fabric, deadline: float) -> Iterator[Callable[[list[str], 
                 cwd=work,
             )  # fmt: skip
 
-        def client(command: list[str], what: str) -> int:
+        def client(command: list[str], what: str) -> tuple[int, str]:
             with open(work / "client.out", "wb") as out:
                 process = subprocess.Popen(
                     command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL,
@@ -272,7 +273,8 @@ def simulated(fabric: Fabric, deadline: float) -> Iterator[Callable[[list[str], 
                     cwd=work,  # libumad2sim writes its fake sysfs (sys-PID) into the working directory
                 )  # fmt: skip
             try:
-                return process.wait(timeout=max(0.01, deadline - time.monotonic()))
+                status = process.wait(timeout=max(0.01, deadline - time.monotonic()))
+                return status, (work / "client.out").read_text(errors="replace")
             except subprocess.TimeoutExpired:
                 raise OpenSMError(f"{what} did not finish within the time limit") from None
             finally:
@@ -297,7 +299,7 @@ def run_opensm(fabric: Fabric, engine: str, timeout: float = 300.0) -> Tables:
         work = Path(scratch)
         with simulated(fabric, started + timeout) as client:
             command = [opensm_bin, "-R", engine, "-o", "-D", "0x43", "--dump_files_dir", str(work)]
-            status = client([*command, "-f", str(work / "opensm.log")], f"OpenSM ({engine})")
+            status, _ = client([*command, "-f", str(work / "opensm.log")], f"OpenSM ({engine})")
         log = (work / "opensm.log").read_text(errors="replace") if (work / "opensm.log").is_file() else ""
         dump = work / "opensm-lfts.dump"
         if status != 0 or not dump.is_file():

@@ -5,12 +5,15 @@ platform of the tables with ``-o`` (docs/opensm.md)."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
+from pathlib import Path
 
 from generators.cli import OneLineParser
 from generators.cli import add_family_params
@@ -18,7 +21,10 @@ from generators.cli import nonempty
 from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.families import build_platform
+from generators.faults import NO_FAULTS
+from generators.faults import Faults
 from generators.faults import draw
+from generators.ibnetdiscover import read_fabric
 from generators.model import Platform
 from generators.opensm import ENGINES
 from generators.opensm import MAX_HOSTS
@@ -32,6 +38,8 @@ from generators.opensm import opensm_platform
 from generators.opensm import rule_path
 from generators.opensm import run_opensm
 from generators.opensm import switch_path
+from generators.params import bandwidth
+from generators.params import latency
 from generators.writer import check_platform_path
 from generators.writer import write_platform
 
@@ -54,8 +62,9 @@ def worst_shift(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]])
     return worst
 
 
-def compare(platform: Platform, fabric: Fabric, tables: Tables) -> dict[str, object]:
-    """OpenSM's ``tables`` of ``platform``'s ``fabric`` against the family's own rule (the CLI's JSON object)."""
+def compare(platform: Platform, fabric: Fabric, tables: Tables, rule: bool = True) -> dict[str, object]:
+    """OpenSM's ``tables`` of ``platform``'s ``fabric``, and against the family's own rule when ``rule`` (a discovered
+    fabric has none): the CLI's JSON object."""
     managed = fabric.managed()
     pairs = [(a, b) for a in fabric.hosts for b in fabric.hosts if a != b]
     reached = [(a, b) for a, b in pairs if a in managed and b in managed]
@@ -65,65 +74,102 @@ def compare(platform: Platform, fabric: Fabric, tables: Tables) -> dict[str, obj
             opensm[pair] = switch_path(fabric, tables, *pair)
         except Unrouted:
             pass
-    rule = {pair: rule_path(platform, fabric, *pair) for pair in pairs}
-    same = sum(opensm[pair] == rule[pair] for pair in opensm)
-    (shift, flows), (rule_shift, rule_flows) = worst_shift(fabric.hosts, opensm), worst_shift(fabric.hosts, rule)
-    return {
+    shift, flows = worst_shift(fabric.hosts, opensm)
+    result = {
         "platform": platform.name, "engine": tables.engine, "hosts": len(fabric.hosts),
         "switches": len(fabric.switches), "opensm_s": round(tables.seconds, 3), "pairs": len(pairs),
         "pairs_routed": len(opensm), "pairs_cut_off": len(pairs) - len(reached),
-        "pairs_unrouted": len(reached) - len(opensm),
-        "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same,
-        "worst_shift": shift, "worst_shift_flows": flows, "rule_worst_shift": rule_shift,
+        "pairs_unrouted": len(reached) - len(opensm), "worst_shift": shift, "worst_shift_flows": flows,
+    }  # fmt: skip
+    if not rule:
+        return result
+    ruled = {pair: rule_path(platform, fabric, *pair) for pair in pairs}
+    same = sum(opensm[pair] == ruled[pair] for pair in opensm)
+    rule_shift, rule_flows = worst_shift(fabric.hosts, ruled)
+    return result | {
+        "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same, "rule_worst_shift": rule_shift,
         "rule_worst_shift_flows": rule_flows,
     }  # fmt: skip
+
+
+def _common(fp: argparse.ArgumentParser) -> None:
+    fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
+    fp.add_argument(
+        "--fail-cables", metavar="SPEC", type=nonempty,
+        help="failed cables: a-end/b-end,... by name, or N or P%% of the switch-to-switch cables drawn with --seed",
+    )  # fmt: skip
+    fp.add_argument(
+        "--fail-switches", metavar="SPEC", type=nonempty,
+        help="failed switches: names, or N or P%% of them drawn with --seed (a torus node's switch: HOST-sw)",
+    )  # fmt: skip
+    fp.add_argument("--seed", type=int, default=1, help="seed of the drawn failures (default 1)")
+    fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
+    fp.add_argument(
+        "-o", "--output", metavar="FILE.xml", type=nonempty,
+        help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
+    )  # fmt: skip
 
 
 def _parser() -> OneLineParser:
     parser = OneLineParser(
         prog="python -m generators.opensm",
-        description="Route a topolab family's fabric with OpenSM under ibsim, check every pair's path and compare "
-        "it with the family's own routes (one JSON object on stdout).",
+        description="Route a topolab family's fabric, or a fabric file (ibnetdiscover's output, an ibsim net file), "
+        "with OpenSM under ibsim, check every pair's path and compare it with the family's own routes (one JSON "
+        "object on stdout).",
     )
     sub = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
+    fp = sub.add_parser("fabric", help="a fabric file: ibnetdiscover > FILE on a cluster, or an ibsim net file")
+    fp.add_argument("file", metavar="FILE", type=Path, help="the fabric: ibnetdiscover's output or an ibsim net file")
+    fp.add_argument("--link-bw", help="bandwidth of every cable, per direction (default: each cable's width x speed)")
+    fp.add_argument("--link-lat", default="100ns", help="latency of every cable (default: 100ns)")
+    _common(fp)
     for family in FAMILIES.values():
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
         add_family_params(fp, family)
-        fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
-        fp.add_argument(
-            "--fail-cables", metavar="SPEC", type=nonempty,
-            help="failed cables: a-end/b-end,... by name, or N or P%% of the switch-to-switch cables drawn with --seed",
-        )  # fmt: skip
-        fp.add_argument(
-            "--fail-switches", metavar="SPEC", type=nonempty,
-            help="failed switches: names, or N or P%% of them drawn with --seed (a torus node's switch: HOST-sw)",
-        )  # fmt: skip
-        fp.add_argument("--seed", type=int, default=1, help="seed of the drawn failures (default 1)")
-        fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
-        fp.add_argument(
-            "-o", "--output", metavar="FILE.xml", type=nonempty,
-            help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
-        )  # fmt: skip
+        _common(fp)
     return parser
+
+
+def _platform(args: argparse.Namespace) -> tuple[Platform, Callable[[Faults], Fabric], bool]:
+    """The platform asked for, the fabric of it but given faults, and whether it has a rule of its own."""
+    if args.family == "fabric":
+        text = read_fabric_file(args.file)
+        link_bw = None if args.link_bw is None else bandwidth(args.link_bw, "link_bw")
+        link_lat = latency(args.link_lat, "link_lat")
+
+        def fabric(faults: Faults) -> Fabric:
+            return read_fabric(text, str(args.file), link_bw, link_lat, faults)[1]
+
+        return read_fabric(text, str(args.file), link_bw, link_lat)[0], fabric, False
+    family = FAMILIES[args.family]
+    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
+    platform = build_platform(args.family, given)
+    return platform, lambda faults: fabric_of(platform, faults), True
+
+
+def read_fabric_file(path: Path) -> str:
+    """A fabric file's text; a missing or unreadable one is one error."""
+    try:
+        return path.read_text(errors="replace")
+    except OSError as error:
+        raise TopologyError(f"cannot read the fabric file {path}: {error.strerror}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return its exit status (2 and one line on stderr for bad input or a failing engine)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    family = FAMILIES[args.family]
-    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
     try:
-        platform = build_platform(args.family, given)
+        platform, fabric_with, rule = _platform(args)
         if args.output is not None:
             check_platform_path(args.output, compiled=False)
             check_writable(platform)
-        whole = fabric_of(platform)
+        whole = fabric_with(NO_FAULTS)
         hosts = frozenset(whole.hosts)
         faults = draw(args.fail_cables, args.fail_switches, args.seed, cables_of(platform), whole.switches, hosts)
-        fabric = fabric_of(platform, faults)
+        fabric = fabric_with(faults)
         tables = run_opensm(fabric, args.engine, args.timeout)
-        result = compare(platform, fabric, tables)
+        result = compare(platform, fabric, tables, rule)
         result |= {"failed_cables": len(faults.cables), "failed_switches": len(faults.switches)}
         if args.output is not None:
             write_platform(opensm_platform(platform, fabric, tables), args.output)

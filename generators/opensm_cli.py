@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import random
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -43,23 +44,42 @@ from generators.params import latency
 from generators.writer import check_platform_path
 from generators.writer import write_platform
 
-__all__ = ["compare", "main", "worst_shift"]
+__all__ = ["busiest", "compare", "main", "permutation_flows", "worst_shift"]
+
+
+PERMUTATIONS = 10
+"""Random permutations whose busiest cable is averaged (seeds 0 .. PERMUTATIONS - 1)."""
+
+
+def busiest(pairs: Sequence[tuple[str, str]], path: Mapping[tuple[str, str], list[str]]) -> int:
+    """Flows on the busiest switch-to-switch cable when every pair of ``pairs`` sends one (those without a path in
+    ``path`` send nothing)."""
+    load: Counter[tuple[str, str]] = Counter()
+    for pair in pairs:
+        switches = path.get(pair)
+        if switches is not None:
+            load.update(itertools.pairwise(switches))
+    return max(load.values(), default=0)
 
 
 def worst_shift(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]]) -> tuple[int, int]:
-    """(shift, flows) of the shift permutation (host i to i + shift) whose busiest switch-to-switch cable carries the
-    most flows, the first such shift; pairs without a path (``path`` lacks them) send nothing."""
+    """(shift, flows) of the shift permutation (host i to i + shift) whose busiest cable carries the most flows, the
+    first such shift."""
     worst = (0, 0)
     for shift in range(1, len(hosts)):
-        load: Counter[tuple[str, str]] = Counter()
-        for i, src in enumerate(hosts):
-            switches = path.get((src, hosts[(i + shift) % len(hosts)]))
-            if switches is not None:
-                load.update(itertools.pairwise(switches))
-        busiest = max(load.values(), default=0)
-        if busiest > worst[1]:
-            worst = (shift, busiest)
+        flows = busiest([(src, hosts[(i + shift) % len(hosts)]) for i, src in enumerate(hosts)], path)
+        worst = max(worst, (shift, flows), key=lambda pair: pair[1])
     return worst
+
+
+def permutation_flows(hosts: Sequence[str], path: Mapping[tuple[str, str], list[str]]) -> float:
+    """The busiest cable's flows under a random permutation of the hosts, averaged over ``PERMUTATIONS`` seeds."""
+    total = 0
+    for seed in range(PERMUTATIONS):
+        targets = list(hosts)
+        random.Random(seed).shuffle(targets)
+        total += busiest([(a, b) for a, b in zip(hosts, targets, strict=True) if a != b], path)
+    return total / PERMUTATIONS
 
 
 def compare(platform: Platform, fabric: Fabric, tables: Tables, rule: bool = True) -> dict[str, object]:
@@ -80,6 +100,7 @@ def compare(platform: Platform, fabric: Fabric, tables: Tables, rule: bool = Tru
         "switches": len(fabric.switches), "opensm_s": round(tables.seconds, 3), "pairs": len(pairs),
         "pairs_routed": len(opensm), "pairs_cut_off": len(pairs) - len(reached),
         "pairs_unrouted": len(reached) - len(opensm), "worst_shift": shift, "worst_shift_flows": flows,
+        "random_permutation_flows": permutation_flows(fabric.hosts, opensm),
     }  # fmt: skip
     if not rule:
         return result
@@ -88,7 +109,7 @@ def compare(platform: Platform, fabric: Fabric, tables: Tables, rule: bool = Tru
     rule_shift, rule_flows = worst_shift(fabric.hosts, ruled)
     return result | {
         "pairs_as_rule": same, "pairs_unlike_rule": len(opensm) - same, "rule_worst_shift": rule_shift,
-        "rule_worst_shift_flows": rule_flows,
+        "rule_worst_shift_flows": rule_flows, "rule_random_permutation_flows": permutation_flows(fabric.hosts, ruled),
     }  # fmt: skip
 
 

@@ -4,6 +4,7 @@ apart and SimGrid refuses a run that needs one, and bad fault specs are one erro
 
 from __future__ import annotations
 
+import csv
 import re
 import subprocess
 import sys
@@ -92,3 +93,41 @@ def test_a_run_between_hosts_cut_apart_fails_with_simgrids_reason(tmp_path: Path
     )  # fmt: skip
     assert run.returncode != 0
     assert "from server-0-1 to server-0-0 but there is no connecting path" in run.stderr
+
+
+def test_the_failure_sweep_writes_a_row_per_point_and_a_figure(tmp_path: Path) -> None:
+    """minhop and ftree on the 16-server tree at 0% and 10% (3 of 32 cables), two seeds: 6 rows; ftree refuses the
+    degraded trees with OpenSM's reason, minhop routes every pair of them."""
+    command = [sys.executable, "-m", "generators.opensm_failures", "fattree", "--radix", "4", "--levels", "3"]
+    done = subprocess.run(
+        [*command, "--engines", "minhop,ftree", "--percents", "0,10", "--seeds", "2", "--out", str(tmp_path)],
+        capture_output=True, text=True, cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "opensm_failures: 6/6: ftree, 10% failed, seed 2" in done.stderr
+    with open(tmp_path / "failures.csv", newline="") as table:
+        rows = list(csv.DictReader(table))
+    assert [(r["engine"], r["failed_percent"], r["seed"]) for r in rows][:3] == [
+        ("minhop", "0.0", "1"), ("minhop", "10.0", "1"), ("minhop", "10.0", "2"),
+    ]  # fmt: skip
+    assert all(r["failed_cables"] == "3" for r in rows if r["failed_percent"] == "10.0")
+    assert all(r["refused"] == "" and r["pairs_unrouted"] == "0" for r in rows if r["engine"] == "minhop")
+    assert [bool(r["refused"]) for r in rows if r["engine"] == "ftree"] == [False, True, True]
+    assert (tmp_path / "failures.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--engines", "minhop,fttree"], "unknown OpenSM routing engine 'fttree'"),
+        (["--percents", "0,ten"], "--percents must be numbers, got '0,ten'"),
+        (["--percents", "0,101"], "--percents between 0 and 100"),
+    ],
+)
+def test_a_bad_sweep_is_one_error_and_writes_nothing(tmp_path: Path, options: list[str], message: str) -> None:
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "generators.opensm_failures", "fattree", "--radix", "4", "--out", str(out)]
+    command += ["--levels", "3"]
+    done = subprocess.run([*command, *options], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1
+    assert not out.exists()

@@ -161,6 +161,30 @@ class TestRuns:
         assert Path(option(printed_command(done.stderr), "-hostfile")).read_text().split() == hosts
         assert hosts != tree.host_names[:4]  # not the default order
 
+    def test_a_ready_machine_file_is_placed_by_its_recorded_family(self, tmp_path: Path) -> None:
+        """A platform file topolab wrote records its family: ``random:3`` places its hosts as on the family; a host
+        list places any file; a named placement on a file without a family, an unknown host, or --placement beside
+        --hostfile is one error, exit 2."""
+        ready = REPO / "platforms" / "delta" / "delta-nominal.xml"
+        done = run(tmp_path, str(ready), "--placement", "random:3", "--np", "4", "--", PINGPONG, "-s", "1", "-i", "1")
+        assert done.returncode == 0, done.stderr
+        model = build_platform("mesh", {"width": 16, "height": 32, "nbl": "nominal"})
+        assert Path(option(printed_command(done.stderr), "-hostfile")).read_text().split() == place_ranks(
+            model, 4, "random:3"
+        )
+        listed = run(tmp_path, str(ready), "--placement", "host-7,host-3", "--", PINGPONG, "-s", "1", "-i", "1")
+        assert listed.returncode == 0, listed.stderr
+        assert Path(option(printed_command(listed.stderr), "-hostfile")).read_text().split() == ["host-7", "host-3"]
+        foreign = tmp_path / "foreign.xml"
+        foreign.write_text(ready.read_text().replace("<!--", "<!-- not topolab's", 1).replace(": family ", ": "))
+        for options, message in [
+            ([str(foreign), "--placement", "random:3"], "records no topolab family to place by"),
+            ([str(ready), "--placement", "host-0,nohost"], "names no host 'nohost' (hosts of delta-nominal.xml"),
+            ([str(ready), "--placement", "random:3", "--hostfile", str(tmp_path / "h")], "both place the ranks"),
+        ]:
+            bad = run(tmp_path, *options, "--", PINGPONG)
+            assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1
+
     @pytest.mark.parametrize(
         ("placement", "hops"),
         [

@@ -81,6 +81,7 @@ from study_runner.tools.platform_files import compiled_hosts
 from study_runner.tools.platform_files import core_speed
 from study_runner.tools.platform_files import hostfile_slots
 from study_runner.tools.platform_files import node_memory
+from study_runner.tools.platform_files import platform_model
 from study_runner.tools.platform_files import ranks_per_host
 from study_runner.tools.platform_files import xml_hosts
 from study_runner.tools.this_machine import THIS_MACHINE
@@ -94,8 +95,8 @@ PROG = "smpirun-on"
 USAGE = f"""\
 usage: {PROG} FAMILY [family parameters] [--placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
            [--counters DIR] -- APP [ARG ...]
-       {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE] [--np N] [--compute MODE] [--cfg=OPT ...] [--keep DIR]
-           [--counters DIR] -- APP [ARG ...]
+       {PROG} PLATFORM.xml|PLATFORM.so [--hostfile FILE | --placement SPEC] [--np N] [--compute MODE] [--cfg=OPT ...]
+           [--keep DIR] [--counters DIR] -- APP [ARG ...]
        {PROG} this-machine [--np N] [--ranks-per-node K] [--compute MODE] ... -- APP [ARG ...]
        {PROG} FAMILY --help            (the family's parameters)
 """
@@ -117,7 +118,8 @@ this-machine: one host with this machine's cores at their calibrated speed and i
 options:
   --placement SPEC  a named placement: an allocation policy of every family (random:3, stride:2, ...) or the
                     family's own (NAME:ARG, e.g. allocation:2,4,3 on mlfm), or a comma-separated list of hosts
-                    (host-0,host-63); default: the platform's host order
+                    (host-0,host-63); default: the platform's host order. On a platform file: a list of its
+                    hosts, or a named placement when topolab wrote the file (platforms/: its family is recorded)
   --np N            number of ranks (default: every slot of the placement or of the hostfile)
   --ranks-per-node K  K consecutive ranks on each host of the placement (default 1); they share the host's
                     cores (--cores) and talk through its intra-node path (--shm-bw, --shm-lat)
@@ -211,8 +213,31 @@ def _file_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--hostfile", metavar="FILE", type=nonempty, help="smpirun hostfile (default: the platform's hosts)"
     )
+    parser.add_argument(
+        "--placement",
+        metavar="SPEC",
+        type=nonempty,
+        help="hosts in order (host-0,host-63), or a named placement of the family a topolab file records (random:3)",
+    )
     _common_options(parser)
     return parser
+
+
+def _file_slots(path: Path, hosts: list[str], spec: str, per_node: int) -> list[str]:
+    """The host of each slot of ``--placement`` on a platform file: a list of its hosts, or a named placement of the
+    family that a platform file topolab wrote records (``platform_files.platform_model``)."""
+    model = platform_model(path) if ":" in spec else None
+    if ":" in spec and model is None:
+        raise UsageError(f"placement {spec}: {path} records no topolab family to place by; give its hosts in order")
+    if model is not None:
+        return place_ranks(model, None, _placement_order(model, spec), per_node)
+    order = _placement_order_list(spec)
+    known = set(hosts)
+    unknown = [host for host in order if host not in known]
+    if unknown or len(set(order)) != len(order):
+        what = f"no host {unknown[0]!r}" if unknown else "a host twice"
+        raise UsageError(f"placement {shown(spec)} names {what} (hosts of {path.name}: {hosts[0]}, ...)")
+    return [host for host in order for _ in range(per_node)]
 
 
 def _placement_order(platform: Platform, spec: str | None) -> list[str] | None:
@@ -222,6 +247,10 @@ def _placement_order(platform: Platform, spec: str | None) -> list[str] | None:
         return None
     if ":" in spec:
         return named_placement(platform, spec)
+    return _placement_order_list(spec)
+
+
+def _placement_order_list(spec: str) -> list[str]:
     hosts = [name.strip() for name in spec.split(",")]
     if not all(hosts):
         raise TopologyError(f"placement {shown(spec)} has an empty host name (hosts are separated by single commas)")
@@ -303,7 +332,12 @@ def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path
     hosts = xml_hosts(path) if path.suffix == ".xml" else compiled_hosts(path)
     if args.hostfile is not None and args.ranks_per_node != 1:
         raise UsageError("--ranks-per-node shapes the default placement: with --hostfile, write HOST:K lines instead")
-    hosts = [host for host in hosts for _ in range(args.ranks_per_node)]
+    if args.hostfile is not None and args.placement is not None:
+        raise UsageError("--placement and --hostfile both place the ranks: give one")
+    if args.placement is not None:
+        hosts = _file_slots(path, hosts, args.placement, args.ranks_per_node)
+    else:
+        hosts = [host for host in hosts for _ in range(args.ranks_per_node)]
     slots = len(hosts)
     if args.hostfile is not None:
         hostfile = Path(args.hostfile)

@@ -1,8 +1,10 @@
-"""Third-party code from Debian's source packages, fetched, unpacked and built once into the cache.
+"""Third-party code from Debian's source packages, fetched, unpacked and built once per machine.
 
 A code is the upstream tarball of a Debian source package (``scripts/fetch-debian-source``), checked against the
-SHA-256 its release ships, unpacked once into ``<cache>/<name>/src/<digest>/`` and built once per source, flags and
-compiler into ``<cache>/<name>/build/<key>/``. Every step works in a work directory and ends with an atomic rename,
+SHA-256 its release ships, unpacked once into ``<builds>/<name>/src/<digest>/`` and built once per source, flags and
+compiler into ``<builds>/<name>/build/<key>/``. ``<builds>`` is the machine's (:func:`third_party_dir`), beside
+SimGrid's build, so that every clone and every CI run on a clean checkout reuses them; a cache directory given
+explicitly (a test's) is used instead. Every step works in a work directory and ends with an atomic rename,
 so a half-downloaded tarball, a half-unpacked tree or a half-built binary is never seen, and two processes that do
 the same step at once both end with the one result.
 """
@@ -23,9 +25,23 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.workdirs import work_directory
 
-__all__ = ["Source", "build_once", "fetch_source"]
+__all__ = ["Source", "build_once", "fetch_source", "third_party_dir"]
 
 FETCH = REPO / "scripts" / "fetch-debian-source"
+
+
+def third_party_dir(cache_dir: Path | None = None) -> Path:
+    """Where third-party sources and builds live: ``cache_dir`` when one other than the clone's default cache is
+    given; else the machine's, as SimGrid's prefix (scripts/lib/simgrid.sh): ``$TOPOLAB_BUILDS``, or
+    ``/opt/topolab/builds`` for root, or ``$XDG_DATA_HOME/topolab/builds`` (``~/.local/share``)."""
+    if cache_dir is not None and Path(cache_dir).resolve() != default_cache_dir().resolve():
+        return Path(cache_dir)
+    if os.environ.get("TOPOLAB_BUILDS"):
+        return Path(os.environ["TOPOLAB_BUILDS"])
+    if os.geteuid() == 0:
+        return Path("/opt/topolab/builds")
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "topolab" / "builds"
 
 
 @dataclass(frozen=True)
@@ -43,7 +59,7 @@ class Source:
 
 def fetch_source(source: Source, cache_dir: Path | None = None) -> Path:
     """The unpacked source tree of ``source``, downloaded and unpacked once (module docstring)."""
-    base = (cache_dir or default_cache_dir()) / source.name
+    base = third_party_dir(cache_dir) / source.name
     tarball = base / "download" / source.tarball
     root = base / "src" / source.sha256[:16]
     if (root / source.top / source.marker).is_file():

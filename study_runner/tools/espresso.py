@@ -1,7 +1,7 @@
 """Quantum ESPRESSO's pw.x (Debian's source package ``espresso`` 6.7), unmodified: a Fortran 90 MPI code whose
 ranks each write their own files, judged by its own test suite's reference energy.
 
-The code is fetched and built once into the cache (``study_runner.tools.debian_source``) with the MPI's Fortran
+The code is fetched and built once per machine (``study_runner.tools.debian_source``) with the MPI's Fortran
 compiler (smpif90 or MPICH's mpif90), QE's own ``configure`` without ScaLAPACK or OpenMP (BLAS and LAPACK: Debian's
 OpenBLAS, FFT: QE's internal one) and ``make pw``. One build setting is set by hand: ``FOX_FLAGS = -fPIC`` in
 ``make.inc``, the flags of QE's bundled XML library, which ``configure`` means to set and leaves empty (its test
@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.cache import run_key
 from study_runner.simulation.codes import compiler_identity
 from study_runner.tools.debian_source import Source
 from study_runner.tools.debian_source import build_once
 from study_runner.tools.debian_source import copy_tree
 from study_runner.tools.debian_source import fetch_source
+from study_runner.tools.debian_source import third_party_dir
 
 __all__ = [
     "ENERGY_TOLERANCE_RY",
@@ -73,12 +73,12 @@ _WALL = re.compile(r"^\s+PWSCF\s+:.*?([\d.]+)s WALL", re.MULTILINE)
 
 def build_qe(cache_dir: Path | None, mpi: str, program: str = "pw.x", jobs: int = 2) -> Path:
     """QE's ``program`` (one of ``PROGRAMS``) built with ``mpi``'s Fortran compiler (smpi: smpif90; mpich: mpif90),
-    once into the cache with the others."""
+    once per machine with the others (``third_party_dir``)."""
     if mpi not in COMPILERS:
         raise StudyError(f"mpi must be one of {', '.join(COMPILERS)}, got {mpi!r}")
     if program not in PROGRAMS:
         raise StudyError(f"program must be one of {', '.join(PROGRAMS)}, got {program!r}")
-    cache_dir = cache_dir or default_cache_dir()
+    cache_dir = third_party_dir(cache_dir)
     source = fetch_source(SOURCE, cache_dir)
     f90, cc = COMPILERS[mpi]
     key = run_key(

@@ -8,9 +8,9 @@ verification.
     python -m study_runner.tools.hpcc --mpi smpi --ranks 64 -- crossbar --hosts 64 --compute benchmark
 
 The source is the upstream tarball of the package (``scripts/fetch-debian-source hpcc``), fetched once and
-unpacked once per tarball into ``<cache>/hpcc/src/<digest>/``. A build is HPCC's own ``make arch=ARCH`` with
+unpacked once per tarball into ``<builds>/hpcc/src/<digest>/``. A build is HPCC's own ``make arch=ARCH`` with
 an arch Make file written here (:func:`arch_file`), once per source, compiler and flags into
-``<cache>/hpcc/build/<key>/hpcc``. Nothing of HPCC is patched; two build choices are not HPCC's defaults:
+``<builds>/hpcc/build/<key>/hpcc``. Nothing of HPCC is patched; two build choices are not HPCC's defaults:
 
 ``-Wl,--undefined=main`` (both MPIs)
     ``smpicc`` links a shared object, in which the linker pulls no member out of HPCC's ``libhpl.a`` (nothing
@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any
 
 from study_runner.errors import StudyError
-from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.cache import run_key
 from study_runner.simulation.codes import COMPILERS
 from study_runner.simulation.codes import compiler_identity
@@ -55,6 +54,7 @@ from study_runner.tools.debian_source import Source
 from study_runner.tools.debian_source import build_once
 from study_runner.tools.debian_source import copy_tree
 from study_runner.tools.debian_source import fetch_source
+from study_runner.tools.debian_source import third_party_dir
 
 __all__ = [
     "CHECKED",
@@ -115,7 +115,7 @@ FIGURES = (
 
 
 def fetch_hpcc(cache_dir: Path | None = None) -> Path:
-    """The unpacked HPCC source tree, ``<cache>/hpcc/src/<digest>/hpcc-1.5.0``: downloaded and unpacked once, the
+    """The unpacked HPCC source tree, ``<builds>/hpcc/src/<digest>/hpcc-1.5.0``: downloaded and unpacked once, the
     tarball checked against Debian's (``study_runner.tools.debian_source``)."""
     return fetch_source(SOURCE, cache_dir)
 
@@ -147,12 +147,12 @@ def arch_file(mpi: str, ra: str = "sandia") -> str:
 
 
 def build_hpcc(cache_dir: Path | None, mpi: str, ra: str = "sandia", jobs: int = 2) -> Path:
-    """The ``hpcc`` binary built with ``mpi``'s compiler (smpi: smpicc; mpich: mpicc), once into the cache.
+    """The ``hpcc`` binary built with ``mpi``'s compiler (smpi: smpicc; mpich: mpicc), once per machine.
 
     The key is the source's digest, the arch file (every flag) and the compiler's identity; the build runs in a
     copy of the source in a work directory and its result (binary, arch file, make's log) is renamed into place.
     """
-    cache_dir = cache_dir or default_cache_dir()
+    cache_dir = third_party_dir(cache_dir)
     source = fetch_hpcc(cache_dir)
     arch = f"topolab_{mpi}"
     make_file = arch_file(mpi, ra)

@@ -73,3 +73,26 @@ needs_no_simgrid() {
 python_environment() {
   [ -x "$1/.venv/bin/python" ] || "$1/scripts/setup" --python >&2
 }
+
+# cmake_progress LABEL: read a CMake build's output and show its progress on stderr, from cmake's own "[ 42%]"
+# (Makefiles) or "[12/58]" (Ninja) lines: one line updated in place on a terminal, else a line at each quarter (logs
+# stay short). Used by scripts/setup (SimGrid) and scripts/build (the apps).
+cmake_progress() {
+  local label="$1" line pct quarter=0
+  while IFS= read -r line; do
+    if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then
+      pct=${BASH_REMATCH[1]}
+    elif [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      pct=$((100 * BASH_REMATCH[1] / BASH_REMATCH[2]))
+    else
+      continue
+    fi
+    if [ -t 2 ]; then
+      printf '\r%s %3d%%' "$label" "$pct" >&2
+    elif ((pct / 25 > quarter)); then
+      quarter=$((pct / 25))
+      printf '%s %d%%\n' "$label" "$pct" >&2
+    fi
+  done
+  if [ -t 2 ]; then printf '\n' >&2; fi
+}

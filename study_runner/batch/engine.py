@@ -226,7 +226,6 @@ class Engine:
     def client(self, tasks: int) -> Iterator[Client]:
         """A connected client (and its cluster, closed on exit) for ``tasks`` independent simulations."""
         from dask.distributed import Client
-        from dask.distributed import LocalCluster
 
         _quiet()
         if self.scheduler:
@@ -245,6 +244,21 @@ class Engine:
                 yield client
             return
         threads = max(1, min(self.workers, tasks))
+        # Its worker's scratch space (dask-scratch-space, else left in TMPDIR) in a directory removed afterwards.
+        import dask
+
+        with (
+            tempfile.TemporaryDirectory(prefix="topolab-dask-") as scratch,
+            dask.config.set({"temporary-directory": scratch}),
+            self._local(threads, scratch) as client,
+        ):
+            yield client
+
+    @contextlib.contextmanager
+    def _local(self, threads: int, scratch: str) -> Iterator[Client]:
+        from dask.distributed import Client
+        from dask.distributed import LocalCluster
+
         # In this process, and whatever it listens on only on the loopback interface.
         local = LocalCluster(
             n_workers=1,
@@ -257,6 +271,7 @@ class Engine:
             dashboard_address="127.0.0.1:0",
             scheduler_kwargs={"dashboard": False},
             resources={MEMORY_RESOURCE: self.memory_mib()},
+            local_directory=scratch,
         )
         with local as cluster, Client(cluster) as client:
             yield client

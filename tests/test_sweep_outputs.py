@@ -95,6 +95,17 @@ def test_speedups_against_a_baseline(tmp_path: Path) -> None:
         parse_baseline("bw=3GBps", sweep)
 
 
+def test_a_sweep_file_names_its_baseline_checked_at_load(tmp_path: Path) -> None:
+    """``output.baseline`` is the default of ``--baseline``: kept by the loader, a variable or value the sweep does not
+    have is one error naming the field before anything runs."""
+    with_baseline = PINGPONG.replace('metric = "oneway_s_max"', 'metric = "oneway_s_max"\nbaseline = "bw=1GBps"')
+    assert load_sweep(write(tmp_path, with_baseline)).baseline == "bw=1GBps"
+    assert load_sweep(write(tmp_path, PINGPONG)).baseline is None
+    wrong = with_baseline.replace("bw=1GBps", "bw=3GBps")
+    with pytest.raises(StudyError, match=r"sweep\.toml: output\.baseline 'bw=3GBps': bw is never '3GBps'"):
+        load_sweep(write(tmp_path, wrong))
+
+
 def test_the_terminal_table_is_aligned_and_cut_for_big_grids(tmp_path: Path) -> None:
     table = [{"point": i, "alg": "tree" if i % 2 else "snake", "n": 7 * i, "t": 1 / (i + 1)} for i in range(100)]
     text = format_points(table, ["point", "alg", "n", "t"], tmp_path / "points.csv")

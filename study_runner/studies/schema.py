@@ -63,8 +63,8 @@ LOADER_ONLY = (
     "is NaN; ids used twice (runs, checks, grids, jobs, a run's neighbours); a run naming a platform the file does "
     "not declare; a [figures] run id naming no run; the lists of a [[zip]] of unequal lengths, a variable declared "
     "twice; a family parameter's value (python -m generators FAMILY --help), and the parameters of a family that is a "
-    "template (a sweep's); the grids an analysis reads; a jobs "
-    "file's apps, options and fit on the machine."
+    "template (a sweep's); the grids an analysis reads; a sweep's output.baseline naming a variable and one of its "
+    "values; a jobs file's apps, options and fit on the machine."
 )
 """The rules the loaders add to the published schemas (their descriptions say so)."""
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -301,7 +301,9 @@ def sweep_schema() -> dict[str, Any]:
     )  # fmt: skip
     output = _table(
         {"metric": _described({"type": "string", "minLength": 1}, "the field of the app's records the plots show"),
-         "better": {"enum": ["lower", "higher"]}, "plots": {"type": "array", "items": plot}},
+         "better": {"enum": ["lower", "higher"]}, "plots": {"type": "array", "items": plot},
+         "baseline": _described({"type": "string", "minLength": 1},
+                                "VARIABLE=VALUE: the printed table's speed-ups are over that point (as --baseline)")},
         (),
     )  # fmt: skip
     properties = {

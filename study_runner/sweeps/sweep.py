@@ -145,6 +145,8 @@ class Sweep:
     path: Path
     axes: tuple[tuple[str, ...], ...] = ()
     """The variables of each axis: one per ``[grid]`` variable, all of a ``[[zip]]`` table together."""
+    baseline: str | None = None
+    """``output.baseline``, ``VARIABLE=VALUE``: the point the printed table's speed-ups are over (checked at load)."""
 
 
 def _plots(output: dict[str, Any], variables: tuple[str, ...], where: str) -> tuple[Plot, ...]:
@@ -254,7 +256,7 @@ def load_sweep(path: str | Path) -> Sweep:
             )
         # The points that run the app report the same simulated time beside the app's records.
         points = [p if p.replay else replace(p, options=(*p.options, *SIMULATED_TIME_OPTIONS)) for p in points]
-    return Sweep(
+    sweep = Sweep(
         name=name,
         title=str(data.get("title", name)),
         description=str(data.get("description", "")),
@@ -266,4 +268,13 @@ def load_sweep(path: str | Path) -> Sweep:
         plots=plots,
         path=path,
         axes=tuple(tuple(axis[0]) for axis in grid_axes),
+        baseline=output.get("baseline"),
     )
+    if sweep.baseline is not None:
+        from study_runner.sweeps.sweep_summary import parse_baseline  # it reads a Sweep
+
+        try:
+            parse_baseline(sweep.baseline, sweep, "output.baseline")
+        except StudyError as err:
+            raise StudyError(f"{where}: {err}") from None
+    return sweep

@@ -124,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--baseline",
         metavar="VARIABLE=VALUE",
-        help="print each metric's speed-up over the point with this value, the other variables equal",
+        help="print each metric's speed-up over the point with this value, the other variables equal (default: the "
+        "file's output.baseline)",
     )
     return parser
 
@@ -150,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         engine = engine_from_args(args, args.results)
         sweep = load_sweep(args.file)
-        baseline = parse_baseline(args.baseline, sweep) if args.baseline else None
+        chosen = args.baseline or sweep.baseline  # the option wins over the file's output.baseline
+        baseline = parse_baseline(chosen, sweep) if chosen else None
         if args.list:
             for index, point in enumerate(sweep.points):
                 values = " ".join(f"{name}={value}" for name, value in point.variables.items())

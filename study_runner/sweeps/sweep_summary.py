@@ -39,16 +39,17 @@ class Baseline:
     """The variables that move with ``variable`` (a ``[[zip]]`` axis): not required equal."""
 
 
-def parse_baseline(text: str, sweep: Sweep) -> Baseline:
-    """``VARIABLE=VALUE`` naming a variable of the sweep and one of its values; ``StudyError`` otherwise."""
+def parse_baseline(text: str, sweep: Sweep, given: str = "--baseline") -> Baseline:
+    """``VARIABLE=VALUE`` naming a variable of the sweep and one of its values; ``StudyError`` otherwise, naming where
+    it was ``given`` (the option, or the sweep file's ``output.baseline``)."""
     variable, equals, value = text.partition("=")
     variable, value = variable.strip(), value.strip()
     if not equals or variable not in sweep.variables:
         known = ", ".join(sweep.variables)
-        raise StudyError(f"--baseline {text!r}: expected VARIABLE=VALUE with a variable of the sweep ({known})")
+        raise StudyError(f"{given} {text!r}: expected VARIABLE=VALUE with a variable of the sweep ({known})")
     values = list(dict.fromkeys(str(point.variables[variable]) for point in sweep.points))
     if value not in values:
-        raise StudyError(f"--baseline {text!r}: {variable} is never {value!r} (its values: {', '.join(values)})")
+        raise StudyError(f"{given} {text!r}: {variable} is never {value!r} (its values: {', '.join(values)})")
     axis = next((axis for axis in sweep.axes if variable in axis), (variable,))
     return Baseline(variable, value, tuple(name for name in axis if name != variable))
 

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -284,16 +283,6 @@ class TestBatchJobs:
                 http = client.cluster.scheduler.http_server
                 (port,) = {s.getsockname() for s in http._sockets.values()}
                 assert port[0] == "127.0.0.1" and port[1] != 8787
-
-    def test_a_local_engine_leaves_no_dask_scratch_space(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Issue 61: a sweep left ``dask-scratch-space`` in TMPDIR; its worker's scratch is now a directory of its own,
-        removed afterwards."""
-        monkeypatch.setenv("TMPDIR", str(tmp_path))
-        monkeypatch.setattr(tempfile, "tempdir", None)
-        with Engine(workers=1).client(1) as client:
-            assert client.submit(sum, [1, 2]).result() == 3
-            assert list(tmp_path.iterdir())  # the scratch is there while the cluster runs
-        assert list(tmp_path.iterdir()) == []
 
 
 def expected_oneway(point_variables: dict, size: int) -> float:

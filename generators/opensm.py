@@ -169,11 +169,14 @@ def build_fabric(
 
 
 def rule_path(platform: Platform, fabric: Fabric, src: str, dst: str) -> list[str]:
-    """The switches of the family's own route from ``src`` to ``dst``, named as in ``fabric``."""
-    nodes = [src, *(name.partition("_to_")[2] for name in platform.route(src, dst))]
-    attached = {host: fabric.ports[host][1][0] for host in fabric.hosts}  # a host stands for its switch
+    """The switches of the family's own route from ``src`` to ``dst``, named as in ``fabric`` (a torus node's own
+    switch stands for it; a host's NBL limiter is no hop)."""
+    ends = [platform.links[name].ends for name in platform.route(src, dst)]
+    nodes = [src, *(b for a, b in ends if a != b)]
+    attached = {h: ports[1][0] for h in fabric.hosts if 1 in (ports := fabric.ports[h]) and ports[1][0] != h}
     path = [attached.get(node, node) for node in nodes]
-    return [node for i, node in enumerate(path) if i == 0 or path[i - 1] != node]
+    switches = set(fabric.switches)
+    return [node for i, node in enumerate(path) if node in switches and (i == 0 or path[i - 1] != node)]
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,15 @@ def test_ftree_routes_a_full_three_level_fat_tree_as_d_mod_k_does() -> None:
     assert result["worst_shift_flows"] == result["rule_worst_shift_flows"] == 1
 
 
+def test_the_rules_routes_are_read_through_nbl_limiters_and_torus_nodes() -> None:
+    """A host's NBL limiter is no hop of the family's route, and a torus node stands for its own switch: ftree still
+    equals D-mod-K on every pair with NBL, and dor on a torus agrees with itself with or without NBL."""
+    limited = routed("fattree", {"radix": 4, "levels": 3, "nbl": "0.5"}, "ftree")
+    assert limited["pairs_as_rule"] == limited["pairs"] == 240
+    torus = [routed("torus", {"dims": "4x4", **nbl}, "dor")["pairs_as_rule"] for nbl in ({}, {"nbl": "0.5"})]
+    assert torus[0] == torus[1] > 0
+
+
 def test_minhop_balances_less_than_ftree_on_the_same_tree() -> None:
     """The comparison compares something: minhop routes some pairs elsewhere and some shift puts 2 flows on a
     cable of the radix-4 tree."""

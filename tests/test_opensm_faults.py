@@ -42,6 +42,13 @@ def test_a_leaf_cut_from_the_tree_loses_exactly_its_servers_pairs(engine: str) -
     assert result["pairs_unrouted"] == 0
 
 
+def test_a_failed_host_cable_cuts_that_host_only() -> None:
+    platform, cut = faults("server-0-0/leaf-0")
+    fabric = fabric_of(platform, cut)
+    result = compare(platform, fabric, run_opensm(fabric, "minhop"))
+    assert result["pairs_cut_off"] == 2 * 127 and result["pairs_routed"] == 128 * 127 - 2 * 127
+
+
 def test_drawn_faults_are_the_seeds_and_fractions_count_the_switch_cables() -> None:
     _, first = faults("5%", "2", seed=7)
     _, again = faults("5%", "2", seed=7)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from study_runner.errors import StudyError
 from study_runner.simulation.memory import memory_limit_mib
+from study_runner.simulation.workdirs import work_directory
 
 MEMORY_RESOURCE = "MEMORY"
 """The Dask resource (MiB) a worker has and each simulation asks for its memory estimate (``simulation.memory``)."""
@@ -244,18 +245,19 @@ class Engine:
                 yield client
             return
         threads = max(1, min(self.workers, tasks))
-        # Its worker's scratch space (dask-scratch-space, else left in TMPDIR) in a directory removed afterwards.
+        # Its worker's scratch space (dask-scratch-space, else left in TMPDIR) in a work directory of this process:
+        # removed afterwards, or by the next run if this one is killed (study_runner.simulation.workdirs).
         import dask
 
         with (
-            tempfile.TemporaryDirectory(prefix="topolab-dask-") as scratch,
-            dask.config.set({"temporary-directory": scratch}),
+            work_directory("dask") as scratch,
+            dask.config.set({"temporary-directory": str(scratch)}),
             self._local(threads, scratch) as client,
         ):
             yield client
 
     @contextlib.contextmanager
-    def _local(self, threads: int, scratch: str) -> Iterator[Client]:
+    def _local(self, threads: int, scratch: Path) -> Iterator[Client]:
         from dask.distributed import Client
         from dask.distributed import LocalCluster
 
@@ -271,7 +273,7 @@ class Engine:
             dashboard_address="127.0.0.1:0",
             scheduler_kwargs={"dashboard": False},
             resources={MEMORY_RESOURCE: self.memory_mib()},
-            local_directory=scratch,
+            local_directory=str(scratch),
         )
         with local as cluster, Client(cluster) as client:
             yield client

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Collection
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -26,7 +27,7 @@ from generators.placement import write_hostfile
 from generators.writer import check_platform_path
 from generators.writer import write_platform
 
-__all__ = ["OneLineParser", "add_family_params", "main", "nonempty"]
+__all__ = ["OneLineParser", "add_family_params", "given_params", "main", "nonempty"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -44,16 +45,25 @@ def nonempty(text: str) -> str:
     return text
 
 
-def add_family_params(parser: argparse.ArgumentParser, family: Family) -> None:
-    """Add one option per declared parameter of ``family`` (``--link-bw`` for ``link_bw``, dest the name).
+def add_family_params(parser: argparse.ArgumentParser, family: Family, skip: Collection[str] = ()) -> None:
+    """Add one option per declared parameter of ``family`` (``--link-bw`` for ``link_bw``, dest the name), but those
+    named in ``skip`` (which the command sets itself).
 
     Values stay strings: :func:`generators.build_platform` validates them. Shared by the generator CLI and
     ``scripts/smpirun-on``, so a family's parameters are declared once.
     """
     for param in family.params:
+        if param.name in skip:
+            continue
         required = param.default is REQUIRED
         default = "" if required else f" (default: {param.default})"
-        parser.add_argument(param.option, dest=param.name, required=required, help=param.help + default)
+        text = (param.help + default).replace("%", "%%")  # argparse formats help with %
+        parser.add_argument(param.option, dest=param.name, required=required, help=text)
+
+
+def given_params(args: argparse.Namespace, family: Family, skip: Collection[str] = ()) -> dict[str, str]:
+    """The parameters of ``family`` given on the command line (:func:`add_family_params`), as text, but ``skip``."""
+    return {p.name: v for p in family.params if p.name not in skip and (v := getattr(args, p.name, None)) is not None}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.output is None and args.picture is None and args.hostfile is None:
         parser.error("nothing to write: give -o FILE (the platform), --picture FILE.png or --hostfile FILE")
     family = FAMILIES[args.family]
-    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
+    given = given_params(args, family)
     try:
         ranks, per_node = _hostfile_options(parser, args)
         # too large: refused before anything is built

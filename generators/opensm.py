@@ -44,6 +44,8 @@ from generators.faults import NO_FAULTS
 from generators.faults import Faults
 from generators.model import Platform
 from generators.model import with_nbl
+from generators.subnet import ENGINES
+from generators.subnet import MAX_HOSTS
 
 __all__ = [
     "ENGINES",
@@ -57,12 +59,7 @@ __all__ = [
     "switch_path",
 ]
 
-ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
-"""OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
-
 UMAD2SIM = Path("/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so")
-MAX_HOSTS = 512
-"""Most hosts of a platform of OpenSM's routes: one explicit route per ordered pair (261,632 at 512 hosts)."""
 INSTALL = "install Debian's opensm, ibsim-utils and libumad2sim0 (scripts/setup does)"
 
 

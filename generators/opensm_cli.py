@@ -18,6 +18,7 @@ from pathlib import Path
 
 from generators.cli import OneLineParser
 from generators.cli import add_family_params
+from generators.cli import given_params
 from generators.cli import nonempty
 from generators.errors import TopologyError
 from generators.families import FAMILIES
@@ -41,6 +42,7 @@ from generators.opensm import run_opensm
 from generators.opensm import switch_path
 from generators.params import bandwidth
 from generators.params import latency
+from generators.subnet import SUBNET_APPLIED
 from generators.writer import check_platform_path
 from generators.writer import write_platform
 
@@ -117,13 +119,13 @@ def _common(fp: argparse.ArgumentParser) -> None:
     fp.add_argument("--engine", required=True, choices=ENGINES, help="OpenSM's routing engine (opensm -R)")
     fp.add_argument(
         "--fail-cables", metavar="SPEC", type=nonempty,
-        help="failed cables: a-end/b-end,... by name, or N or P%% of the switch-to-switch cables drawn with --seed",
+        help="failed cables: a-end/b-end,... by name, or N or P%% of the inner cables drawn with --fail-seed",
     )  # fmt: skip
     fp.add_argument(
         "--fail-switches", metavar="SPEC", type=nonempty,
-        help="failed switches: names, or N or P%% of them drawn with --seed (a torus node's switch: HOST-sw)",
+        help="failed switches: names, or N or P%% of them drawn with --fail-seed (a torus node's switch: HOST-sw)",
     )  # fmt: skip
-    fp.add_argument("--seed", type=int, default=1, help="seed of the drawn failures (default 1)")
+    fp.add_argument("--fail-seed", type=int, default=0, help="seed of the drawn failures (default 0)")
     fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
     fp.add_argument(
         "-o", "--output", metavar="FILE.xml", type=nonempty,
@@ -146,7 +148,7 @@ def _parser() -> OneLineParser:
     _common(fp)
     for family in FAMILIES.values():
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
-        add_family_params(fp, family)
+        add_family_params(fp, family, skip=SUBNET_APPLIED)  # --engine and the failures: this command's
         _common(fp)
     return parser
 
@@ -163,7 +165,7 @@ def _platform(args: argparse.Namespace) -> tuple[Platform, Callable[[Faults], Fa
 
         return read_fabric(text, str(args.file), link_bw, link_lat)[0], fabric, False
     family = FAMILIES[args.family]
-    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
+    given = given_params(args, family, skip=SUBNET_APPLIED)
     platform = build_platform(args.family, given)
     return platform, lambda faults: fabric_of(platform, faults), True
 
@@ -187,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_writable(platform)
         whole = fabric_with(NO_FAULTS)
         hosts = frozenset(whole.hosts)
-        faults = draw(args.fail_cables, args.fail_switches, args.seed, cables_of(platform), whole.switches, hosts)
+        faults = draw(args.fail_cables, args.fail_switches, args.fail_seed, cables_of(platform), whole.switches, hosts)
         fabric = fabric_with(faults)
         tables = run_opensm(fabric, args.engine, args.timeout)
         result = compare(platform, fabric, tables, rule)

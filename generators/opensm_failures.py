@@ -18,6 +18,7 @@ from pathlib import Path
 
 from generators.cli import OneLineParser
 from generators.cli import add_family_params
+from generators.cli import given_params
 from generators.errors import TopologyError
 from generators.families import FAMILIES
 from generators.families import build_platform
@@ -30,6 +31,7 @@ from generators.opensm import cables_of
 from generators.opensm import fabric_of
 from generators.opensm import run_opensm
 from generators.opensm_cli import compare
+from generators.subnet import SUBNET_APPLIED
 
 __all__ = ["COLUMNS", "main", "sweep"]
 
@@ -100,14 +102,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
     for family in FAMILIES.values():
         fp = sub.add_parser(family.name, help=family.summary, description=family.summary)
-        add_family_params(fp, family)
+        add_family_params(fp, family, skip=SUBNET_APPLIED)  # the sweep draws the failures itself
         fp.add_argument("--engines", default="minhop,updn,dfsssp,ftree", help="OpenSM engines, comma-separated")
         fp.add_argument("--percents", default="0,1,2,5,10", help="failed cables in %% (default 0,1,2,5,10)")
         fp.add_argument("--seeds", type=int, default=3, help="draws of each percentage but 0 (default 3)")
         fp.add_argument("--out", type=Path, required=True, help="directory for failures.csv and failures.png")
     args = parser.parse_args(argv)
     family = FAMILIES[args.family]
-    given = {p.name: getattr(args, p.name) for p in family.params if getattr(args, p.name) is not None}
+    given = given_params(args, family, skip=SUBNET_APPLIED)
     engines = [engine.strip() for engine in args.engines.split(",")]
     try:
         percents = [float(p) for p in args.percents.split(",")]

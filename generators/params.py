@@ -217,15 +217,11 @@ def _ints(value: object, name: str) -> tuple[int, ...]:
     return tuple(positive_int(item, name) for item in items)
 
 
-def _an_integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 @accepts("ints >= 1 ('4x4x2', '4,4,2' or a list)")
 def int_tuple(value: object, name: str) -> tuple[int, ...]:
     """A non-empty tuple of integers >= 1, from ``"4x4x2"``, ``"4,4,2"`` or a list. An integer alone is refused: in
     a file, ``dims = 442`` is more likely a slip for ``"4x4x2"`` than the 442-node ring it would be."""
-    if _an_integer(value):
+    if isinstance(value, int) and not isinstance(value, bool):
         raise TopologyError(
             f"{name} must be a list of integers >= 1 such as '4x4x2' or [4, 4, 2], got the integer {value} "
             f"(one dimension of {value}: [{value}] or '{value}')"
@@ -236,7 +232,9 @@ def int_tuple(value: object, name: str) -> tuple[int, ...]:
 @accepts("an int >= 1, or ints >= 1 ('3,3,2' or a list)")
 def int_or_ints(value: object, name: str) -> tuple[int, ...]:
     """One integer >= 1, or a non-empty tuple of them (``3``, ``"3,3,2"``, a list): one value for all, or one each."""
-    return (positive_int(value, name),) if _an_integer(value) else _ints(value, name)
+    return (
+        (positive_int(value, name),) if isinstance(value, int) and not isinstance(value, bool) else _ints(value, name)
+    )
 
 
 @accepts("flags ('1,1,0', 'yes', 'no' or a list)")
@@ -244,15 +242,9 @@ def flag_tuple(value: object, name: str) -> tuple[bool, ...]:
     """Per-dimension booleans from ``"1,1,0"``, ``"yes"``/``"no"`` (all dimensions) or a list."""
     words = {"1": True, "0": False, "true": True, "false": False, "yes": True, "no": False}
     items = value if isinstance(value, list | tuple) else str(value).split(",")
-    flags = []
-    for item in items:
-        text = str(item).strip().lower()
-        if isinstance(item, bool):
-            flags.append(item)
-        elif text in words:
-            flags.append(words[text])
-        else:
-            raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {shown(value)}")
+    flags = [item if isinstance(item, bool) else words.get(str(item).strip().lower()) for item in items]
+    if None in flags:
+        raise TopologyError(f"{name} must be flags such as '1,1,0' or 'yes', got {shown(value)}")
     return tuple(flags)
 
 
@@ -367,16 +359,12 @@ def _signature(declared: Sequence[Param]) -> inspect.Signature:
 def builds(
     family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
 ) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
-    r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (positionally in declared
-    order, or by name) and the builder receives every one checked, defaults filled from the ``Param``\ s, except
-    the node values it does not build (``generators.node.APPLIED``: cores, shm_bw, shm_lat), which are applied to
-    the platform it returns (``generators.node.apply_node``).
-
-    Before building, ``estimate(values)`` says what the builder would build (:mod:`generators.size`), plus what the
-    node values add (``generators.node.node_size``), and a model beyond the memory limit is refused, so no request
-    allocates more than the machine holds. The platform built records ``family``, the checked values (``params``,
-    the node values included), the arguments as given (``given``) and the estimate (``size``). The public
-    signature shows the declared defaults, so ``help()`` and the docs say them.
+    r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (in order, or by name); the
+    builder receives them checked, defaults filled from the ``Param``\ s, but the node's (``generators.node.APPLIED``)
+    and the subnet manager's (``generators.subnet.SUBNET_APPLIED``), applied to the platform it returns. Before
+    building, ``estimate(values)`` and what those add say what it would build (:mod:`generators.size`): a model
+    beyond the memory limit is refused. The platform records ``family``, the checked values (``params``), the
+    arguments as given (``given``) and the estimate (``size``); the public signature shows the declared defaults.
 
     >>> from generators.crossbar import crossbar
     >>> p = crossbar(2, link_lat="100ns")
@@ -387,27 +375,34 @@ def builds(
     ...
     generators.errors.TopologyError: hosts must be an integer >= 1, got 0
     """
-    # generators.node declares its parameters with this module's converters: imported when a family is decorated.
+    # generators.node and generators.subnet declare parameters with this module's converters: imported here.
     from generators.node import APPLIED
     from generators.node import apply_node
     from generators.node import check_node
     from generators.node import node_size
+    from generators.subnet import SUBNET_APPLIED
+    from generators.subnet import apply_subnet
+    from generators.subnet import subnet_size
 
     names = tuple(param.name for param in declared)
     applied = APPLIED if set(APPLIED) <= set(names) else ()
+    routed = SUBNET_APPLIED if set(SUBNET_APPLIED) <= set(names) else ()
     signature = _signature(declared)
 
     def sized(values: Mapping[str, Any]) -> Size:
-        """The family's estimate of the values it builds, plus the node's links and routes."""
-        if not applied:
-            return estimate(values)
-        check_node(values)
-        return node_size(estimate({k: v for k, v in values.items() if k not in applied}), values["shm_bw"])
+        """The family's estimate of the values it builds, plus the node's links and routes, as routed."""
+        size = estimate({k: v for k, v in values.items() if k not in applied + routed})
+        if applied:
+            check_node(values)
+            size = node_size(size, values["shm_bw"])
+        return subnet_size(family, declared, size, values) if routed else size
 
     def decorate(build: Callable[..., Platform]) -> Callable[..., Platform]:
         def make(request: PlatformRequest) -> Platform:
             values = request.values
-            platform = build(**{k: v for k, v in values.items() if k not in applied})
+            platform = build(**{k: v for k, v in values.items() if k not in applied + routed})
+            if routed:
+                platform = apply_subnet(family, declared, platform, values)
             if applied:
                 platform = apply_node(platform, **{k: values[k] for k in applied})
             platform.family, platform.params, platform.size = family, values, request.size
@@ -469,6 +464,10 @@ def family(
     >>> [line.strip() for line in crossbar.__doc__.split("Parameters")[1].splitlines()[2:4]]
     ['hosts : int >= 1', 'number of hosts N.']
     """
+
+    from generators.subnet import SUBNET_PARAMS  # every family: routed by OpenSM, around failures, on request
+
+    params = (*params, *SUBNET_PARAMS)
 
     def declare(build: Callable[..., Platform]) -> Callable[..., Platform]:
         builder = builds(build.__name__, params, estimate)(build)

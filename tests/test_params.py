@@ -16,6 +16,7 @@ from generators.families import FAMILIES
 from generators.mlfm import mlfm
 from generators.node import APPLIED
 from generators.params import REQUIRED
+from generators.subnet import SUBNET_APPLIED
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -25,7 +26,8 @@ def test_defaults_live_in_the_params_only(family: str) -> None:
     inner = inspect.signature(spec.build.__wrapped__).parameters
     restated = [name for name, p in inner.items() if p.default is not inspect.Parameter.empty]
     assert not restated, f"{family}: the builder restates the defaults of {restated}"
-    built = [param.name for param in spec.params if param.name not in APPLIED]  # the node values are applied after
+    applied = APPLIED + SUBNET_APPLIED  # the node's values and the subnet manager's are applied after the build
+    built = [param.name for param in spec.params if param.name not in applied]
     assert list(inner) == built, f"{family}: builder and Params disagree on order"
     public = inspect.signature(spec.build).parameters
     for param in spec.params:

@@ -42,6 +42,7 @@ from typing import NoReturn
 
 from generators.allocation import ALLOCATION_POLICIES
 from generators.cli import add_family_params
+from generators.cli import given_params
 from generators.cli import nonempty
 from generators.errors import TopologyError
 from generators.errors import shown
@@ -310,7 +311,7 @@ def _split(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
 
 def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
     """Platform file, hostfile and rank count of a family run; the platform is written only if new."""
-    given = {p.name: getattr(args, p.name) for p in FAMILIES[family].params if getattr(args, p.name) is not None}
+    given = given_params(args, FAMILIES[family])
     cached = platform_directory(family, given, cache_dir)
     platform, path = cached.platform, cached.path
     order = _placement_order(platform, args.placement)

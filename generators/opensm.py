@@ -42,10 +42,13 @@ from pathlib import Path
 from generators.errors import TopologyError
 from generators.faults import NO_FAULTS
 from generators.faults import Faults
+from generators.model import CABLE
+from generators.model import CompiledZone
 from generators.model import Platform
 from generators.model import with_nbl
 from generators.subnet import ENGINES
 from generators.subnet import MAX_HOSTS
+from generators.subnet import MAX_TABLE_HOSTS
 
 __all__ = [
     "ENGINES",
@@ -60,6 +63,7 @@ __all__ = [
 ]
 
 UMAD2SIM = Path("/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so")
+TABLES_ZONE = "topolab_tables_zone"
 INSTALL = "install Debian's opensm, ibsim-utils and libumad2sim0 (scripts/setup does)"
 
 
@@ -342,11 +346,12 @@ def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]
     return [node for node, _ in hop_path(fabric, tables, src, dst)[1:]]
 
 
-def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platform:
+def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables, compiled: bool | None = None) -> Platform:
     """``platform`` routed by OpenSM's ``tables`` of its ``fabric``: the same hosts and links, each pair's route the
-    links of its path through the tables (framed by the hosts' NBL limiters when it has them), one explicit route
-    per pair (an XML platform: SimGrid's Full routing), none for a pair that failures cut apart, at most
-    ``MAX_HOSTS`` hosts."""
+    links of its path through the tables (framed by the hosts' NBL limiters when it has them), none for a pair that
+    failures cut apart. Up to ``MAX_HOSTS`` hosts, one explicit route per pair (an XML platform: SimGrid's Full
+    routing); beyond (or when ``compiled``), the zone that follows the tables (:func:`tables_zone`), up to
+    ``MAX_TABLE_HOSTS``."""
     check_writable(platform)
     limited = any(link.kind == "limiter" for link in platform.links.values())
 
@@ -357,19 +362,75 @@ def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables) -> Platf
             return []  # no route: SimGrid refuses a communication between them
         return with_nbl(src, dst, [fabric.links[hop] for hop in hops if hop in fabric.links], limited)
 
+    zone = len(platform.hosts) > MAX_HOSTS if compiled is None else compiled
     return replace(
-        platform, name=f"{platform.name}-opensm-{tables.engine}", route_rule=route, graph=None, compiled=None,
+        platform, name=f"{platform.name}-opensm-{tables.engine}", route_rule=route, graph=None,
+        compiled=tables_zone(platform, fabric, tables) if zone else None,
         spread_rule=None, adaptive=False, size=None,
     )  # fmt: skip
 
 
 def check_writable(platform: Platform) -> None:
-    """Refuse a platform too large to list every pair's route."""
-    if len(platform.hosts) > MAX_HOSTS:
+    """Refuse a platform too large for the tables' zone."""
+    if len(platform.hosts) > MAX_TABLE_HOSTS:
         raise OpenSMError(
-            f"{len(platform.hosts)} hosts: a platform of OpenSM's routes lists every pair's route, at most {MAX_HOSTS} "
-            f"hosts ({MAX_HOSTS * (MAX_HOSTS - 1)} routes)"
+            f"{len(platform.hosts)} hosts: a platform of OpenSM's routes has at most {MAX_TABLE_HOSTS} hosts (its "
+            "zone holds a forwarding entry per switch and host)"
         )
+
+
+def _nodes(platform: Platform, fabric: Fabric) -> tuple[dict[str, int], dict[str, str]]:
+    """The zone's node numbers (hosts in order, the fabric's switches, then the failed ones) and each host of a direct
+    network's own switch."""
+    names = [host.name for host in platform.hosts] + list(fabric.switches)
+    names += sorted({end for link in platform.links.values() if link.kind == CABLE for end in link.ends} - set(names))
+    own = {host.name: f"{host.name}-sw" for host in platform.hosts if f"{host.name}-sw" in fabric.switches}
+    return {name: i for i, name in enumerate(names)}, own
+
+
+def _forwarding(fabric: Fabric, tables: Tables, switch: str, dst: str, number: Mapping[str, int]) -> int:
+    """The link ``switch`` sends on towards host ``dst`` (its number), -1 for none, -2 when ``dst`` is its own."""
+    port = tables.lft.get(switch, {}).get(tables.lids.get(dst, -1))
+    if port is None or port not in fabric.ports[switch]:
+        return -1
+    neighbour, _ = fabric.ports[switch][port]
+    link = fabric.links.get((switch, port))
+    if neighbour == dst:
+        return -2 if link is None else number[link]
+    delivered_elsewhere = neighbour not in tables.lft  # a host that is not dst
+    return -1 if delivered_elsewhere or link is None else number[link]
+
+
+def tables_zone(platform: Platform, fabric: Fabric, tables: Tables) -> CompiledZone:
+    """The compiled zone ``topolab_tables_zone`` (``simgrid_cpp/tables_zone.cpp``): ``platform``'s hosts and cables,
+    each switch's forwarding table per destination host, followed on demand; a host's NBL limiter as its family sets
+    it (``nbl`` in ``link_bw``s). Links other than cables and limiters are refused."""
+    other = sorted({link.kind for link in platform.links.values()} - {CABLE, "limiter"})
+    if other:
+        raise OpenSMError(f"{platform.name}: links of kind {other[0]}: the tables' zone models cables and limiters")
+    index, own = _nodes(platform, fabric)
+    hosts = [host.name for host in platform.hosts]
+    cables = [link for link in platform.links.values() if link.kind == CABLE]
+    number = {link.name: i for i, link in enumerate(cables)}
+    switches = list(index)[len(hosts) :]
+    lines = [f"nodes {len(hosts)} {len(switches)}", *(f"host {h}" for h in hosts), *(f"switch {s}" for s in switches)]
+    lines += [f"link {c.name} {index[own.get(c.ends[1], c.ends[1])]} {c.bandwidth!r} {c.latency!r}" for c in cables]
+    for i, host in enumerate(hosts):
+        switch, _ = fabric.ports[host].get(1, (host, 0))
+        link = number.get(fabric.links.get((host, 1), ""), -1)
+        attached = own.get(host, switch) if host in tables.lids else host
+        lines.append(f"attach {i} {index[attached]} {link if attached != host else -1}")
+    for switch in switches:
+        row = (_forwarding(fabric, tables, switch, dst, number) for dst in hosts) if switch in tables.lft else ()
+        lines.append(f"fwd {index[switch]} {' '.join(map(str, row)) or ' '.join(['-1'] * len(hosts))}")
+    limiters = [link.bandwidth for link in platform.links.values() if link.kind == "limiter"]
+    link_bw = float(platform.params.get("link_bw") or max(c.bandwidth for c in cables))
+    values = {
+        "link_bw": repr(link_bw), "link_lat": repr(float(platform.params.get("link_lat", 0.0))),
+        "nbl": repr(limiters[0] / link_bw) if limiters else "none", "host_speed": repr(platform.hosts[0].speed),
+    }  # fmt: skip
+    head = "".join(f"{key} {value}\n" for key, value in values.items())
+    return CompiledZone(TABLES_ZONE, head + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -129,7 +129,8 @@ def _common(fp: argparse.ArgumentParser) -> None:
     fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
     fp.add_argument(
         "-o", "--output", metavar="FILE.xml", type=nonempty,
-        help=f"also write the platform routed by the tables (XML, a route per pair: {MAX_HOSTS} hosts at most)",
+        help=f"also write the platform routed by the tables (XML, a route per pair, up to {MAX_HOSTS} hosts; beyond, "
+        "FILE.so, a compiled zone that follows them)",
     )  # fmt: skip
 
 
@@ -185,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         platform, fabric_with, rule = _platform(args)
         if args.output is not None:
-            check_platform_path(args.output, compiled=False)
+            check_platform_path(args.output, compiled=len(platform.hosts) > MAX_HOSTS)
             check_writable(platform)
         whole = fabric_with(NO_FAULTS)
         hosts = frozenset(whole.hosts)

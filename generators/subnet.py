@@ -6,8 +6,8 @@ routing engine (``generators.opensm.ENGINES``) that routes the family's cables i
 count or a percentage drawn with the seed) and are left in place while OpenSM routes around them. ``builds`` applies
 them to the platform built (:func:`apply_subnet`): the fabric of its cables but the failed ones is routed by OpenSM
 under ibsim, and the platform's routes become the paths through OpenSM's forwarding tables, one explicit route per
-pair (SimGrid's Full routing, so at most ``generators.opensm.MAX_HOSTS`` hosts); a pair that failures cut apart
-has no route, and a run that needs it stops with SimGrid's "no connecting path" error.
+pair up to :data:`MAX_HOSTS` hosts (SimGrid's Full routing), beyond a compiled zone that follows the tables; a
+pair that failures cut apart has no route, and a run that needs it stops with SimGrid's "no connecting path" error.
 
 topolab's own rules (D-mod-K, dimension order, minimal, the adaptive ones) have no fault-tolerant form: failures
 without ``opensm`` are refused, as is ``opensm`` beside a family routing or spreading of its own (one of them routes).
@@ -34,13 +34,17 @@ from generators.params import nonnegative_int
 from generators.params import optional
 from generators.size import Size
 
-__all__ = ["ENGINES", "MAX_HOSTS", "SUBNET_APPLIED", "SUBNET_PARAMS", "apply_subnet", "subnet_size"]
+__all__ = ["ENGINES", "MAX_HOSTS", "MAX_TABLE_HOSTS", "SUBNET_APPLIED", "SUBNET_PARAMS", "apply_subnet", "subnet_size"]
 
 ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
 """OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
 
 MAX_HOSTS = 512
-"""Most hosts of a platform of OpenSM's routes: one explicit route per ordered pair (261,632 at 512 hosts)."""
+"""Most hosts of a platform of OpenSM's routes written as XML, one explicit route per ordered pair (261,632 at 512
+hosts); beyond, a compiled zone follows the tables (``simgrid_cpp/tables_zone.cpp``)."""
+
+MAX_TABLE_HOSTS = 8192
+"""Most hosts of a platform of OpenSM's routes (its zone holds a forwarding entry per switch and host)."""
 
 _SPEC = re.compile(r"\d+(\.\d+)?%|\d+|[^,\s]+(\s*,\s*[^,\s]+)*")
 
@@ -108,16 +112,18 @@ def check_subnet(family: str, declared: Sequence[Param], values: Mapping[str, An
 
 
 def subnet_size(family: str, declared: Sequence[Param], size: Size, values: Mapping[str, Any]) -> Size:
-    """``size`` as the subnet manager's routes write it: one explicit route per ordered pair of hosts (as many
-    links each as the family's own routes when it lists them, else 6), refused beyond ``MAX_HOSTS`` hosts before
-    anything is built or routed."""
+    """``size`` as the subnet manager's routes write it: up to ``MAX_HOSTS`` hosts one explicit route per ordered pair
+    of hosts (as many links each as the family's own routes when it lists them, else 6), beyond a compiled zone of
+    the tables, refused beyond ``MAX_TABLE_HOSTS`` hosts before anything is built or routed."""
     if check_subnet(family, declared, values) is None:
         return size
-    if size.hosts > MAX_HOSTS:
+    if size.hosts > MAX_TABLE_HOSTS:
         raise TopologyError(
-            f"{family} with opensm: {size.hosts} hosts, and a platform of OpenSM's routes lists every pair's route: "
-            f"at most {MAX_HOSTS} hosts"
+            f"{family} with opensm: {size.hosts} hosts, and a platform of OpenSM's routes has at most "
+            f"{MAX_TABLE_HOSTS} hosts (its zone holds a forwarding entry per switch and host)"
         )
+    if size.hosts > MAX_HOSTS:
+        return dataclasses.replace(size, routes=0, route_links=0, edges=0, edge_links=0, compiled=True)
     routes = size.hosts * (size.hosts - 1)
     hops = size.route_links / size.routes if size.routes else 6
     return dataclasses.replace(size, routes=routes, route_links=round(routes * hops), edges=0, edge_links=0,

@@ -64,7 +64,7 @@ def test_the_file_records_how_it_was_routed_and_default_files_do_not(tmp_path: P
         ({"opensm": "ftree", "spread": "packet"}, "fattree: spread = packet and opensm = ftree: give one"),
         ({"opensm": "minhops"}, "opensm must be one of none, minhop, updn"),
         ({"opensm": "minhop", "fail_cables": "a b"}, "fail_cables must be names (a,b,...), a count N or a share P%"),
-        ({"radix": 16, "opensm": "ftree"}, "fattree with opensm: 1024 hosts, and a platform of OpenSM's routes"),
+        ({"radix": 34, "opensm": "ftree"}, "fattree with opensm: 9826 hosts, and a platform of OpenSM's routes"),
     ],
 )
 def test_what_cannot_be_routed_is_one_error_before_opensm_runs(

@@ -346,13 +346,13 @@ def switch_path(fabric: Fabric, tables: Tables, src: str, dst: str) -> list[str]
     return [node for node, _ in hop_path(fabric, tables, src, dst)[1:]]
 
 
-def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables, compiled: bool | None = None) -> Platform:
+def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables, compiled: bool = True) -> Platform:
     """``platform`` routed by OpenSM's ``tables`` of its ``fabric``: the same hosts and links, each pair's route the
     links of its path through the tables (framed by the hosts' NBL limiters when it has them), none for a pair that
-    failures cut apart. Up to ``MAX_HOSTS`` hosts, one explicit route per pair (an XML platform: SimGrid's Full
-    routing); beyond (or when ``compiled``), the zone that follows the tables (:func:`tables_zone`), up to
-    ``MAX_TABLE_HOSTS``."""
-    check_writable(platform)
+    failures cut apart. SimGrid gets the routes from the zone that follows the tables (:func:`tables_zone`, up to
+    ``MAX_TABLE_HOSTS`` hosts), or, not ``compiled``, from one explicit route per pair (an XML platform, SimGrid's
+    Full routing, up to ``MAX_HOSTS`` hosts)."""
+    check_writable(platform, compiled)
     limited = any(link.kind == "limiter" for link in platform.links.values())
 
     def route(src: str, dst: str) -> list[str]:
@@ -362,20 +362,25 @@ def opensm_platform(platform: Platform, fabric: Fabric, tables: Tables, compiled
             return []  # no route: SimGrid refuses a communication between them
         return with_nbl(src, dst, [fabric.links[hop] for hop in hops if hop in fabric.links], limited)
 
-    zone = len(platform.hosts) > MAX_HOSTS if compiled is None else compiled
     return replace(
         platform, name=f"{platform.name}-opensm-{tables.engine}", route_rule=route, graph=None,
-        compiled=tables_zone(platform, fabric, tables) if zone else None,
-        spread_rule=None, adaptive=False, size=None,
+        compiled=tables_zone(platform, fabric, tables) if compiled else None, spread_rule=None, adaptive=False,
+        size=None,
     )  # fmt: skip
 
 
-def check_writable(platform: Platform) -> None:
-    """Refuse a platform too large for the tables' zone."""
-    if len(platform.hosts) > MAX_TABLE_HOSTS:
+def check_writable(platform: Platform, compiled: bool) -> None:
+    """Refuse a platform too large for the tables' zone, or, as XML, to list every pair's route."""
+    hosts = len(platform.hosts)
+    if hosts > MAX_TABLE_HOSTS:
         raise OpenSMError(
-            f"{len(platform.hosts)} hosts: a platform of OpenSM's routes has at most {MAX_TABLE_HOSTS} hosts (its "
-            "zone holds a forwarding entry per switch and host)"
+            f"{hosts} hosts: a platform of OpenSM's routes has at most {MAX_TABLE_HOSTS} hosts (its zone holds a "
+            "forwarding entry per switch and host)"
+        )
+    if not compiled and hosts > MAX_HOSTS:
+        raise OpenSMError(
+            f"{hosts} hosts: an XML platform of OpenSM's routes lists every pair's route, at most {MAX_HOSTS} hosts; "
+            "write FILE.so, the zone that follows the tables"
         )
 
 

@@ -43,7 +43,6 @@ from generators.opensm import switch_path
 from generators.params import bandwidth
 from generators.params import latency
 from generators.subnet import SUBNET_APPLIED
-from generators.writer import check_platform_path
 from generators.writer import write_platform
 
 __all__ = ["busiest", "compare", "main", "permutation_flows", "worst_shift"]
@@ -128,9 +127,9 @@ def _common(fp: argparse.ArgumentParser) -> None:
     fp.add_argument("--fail-seed", type=int, default=0, help="seed of the drawn failures (default 0)")
     fp.add_argument("--timeout", type=float, default=300.0, help="seconds for ibsim and OpenSM (default 300)")
     fp.add_argument(
-        "-o", "--output", metavar="FILE.xml", type=nonempty,
-        help=f"also write the platform routed by the tables (XML, a route per pair, up to {MAX_HOSTS} hosts; beyond, "
-        "FILE.so, a compiled zone that follows them)",
+        "-o", "--output", metavar="FILE", type=nonempty,
+        help="also write the platform routed by the tables: FILE.so, a compiled zone that follows them, or FILE.xml, "
+        f"a route per pair (up to {MAX_HOSTS} hosts)",
     )  # fmt: skip
 
 
@@ -186,8 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         platform, fabric_with, rule = _platform(args)
         if args.output is not None:
-            check_platform_path(args.output, compiled=len(platform.hosts) > MAX_HOSTS)
-            check_writable(platform)
+            check_writable(platform, compiled=Path(args.output).suffix == ".so")
         whole = fabric_with(NO_FAULTS)
         hosts = frozenset(whole.hosts)
         faults = draw(args.fail_cables, args.fail_switches, args.fail_seed, cables_of(platform), whole.switches, hosts)
@@ -196,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = compare(platform, fabric, tables, rule)
         result |= {"failed_cables": len(faults.cables), "failed_switches": len(faults.switches)}
         if args.output is not None:
-            write_platform(opensm_platform(platform, fabric, tables), args.output)
+            routed = opensm_platform(platform, fabric, tables, compiled=Path(args.output).suffix == ".so")
+            write_platform(routed, args.output)
     except TopologyError as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2

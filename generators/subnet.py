@@ -5,9 +5,9 @@ routing engine (``generators.opensm.ENGINES``) that routes the family's cables i
 ``fail_cables``, ``fail_switches`` and ``fail_seed`` name the parts that failed (``generators.faults``: names, a
 count or a percentage drawn with the seed) and are left in place while OpenSM routes around them. ``builds`` applies
 them to the platform built (:func:`apply_subnet`): the fabric of its cables but the failed ones is routed by OpenSM
-under ibsim, and the platform's routes become the paths through OpenSM's forwarding tables, one explicit route per
-pair up to :data:`MAX_HOSTS` hosts (SimGrid's Full routing), beyond a compiled zone that follows the tables; a
-pair that failures cut apart has no route, and a run that needs it stops with SimGrid's "no connecting path" error.
+under ibsim, and the platform's routes become the paths through OpenSM's forwarding tables, a compiled zone that
+follows them (``simgrid_cpp/tables_zone.cpp``, up to :data:`MAX_TABLE_HOSTS` hosts); a pair that failures cut
+apart has no route, and a run that needs it stops with SimGrid's "no connecting path" error.
 
 topolab's own rules (D-mod-K, dimension order, minimal, the adaptive ones) have no fault-tolerant form: failures
 without ``opensm`` are refused, as is ``opensm`` beside a family routing or spreading of its own (one of them routes).
@@ -18,6 +18,7 @@ byte for byte the same.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -40,8 +41,8 @@ ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue"
 """OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
 
 MAX_HOSTS = 512
-"""Most hosts of a platform of OpenSM's routes written as XML, one explicit route per ordered pair (261,632 at 512
-hosts); beyond, a compiled zone follows the tables (``simgrid_cpp/tables_zone.cpp``)."""
+"""Most hosts of a platform of OpenSM's routes written as XML (``python -m generators.opensm ... -o FILE.xml``), one
+explicit route per ordered pair (261,632 at 512 hosts)."""
 
 MAX_TABLE_HOSTS = 8192
 """Most hosts of a platform of OpenSM's routes (its zone holds a forwarding entry per switch and host)."""
@@ -91,6 +92,11 @@ SUBNET_APPLIED = tuple(param.name for param in SUBNET_PARAMS)
 
 _ENGINE = {engine.lower(): engine for engine in ENGINES}
 
+_ROUTED: dict[tuple[str, str], Any] = {}
+"""OpenSM's tables by the digest of the fabric's net file and the engine, the last ``_ROUTED_KEPT`` of this process:
+a study routes each platform to write it and again to analyse it."""
+_ROUTED_KEPT = 64
+
 
 def check_subnet(family: str, declared: Sequence[Param], values: Mapping[str, Any]) -> str | None:
     """The OpenSM engine asked for (its own spelling), or None; failures without one, or an engine beside the
@@ -112,9 +118,8 @@ def check_subnet(family: str, declared: Sequence[Param], values: Mapping[str, An
 
 
 def subnet_size(family: str, declared: Sequence[Param], size: Size, values: Mapping[str, Any]) -> Size:
-    """``size`` as the subnet manager's routes write it: up to ``MAX_HOSTS`` hosts one explicit route per ordered pair
-    of hosts (as many links each as the family's own routes when it lists them, else 6), beyond a compiled zone of
-    the tables, refused beyond ``MAX_TABLE_HOSTS`` hosts before anything is built or routed."""
+    """``size`` as the subnet manager's routes write it: a compiled zone of the tables (a parameter file), refused
+    beyond ``MAX_TABLE_HOSTS`` hosts before anything is built or routed."""
     if check_subnet(family, declared, values) is None:
         return size
     if size.hosts > MAX_TABLE_HOSTS:
@@ -122,12 +127,7 @@ def subnet_size(family: str, declared: Sequence[Param], size: Size, values: Mapp
             f"{family} with opensm: {size.hosts} hosts, and a platform of OpenSM's routes has at most "
             f"{MAX_TABLE_HOSTS} hosts (its zone holds a forwarding entry per switch and host)"
         )
-    if size.hosts > MAX_HOSTS:
-        return dataclasses.replace(size, routes=0, route_links=0, edges=0, edge_links=0, compiled=True)
-    routes = size.hosts * (size.hosts - 1)
-    hops = size.route_links / size.routes if size.routes else 6
-    return dataclasses.replace(size, routes=routes, route_links=round(routes * hops), edges=0, edge_links=0,
-                               compiled=False)  # fmt: skip
+    return dataclasses.replace(size, routes=0, route_links=0, edges=0, edge_links=0, compiled=True)
 
 
 def apply_subnet(family: str, declared: Sequence[Param], platform: Platform, values: Mapping[str, Any]) -> Platform:
@@ -148,4 +148,9 @@ def apply_subnet(family: str, declared: Sequence[Param], platform: Platform, val
         frozenset(whole.hosts),
     )  # fmt: skip
     fabric = fabric_of(platform, faults)
-    return opensm_platform(platform, fabric, run_opensm(fabric, engine))
+    key = (hashlib.sha256(fabric.net_text().encode()).hexdigest(), engine)
+    if key not in _ROUTED:  # the same fabric and engine, routed again in this process: OpenSM's tables once
+        while len(_ROUTED) >= _ROUTED_KEPT:
+            del _ROUTED[next(iter(_ROUTED))]
+        _ROUTED[key] = run_opensm(fabric, engine)
+    return opensm_platform(platform, fabric, _ROUTED[key], compiled=True)

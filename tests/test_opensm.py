@@ -198,7 +198,7 @@ def test_simgrid_routes_each_pair_through_the_tables(
     platform = build_platform(family, params)
     fabric = fabric_of(platform)
     tables = run_opensm(fabric, engine)
-    write_platform(opensm_platform(platform, fabric, tables), tmp_path / "p.xml")
+    write_platform(opensm_platform(platform, fabric, tables, compiled=False), tmp_path / "p.xml")
     routes = load_platform(tmp_path / "p.xml", "--all-routes")["routes"]
     named = {link.ends: name for name, link in platform.links.items()}
     node = {f"{h}-sw": h for h in fabric.hosts}  # a torus node's switch is the node
@@ -211,11 +211,12 @@ def test_simgrid_routes_each_pair_through_the_tables(
         assert route["links"] == [f"{src}_nbl", *hops, f"{dst}_nbl"]
 
 
-def test_past_512_hosts_the_platform_is_the_tables_zone_and_asked_for_as_such(tmp_path: Path) -> None:
-    """1024 hosts: ``-o p.xml`` is refused before OpenSM runs (the tables' zone is a shared object), nothing written."""
+def test_an_xml_platform_past_512_hosts_is_refused_before_opensm_runs(tmp_path: Path) -> None:
+    """1024 hosts: ``-o p.xml`` (a route per pair) is refused, with what to write instead, and nothing is written."""
     command = [sys.executable, "-m", "generators.opensm", "fattree", "--radix", "16", "--levels", "3"]
     done = subprocess.run(
         [*command, "--engine", "ftree", "-o", str(tmp_path / "p.xml")], capture_output=True, text=True, cwd=REPO
     )
-    assert done.returncode == 2 and "is a compiled zone" in done.stderr and "must end in .so" in done.stderr
+    assert done.returncode == 2 and "1024 hosts: an XML platform of OpenSM's routes" in done.stderr
+    assert "write FILE.so" in done.stderr and done.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []

@@ -31,7 +31,7 @@ def routes(platform) -> dict[tuple[str, str], list[str]]:
 def test_ftree_as_a_family_parameter_routes_every_pair_as_d_mod_k() -> None:
     """OpenSM's ftree on a full fat tree is D-mod-K (Zahavi's rule, topolab's own): every one of the 240 routes."""
     routed = build_platform("fattree", {**TREE, "opensm": "ftree"})
-    assert routed.params["opensm"] == "ftree" and routed.compiled is None and routed.graph is None
+    assert routed.params["opensm"] == "ftree" and routed.compiled.library == "topolab_tables_zone"
     assert routes(routed) == routes(build_platform("fattree", TREE))
 
 
@@ -47,10 +47,10 @@ def test_drawn_failures_are_the_seeds_and_the_routes_avoid_them() -> None:
 
 
 def test_the_file_records_how_it_was_routed_and_default_files_do_not(tmp_path: Path) -> None:
-    write_platform(build_platform("fattree", {**TREE, "opensm": "dfsssp", "fail_cables": "1"}), tmp_path / "r.xml")
+    write_platform(build_platform("fattree", {**TREE, "opensm": "dfsssp", "fail_cables": "1"}), tmp_path / "r.so")
     write_platform(build_platform("crossbar", {"hosts": 4}), tmp_path / "c.xml")
-    routed = (tmp_path / "r.xml").read_text()
-    assert '"opensm": "dfsssp"' in routed and '"fail_cables": "1"' in routed and "<route " in routed
+    routed = (tmp_path / "r.params").read_text()
+    assert '"opensm": "dfsssp"' in routed and '"fail_cables": "1"' in routed and "\nfwd " in routed
     for name in ("opensm", "fail_cables", "fail_switches", "fail_seed"):
         assert name not in (tmp_path / "c.xml").read_text()
 

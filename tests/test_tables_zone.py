@@ -1,7 +1,7 @@
 """The compiled zone of OpenSM's forwarding tables (``simgrid_cpp/tables_zone.cpp``, ``generators.opensm.tables_zone``):
-SimGrid loads from it every route, links and latency, of the XML platform of the same tables; a fabric past 512 hosts
-gets it, and routes as the family's own zone where the engine is its rule; a pair cut apart stops a run with SimGrid's
-words; a malformed file is one error line."""
+SimGrid loads from it every route, links and latency, of the XML platform of the same tables; a family routed by
+OpenSM gets it (1024 servers too), and routes as the family's own zone where the engine is its rule; a pair cut apart
+stops a run with SimGrid's words; a malformed file is one error line."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_the_zone_gives_every_route_of_the_xml_platform_of_the_same_tables(
     assert all(links == compiled.route(a, b) for (a, b), (links, _) in from_zone.items())
 
 
-def test_past_512_hosts_the_family_parameter_builds_the_zone_and_ftree_routes_as_d_mod_k(
+def test_the_family_parameter_builds_the_zone_and_ftree_routes_1024_servers_as_d_mod_k(
     tmp_path: Path, load_platform
 ) -> None:
     """1024 servers, 320 switches: OpenSM's ftree through SimGrid's loader, 400 random pairs, as the family's own

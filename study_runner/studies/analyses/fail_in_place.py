@@ -1,11 +1,12 @@
 """Analysis of ``fail-in-place``: a fat tree with failed cables, routed by OpenSM's engines (Domke et al., SC14).
 
 The runs are ``apps/bench/shift`` on platforms routed by OpenSM (``opensm = ENGINE``, ``fail_cables``: the
-``generators.subnet`` parameters): three random permutations, and the all-to-all in shift order. Their checks use
+``generators.subnet`` parameters) of a fat tree and a dragonfly: three random permutations, and the all-to-all in
+shift order, sampled (a shift from each of equal slices, and the bisection shift). Their checks use
 the shift metrics of ``interconnects`` (the static bottleneck of the routes, the slowest rate); this module adds
-the throughput of a run (the mean per-server rate of its permutations, or the all-to-all's block over the mean time
-of its shifts, each as a fraction of a cable), the notes that put each failure level beside the whole tree, the
-figure of throughput against failed cables, and a static heatmap of the most degraded fabric.
+the throughput of a run (the block over the mean time of its permutations or shifts, as a fraction of a cable), the
+notes that put each failure level beside the whole network, the figure of throughput against failed cables, and a
+static heatmap of the most degraded fat tree.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import matplotlib.pyplot as plt
 from study_runner.studies import heatmaps
 from study_runner.studies.analyses.interconnects import link_rate
 from study_runner.studies.analyses.interconnects import model_ratio
+from study_runner.studies.analyses.interconnects import sampled_shifts
 from study_runner.studies.analyses.interconnects import shift_loads
 from study_runner.studies.analyses.interconnects import worst_rate_fraction
 from study_runner.studies.context import StudyContext
@@ -28,8 +30,10 @@ from study_runner.studies.figure_fields import FigureField
 from study_runner.studies.grid_fields import GridRead
 
 FIGURES: dict[str, FigureField] = {}  # the figure is drawn from the runs alone (figure_fields)
-PATTERNS = {"random": "three random permutations", "alltoall": "all-to-all in shift order"}
-GRIDS = {pattern: GridRead(engine=(), percent=(0,), seed=()) for pattern in PATTERNS}
+NETWORKS = {"": "fat tree, 128 servers", "dragonfly-": "dragonfly, 342 servers"}  # the grids' prefix: the network
+PATTERNS = {"random": "three random permutations", "alltoall": "all-to-all, sampled shifts"}
+GRIDS = {net + pattern: GridRead(engine=(), percent=(0,), seed=()) for net in NETWORKS for pattern in PATTERNS}
+TEMPLATE_FUNCTIONS = {"sampled_shifts": sampled_shifts}
 
 
 def throughput(ctx: StudyContext, run: str) -> float:
@@ -43,11 +47,11 @@ def throughput(ctx: StudyContext, run: str) -> float:
 METRICS = {"throughput": throughput, "model_ratio": model_ratio, "worst_rate_fraction": worst_rate_fraction}
 
 
-def _levels(ctx: StudyContext, pattern: str, engine: str) -> dict[int, list[float]]:
-    """The throughput of every run of ``pattern`` and ``engine`` that ran, by failed percentage (one per seed)."""
+def _levels(ctx: StudyContext, grid: str, engine: str) -> dict[int, list[float]]:
+    """The throughput of every run of ``grid`` and ``engine`` that ran, by failed percentage (one per seed)."""
     levels: dict[int, list[float]] = {}
     for spec in ctx.study.runs:
-        if spec.grid == pattern and spec.variables["engine"] == engine and spec.id in ctx.results:
+        if spec.grid == grid and spec.variables["engine"] == engine and spec.id in ctx.results:
             levels.setdefault(int(spec.variables["percent"]), []).append(throughput(ctx, spec.id))
     return dict(sorted(levels.items()))
 
@@ -60,45 +64,52 @@ def _unrouted(ctx: StudyContext, run: str) -> int:
 
 
 def notes(ctx: StudyContext) -> list[str]:
-    """Per pattern and engine: the throughput at each failure level (mean and range over seeds), and at the most
-    failed level as a share of the whole tree's (the degradation Domke et al. call manageable); pairs cut apart."""
+    """Per network, pattern and engine: the throughput at each failure level (mean and range over seeds), and at the
+    most failed level as a share of the whole network's (the degradation Domke et al. call manageable); pairs cut
+    apart."""
     out = []
-    for pattern, what in PATTERNS.items():
-        for engine in ctx.study.values(pattern, "engine"):
-            levels = _levels(ctx, pattern, engine)
+    for grid, what in _grids():
+        for engine in ctx.study.values(grid, "engine"):
+            levels = _levels(ctx, grid, engine)
             if not levels:
                 continue
             cells = [f"{p}%: {statistics.fmean(v):.3f} ({min(v):.3f}-{max(v):.3f})" for p, v in levels.items()]
             whole, worst = statistics.fmean(levels[min(levels)]), statistics.fmean(levels[max(levels)])
             out.append(
                 f"{what}, {engine}: per-server rate as a share of a cable, mean (range over seeds) by failed cables: "
-                f"{'; '.join(cells)}; at {max(levels)}% failed {worst / whole:.2f} of the whole tree's"
+                f"{'; '.join(cells)}; at {max(levels)}% failed {worst / whole:.2f} of the whole network's"
             )
     cut = {spec.id: _unrouted(ctx, spec.id) for spec in ctx.study.runs if spec.id in ctx.results}
     out.append(f"pairs of servers without a route: {sum(cut.values())} over {len(cut)} runs' platforms")
     return out
 
 
+def _grids() -> list[tuple[str, str]]:
+    """Every grid of the study and what it is: the network, then the pattern."""
+    return [(net + pattern, f"{name}: {what}") for net, name in NETWORKS.items() for pattern, what in PATTERNS.items()]
+
+
 def figures(ctx: StudyContext, out_dir: Path) -> None:
-    """``throughput.png``: each pattern's per-server rate against the share of failed cables, a line per engine
-    (mean over seeds, their range as error bars), ftree's whole tree as a point; and a static heatmap."""
-    fig, axes = plt.subplots(1, len(PATTERNS), figsize=(11, 4.2), sharey=True)
-    for axis, (pattern, what) in zip(axes, PATTERNS.items(), strict=True):
-        for engine in ctx.study.values(pattern, "engine"):
-            levels = _levels(ctx, pattern, engine)
+    """``throughput.png``: each network's and pattern's per-server rate against the share of failed cables, a line
+    per engine (mean over seeds, their range as error bars), ftree's whole tree as a point; a static heatmap."""
+    fig, axes = plt.subplots(len(NETWORKS), len(PATTERNS), figsize=(11, 8), sharey=True, squeeze=False)
+    for axis, (grid, what) in zip(axes.flat, _grids(), strict=True):
+        for engine in ctx.study.values(grid, "engine"):
+            levels = _levels(ctx, grid, engine)
             means = [statistics.fmean(v) for v in levels.values()]
             low = [m - min(v) for m, v in zip(means, levels.values(), strict=True)]
             high = [max(v) - m for m, v in zip(means, levels.values(), strict=True)]
             axis.errorbar(list(levels), means, yerr=[low, high], marker="o", capsize=3, label=engine)
-        if pattern == "alltoall" and "alltoall.ftree.0.1" in ctx.results:
+        if grid == "alltoall" and "alltoall.ftree.0.1" in ctx.results:
             axis.plot([0], [throughput(ctx, "alltoall.ftree.0.1")], "k*", markersize=10, label="ftree (whole)")
-        axis.set_title(f"{what} (simulated)")
+        axis.set_title(f"{what} (simulated)", fontsize=10)
         axis.set_xlabel("cables between switches failed (%)")
         axis.grid(alpha=0.3)
         axis.legend()
-    axes[0].set_ylabel("per-server rate (share of a 4 GB/s cable)")
-    axes[0].set_ylim(bottom=0)
-    fig.suptitle("128-server fat tree of 8-port switches, routed by OpenSM around failed cables")
+    for axis in axes[:, 0]:
+        axis.set_ylabel("per-server rate (share of a 4 GB/s cable)")
+    axes[0, 0].set_ylim(bottom=0)
+    fig.suptitle("Routed by OpenSM around failed cables")
     fig.tight_layout()
     fig.savefig(out_dir / "throughput.png", dpi=110)
     plt.close(fig)

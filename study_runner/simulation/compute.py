@@ -44,6 +44,10 @@ from typing import TypeVar
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.machine_load import BusyMachine
+from study_runner.simulation.machine_load import busy_note
+from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import warn_if_flagged
 
 __all__ = [
     "COMPUTE_MODES",
@@ -87,6 +91,9 @@ print(json.dumps({{"samples": samples, "numpy": numpy.__version__}}))
 """
 """The measurement, run in a child Python with one BLAS thread (the variables must be set before numpy loads)."""
 
+AGAIN = "scripts/calibrate-compute --force"
+"""How to measure this machine's cores and memory again."""
+
 ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
 """The environment of a measuring child: one BLAS and OpenMP thread (set before numpy loads)."""
 
@@ -103,13 +110,15 @@ class Calibration:
     machine: str
     measured: str
     """When, ISO 8601 (UTC)."""
+    busy_cores: float = 0.0
+    """Cores other work kept busy just before (``machine_load``): over ``BUSY_CORES``, the figure is flagged."""
 
     def describe(self) -> str:
         """One line: the figure, its spread and how it was measured."""
         low, high = min(self.samples), max(self.samples)
         return (
             f"{self.flops / 1e9:.2f} Gflop/s per core ({low / 1e9:.2f}-{high / 1e9:.2f} over {len(self.samples)} "
-            f"runs) on {self.cpu}, {self.method}, measured {self.measured}"
+            f"runs) on {self.cpu}, {self.method}, measured {self.measured}{busy_note(self.busy_cores, AGAIN)}"
         )
 
 
@@ -161,8 +170,10 @@ def calibration_path(cache_dir: Path | None = None) -> Path:
     return (cache_dir or default_cache_dir()) / "calibration" / f"compute-{machine_key()}.json"
 
 
-def calibrate(cache_dir: Path | None = None) -> Calibration:
-    """Measure this machine's reference speed now and cache it (replacing an earlier calibration)."""
+def calibrate(cache_dir: Path | None = None, *, refuse_busy: bool = False) -> Calibration:
+    """Measure this machine's reference speed now and cache it (replacing an earlier calibration); on a busy machine
+    refused when ``refuse_busy`` (``machine_load.BusyMachine``), else measured and flagged."""
+    busy = check_quiet("the compute speed", AGAIN, refuse=refuse_busy)
     environment = {**os.environ, **ONE_THREAD}
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE], capture_output=True, text=True, env=environment, timeout=600, check=False
@@ -182,19 +193,24 @@ def calibrate(cache_dir: Path | None = None) -> Calibration:
         cpu=_cpu_model(),
         machine=socket.gethostname(),
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        busy_cores=round(busy, 3),
     )
     store_measurement(calibration_path(cache_dir), result)
     return result
 
 
 def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calibration | None:
-    """This machine's cached calibration; measured first if there is none and ``measure`` (else None)."""
-    return cached_measurement(
+    """This machine's cached calibration; measured first if there is none and ``measure`` (else None). A calibration
+    measured busy says so (once)."""
+    found = cached_measurement(
         calibration_path(cache_dir),
         lambda raw: Calibration(**{**raw, "samples": tuple(raw["samples"])}),
         (lambda: calibrate(cache_dir)) if measure else None,
         "a calibration",
     )
+    if found is not None:
+        warn_if_flagged("this machine's compute speed", found.busy_cores, AGAIN)
+    return found
 
 
 def compute_options(
@@ -275,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--force", action="store_true", help="measure again, replacing the cached calibration")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
+    parser.add_argument(
+        "--busy-ok", action="store_true", help="measure even while other work keeps this machine busy (flagged)"
+    )
     args = parser.parse_args(argv)
     from study_runner.simulation.node_memory import measure_memory
     from study_runner.simulation.node_memory import memory_bandwidth
@@ -285,8 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         cached_memory = None if args.force else memory_bandwidth(measure=False)
         if cached is None or cached_memory is None:
             print("calibrate-compute: measuring this machine's cores and memory (a few seconds)", file=sys.stderr)
-        result = cached or calibrate()
-        memory = cached_memory or measure_memory()
+        result = cached or calibrate(refuse_busy=not args.busy_ok)
+        memory = cached_memory or measure_memory(refuse_busy=not args.busy_ok)
+    except BusyMachine as err:
+        print(f"calibrate-compute: error: {err}", file=sys.stderr)
+        return 2
     except StudyError as err:
         print(f"calibrate-compute: error: {err}", file=sys.stderr)
         return 1

@@ -37,10 +37,14 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.compute import AGAIN
 from study_runner.simulation.compute import ONE_THREAD
 from study_runner.simulation.compute import cached_measurement
 from study_runner.simulation.compute import machine_key
 from study_runner.simulation.compute import store_measurement
+from study_runner.simulation.machine_load import busy_note
+from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import warn_if_flagged
 
 __all__ = [
     "ADDS_PER_PASS",
@@ -115,6 +119,8 @@ class MemoryBandwidth:
     method: str
     measured: str
     """When, ISO 8601 (UTC)."""
+    busy_cores: float = 0.0
+    """Cores other work kept busy just before (``machine_load``): over ``BUSY_CORES``, the figures are flagged."""
 
     @property
     def share(self) -> float:
@@ -131,6 +137,7 @@ class MemoryBandwidth:
             f"memory {self.core_Bps / 1e9:.2f} GB/s for one core ({spread(self.core_samples)}), "
             f"{self.node_Bps / 1e9:.2f} GB/s for all {self.cores} cores together ({spread(self.node_samples)}; "
             f"{self.share:.2f} of a core's own rate each), {self.method}, measured {self.measured}"
+            f"{busy_note(self.busy_cores, AGAIN)}"
         )
 
 
@@ -153,8 +160,10 @@ def pass_rates(times: list[list[float]]) -> tuple[float, ...]:
     return tuple(moved / max(process[i] for process in times) for i in range(len(times[0])))
 
 
-def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
-    """Measure this machine's memory bandwidth now and cache it (replacing an earlier measurement)."""
+def measure_memory(cache_dir: Path | None = None, *, refuse_busy: bool = False) -> MemoryBandwidth:
+    """Measure this machine's memory bandwidth now and cache it (replacing an earlier measurement); on a busy machine
+    refused when ``refuse_busy``, else measured and flagged (``machine_load``)."""
+    busy = check_quiet("the memory bandwidth", AGAIN, refuse=refuse_busy)
     cores = os.cpu_count() or 1
     core_samples = pass_rates(_run("core", 1))
     node_samples = pass_rates(_run("node", cores))
@@ -170,6 +179,7 @@ def measure_memory(cache_dir: Path | None = None) -> MemoryBandwidth:
             f"{REPEATS} passes"
         ),
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        busy_cores=round(busy, 3),
     )
     store_measurement(memory_path(cache_dir), result)
     return result
@@ -181,13 +191,17 @@ def memory_path(cache_dir: Path | None = None) -> Path:
 
 
 def memory_bandwidth(cache_dir: Path | None = None, *, measure: bool = True) -> MemoryBandwidth | None:
-    """This machine's cached memory bandwidth; measured first if there is none and ``measure`` (else None)."""
-    return cached_measurement(
+    """This machine's cached memory bandwidth; measured first if there is none and ``measure`` (else None). One
+    measured busy says so (once)."""
+    found = cached_measurement(
         memory_path(cache_dir),
         lambda raw: MemoryBandwidth(**{**raw, **{key: tuple(raw[key]) for key in ("core_samples", "node_samples")}}),
         (lambda: measure_memory(cache_dir)) if measure else None,
         "a memory bandwidth",
     )
+    if found is not None:
+        warn_if_flagged("this machine's memory bandwidth", found.busy_cores, AGAIN)
+    return found
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,8 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import ONE_THREAD
 from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.machine_load import BusyMachine
+from study_runner.simulation.machine_load import check_quiet
 from study_runner.simulation.node_memory import ELEMENTS
 from study_runner.simulation.node_memory import memory_bandwidth
 from study_runner.tools.smpirun_on import UsageError
@@ -69,6 +71,8 @@ class Fraction:
     alone_s: tuple[float, ...]
     loaded_s: tuple[float, ...]
     share: float
+    busy_cores: float = 0.0
+    """Cores other work kept busy before the measurement (``machine_load``)."""
 
     @property
     def ratio(self) -> float:
@@ -116,12 +120,15 @@ def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     return hogs
 
 
-def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3, options: Sequence[str] = ()) -> Fraction:
+def measure_fraction(
+    app: Sequence[str], ranks: int = 1, repeats: int = 3, options: Sequence[str] = (), *, busy_ok: bool = False
+) -> Fraction:
     """Measure ``app``'s memory fraction on this machine (module docstring); ``options`` are smpirun-on's (SMPI
-    options the app needs)."""
+    options the app needs). Refused on a busy machine (``machine_load.BusyMachine``) unless ``busy_ok``."""
     cores = os.cpu_count() or 1
     if cores < 2:
         raise StudyError("measuring by contention needs a second core to stream memory, and this machine has one")
+    busy = check_quiet("a memory fraction", f"{PROG} again", refuse=not busy_ok)
     memory = memory_bandwidth(default_cache_dir())
     if memory.share > LEAST_CONTENTION:
         raise StudyError(
@@ -140,7 +147,7 @@ def measure_fraction(app: Sequence[str], ranks: int = 1, repeats: int = 3, optio
                 hog.kill()
                 hog.wait()
     ratio = statistics.median(loaded) / statistics.median(alone)
-    return Fraction(fraction_from_ratio(ratio, memory.share), tuple(alone), tuple(loaded), memory.share)
+    return Fraction(fraction_from_ratio(ratio, memory.share), tuple(alone), tuple(loaded), memory.share, busy)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -150,21 +157,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--np", type=int, default=1, help="ranks of the app (default 1)")
     parser.add_argument("--repeats", type=int, default=3, help="runs alone and loaded, each (default 3)")
+    parser.add_argument(
+        "--busy-ok", action="store_true", help="measure even while other work keeps this machine busy (flagged)"
+    )
     options = parser.parse_args(args[:cut])
     app = args[cut + 1 :]
     if not app:
         print(f"{PROG}: error: no program after '--': {PROG} [--np N] -- ./app [args]", file=sys.stderr)
         return 2
     try:
-        result = measure_fraction(app, options.np, options.repeats)
-    except UsageError as err:
+        result = measure_fraction(app, options.np, options.repeats, busy_ok=options.busy_ok)
+    except (UsageError, BusyMachine) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     except StudyError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 1
     print(json.dumps({"memory_fraction": round(result.fraction, 3), "ratio": result.ratio, "share": result.share,
-                      "alone_s": result.alone_s, "loaded_s": result.loaded_s}))  # fmt: skip
+                      "alone_s": result.alone_s, "loaded_s": result.loaded_s,
+                      "busy_cores": round(result.busy_cores, 3)}))  # fmt: skip
     print(
         f"{PROG}: computation {statistics.median(result.alone_s):.3f} s alone, "
         f"{statistics.median(result.loaded_s):.3f} s with the other cores streaming (x{result.ratio:.3f}; a core "

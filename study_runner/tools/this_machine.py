@@ -28,6 +28,9 @@ from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import machine_key
+from study_runner.simulation.machine_load import busy_note
+from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import warn_if_flagged
 from study_runner.simulation.node_memory import memory_bandwidth
 
 __all__ = [
@@ -53,6 +56,12 @@ class IntraNode:
     """The measured one-way times (minimum over the iterations), by message size in bytes."""
     method: str
     measured: str
+    busy_cores: float = 0.0
+    """Cores other work kept busy just before (``machine_load``): over ``BUSY_CORES``, the figures are flagged."""
+
+
+def _again(cache_dir: Path | None) -> str:
+    return f"remove {_intra_path(cache_dir)} (the next smpirun-on this-machine measures it again)"
 
 
 def _real_mpi_pingpong() -> Path:
@@ -66,7 +75,9 @@ def _real_mpi_pingpong() -> Path:
 
 
 def measure_intra_node(cache_dir: Path | None = None) -> IntraNode:
-    """Measure the intra-node path now (an MPICH ping-pong, 2 ranks here) and cache it."""
+    """Measure the intra-node path now (an MPICH ping-pong, 2 ranks here) and cache it; flagged when the machine is
+    busy (``machine_load``)."""
+    busy = check_quiet("the intra-node path", _again(cache_dir), refuse=False)
     sizes = ",".join(map(str, PINGPONG_SIZES))
     command = ["mpiexec", "-n", "2", str(_real_mpi_pingpong()), "-s", sizes, "-i", "50", "-w", "5"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
@@ -81,6 +92,7 @@ def measure_intra_node(cache_dir: Path | None = None) -> IntraNode:
         method="MPICH ping-pong between 2 ranks of this machine, minimum of 50 round trips per size: latency = "
         "one-way time of 1 B, bandwidth = (16 MiB - 1 MiB) / (its one-way time difference)",
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        busy_cores=round(busy, 3),
     )
     atomic_write_text(_intra_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
     return result
@@ -96,7 +108,9 @@ def intra_node(cache_dir: Path | None = None) -> IntraNode:
     if not path.is_file():
         return measure_intra_node(cache_dir)
     try:
-        return IntraNode(**json.loads(path.read_text()))
+        found = IntraNode(**json.loads(path.read_text()))
+        warn_if_flagged("this machine's intra-node path", found.busy_cores, _again(cache_dir))
+        return found
     except (ValueError, TypeError):
         raise StudyError(f"{path} is not an intra-node calibration topolab wrote: remove it") from None
 
@@ -128,5 +142,6 @@ def describe_this_machine(cache_dir: Path | None = None) -> str:
     return (
         f"{THIS_MACHINE}: 1 host, {os.cpu_count() or 1} cores of {compute.describe()}; intra-node path "
         f"{path.latency_s * 1e6:.2f} us, {path.bandwidth_Bps / 1e9:.2f} GB/s "
-        f"(MPICH ping-pong, measured {path.measured}); {memory_bandwidth(cache_dir).describe()}"
+        f"(MPICH ping-pong, measured {path.measured}{busy_note(path.busy_cores, _again(cache_dir))}); "
+        f"{memory_bandwidth(cache_dir).describe()}"
     )

@@ -1,0 +1,86 @@
+"""Measurements of this machine taken while it is busy (``study_runner.simulation.machine_load``): beside CPU hogs,
+``scripts/calibrate-compute`` refuses with one line and caches nothing, ``--busy-ok`` measures and flags, a
+measurement a run needs is taken, flagged and said once, and every later use of a flagged figure says how to
+measure again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from study_runner.simulation import compute
+from study_runner.simulation import machine_load
+from study_runner.simulation.compute import calibration
+from study_runner.simulation.compute import calibration_path
+from study_runner.simulation.machine_load import BUSY_CORES
+from study_runner.simulation.machine_load import BusyMachine
+from study_runner.simulation.machine_load import busy_cores
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def hogs() -> Iterator[None]:
+    """A busy loop on every core of this machine (a synthetic load), stopped afterwards."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    time.sleep(0.5)
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def test_busy_loops_are_counted_as_busy_cores(hogs: None) -> None:
+    assert busy_cores() > max(BUSY_CORES, 0.6 * (os.cpu_count() or 1))
+
+
+def test_a_missing_proc_stat_counts_as_idle(tmp_path: Path) -> None:
+    assert busy_cores(0.01, tmp_path / "stat") == 0.0
+
+
+def test_calibrating_beside_a_cpu_hog_is_refused_then_flagged_with_busy_ok(hogs: None, tmp_path: Path) -> None:
+    env = {**os.environ, "TOPOLAB_CACHE": str(tmp_path)}
+    command = [str(REPO / "scripts" / "calibrate-compute"), "--force"]
+    refused = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    assert refused.returncode == 2 and refused.stderr.count("\n") <= 2, refused.stderr
+    assert "calibrate-compute: error: this machine is busy: " in refused.stderr and "--busy-ok" in refused.stderr
+    assert not calibration_path(tmp_path).exists()
+    flagged = subprocess.run([*command, "--busy-ok"], capture_output=True, text=True, env=env, timeout=600)
+    assert flagged.returncode == 0, flagged.stderr
+    assert json.loads(calibration_path(tmp_path).read_text())["busy_cores"] > BUSY_CORES
+    assert "MEASURED BUSY" in flagged.stdout and "scripts/calibrate-compute --force" in flagged.stdout
+
+
+def test_a_measurement_a_run_needs_is_taken_flagged_and_said_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(machine_load, "busy_cores", lambda: 1.7)
+    monkeypatch.setattr(machine_load, "_warned", set())
+    first = calibration(tmp_path)  # none cached: measured now, as a run on this machine would
+    assert first is not None and first.busy_cores == 1.7 and "MEASURED BUSY (1.7 cores" in first.describe()
+    assert calibration(tmp_path) == first and calibration(tmp_path) == first  # cached: read, and said once
+    said = capsys.readouterr().err
+    assert "this machine is busy: 1.7 of" in said and "measured and flagged" in said
+    assert said.count("compute speed was measured while this machine was busy") == 1
+
+
+def test_an_idle_machine_is_measured_unflagged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(machine_load, "busy_cores", lambda: 0.05)
+    measured = compute.calibrate(tmp_path, refuse_busy=True)
+    assert measured.busy_cores == 0.05 and "BUSY" not in measured.describe()
+
+
+def test_refusing_is_one_error_naming_the_figures(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(machine_load, "busy_cores", lambda: 1.25)
+    with pytest.raises(BusyMachine, match=r"^this machine is busy: 1\.2 of \d+ cores taken by other work over 0\.5 s"):
+        compute.calibrate(tmp_path, refuse_busy=True)
+    assert not calibration_path(tmp_path).exists()

@@ -3,8 +3,9 @@
 For each study: build its platforms, run its simulations (cached, in parallel on Dask: locally, or on a Dask
 scheduler or Slurm / PBS jobs with the options ``scripts/sweep`` takes, ``batch.engine_cli``), compute its
 checks and figures (in a thread, while the next study's simulations run), then move ``runs.csv``,
-``summary.json`` and the figures into ``results/<study>/`` in one rename; then draw a picture of every topology
-family into ``results/families/`` (skipped when up to date) and rewrite ``results/REPORT.md``. Exit status: 0
+``summary.json`` and the figures into ``results/<study>/``; then draw a picture of every topology family into
+``results/families/`` (skipped when up to date) and rewrite ``results/REPORT.md``, all of it staged in a hidden
+directory of ``results/`` and put in place at the end, renames only (``report.swap_in``). Exit status: 0
 when every check passes, 1 when a check fails, 2 for bad input or a failing environment (unknown study,
 malformed file, missing binary, failed smpirun, a full disk, an unwritable cache), in which case nothing under
 ``results/`` is changed; 130 for Ctrl-C. Each failure is one line on stderr (``workdirs.stopped``).
@@ -30,12 +31,14 @@ from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.workdirs import STOPPING
 from study_runner.simulation.workdirs import stopped
 from study_runner.simulation.workdirs import unwinding_signals
+from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.checks import StudyOutcome
 from study_runner.studies.checks import studies_pass_line
 from study_runner.studies.listing import study_listing
 from study_runner.studies.pipeline import simulate_study
 from study_runner.studies.pipeline import write_study
 from study_runner.studies.report import draw_families
+from study_runner.studies.report import swap_in
 from study_runner.studies.report import write_report
 from study_runner.studies.study import load_study
 from study_runner.studies.study import study_names
@@ -105,17 +108,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             studies = [study.full_benchmark() for study in studies]
         verdicts: dict[str, StudyOutcome] = {}
         kept = "runs"
-        with unwinding_signals(), ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
-            written: _Written | None = None
-            for study in studies:
-                mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
-                print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
-                ctx = simulate_study(study, args.quick, args.bin, cache, engine)
-                _print_checks(verdicts, written)  # the previous study's, written while this one's simulations ran
-                written = (study.name, writer.submit(write_study, ctx, args.results))
-            _print_checks(verdicts, written)
-            draw_families(args.results)
-            report = write_report(args.results)
+        args.results.mkdir(parents=True, exist_ok=True)
+        # Everything a run writes is staged in one hidden directory of results/ and swapped in at the end (renames
+        # only): a full disk, a failure or a kill on the way leaves results/ as it was (the next run removes the stage).
+        with unwinding_signals(), work_directory("run", parent=args.results) as stage:
+            with ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
+                written: _Written | None = None
+                for study in studies:
+                    mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
+                    print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
+                    ctx = simulate_study(study, args.quick, args.bin, cache, engine)
+                    _print_checks(verdicts, written)  # the previous study's, written while this one's simulations ran
+                    written = (study.name, writer.submit(write_study, ctx, stage))
+                _print_checks(verdicts, written)
+            draw_families(args.results, stage)
+            write_report(args.results, stage)
+            swap_in(stage, args.results)
+            report = args.results / "REPORT.md"
     except STOPPING as failure:
         return stopped(parser.prog, failure, kept)
     failed = [name for name, outcome in verdicts.items() if not outcome.passed]

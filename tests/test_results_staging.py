@@ -131,3 +131,33 @@ def test_two_writers_and_a_reporter_never_race(tmp_path: Path) -> None:
     assert not list(results.glob(".*.work-*"))
     for study in ("alpha", "beta"):
         assert json.loads((results / study / "summary.json").read_text())["checks"][0]["simulated"] == 299.0
+
+
+def _tree(results: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(results)): p.read_bytes() for p in sorted(results.rglob("*")) if p.is_file()}
+
+
+def test_a_run_that_fails_on_the_way_leaves_results_as_they_were(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The issue's finding: on a full disk, a study was swapped in and the family pictures half drawn before the
+    error, and REPORT.md was not rewritten. Now a run stages everything and swaps it in at the end: a failure after
+    its study was written (here the disk filling while the pictures are drawn) changes nothing under results/."""
+    import errno
+
+    from study_runner import cli
+
+    results, cache = tmp_path / "results", tmp_path / "cache"
+    argv = ["sanity-alpha-beta", "--quick", "--results", str(results), "--cache", str(cache), "--workers", "1"]
+    assert cli.main(argv) == 0
+    before = _tree(results)
+    assert "REPORT.md" in before and any(name.startswith("sanity-alpha-beta/") for name in before)
+    (results / "sanity-alpha-beta" / "summary.json").write_text(summary("sanity-alpha-beta", 1.0), encoding="utf-8")
+    before = _tree(results)  # a results tree the run would change: its study's summary is another
+
+    def full_disk(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli, "draw_families", full_disk)
+    assert cli.main(argv) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert _tree(results) == before
+    assert sorted(p.name for p in results.iterdir() if p.name.startswith(".")) == [".lock"]

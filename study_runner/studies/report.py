@@ -15,6 +15,7 @@ from typing import Any
 
 import generators
 from generators.files import atomic_write_text
+from study_runner.simulation.workdirs import replace_dir
 from study_runner.simulation.workdirs import results_lock
 from study_runner.simulation.workdirs import visible
 from study_runner.studies.checks import NO_RELATIVE_ERROR
@@ -25,7 +26,7 @@ from study_runner.studies.checks import read_summary
 from study_runner.studies.checks import studies_pass_line
 from study_runner.studies.checks import verdict_text
 
-__all__ = ["FAMILIES_DIR", "draw_families", "write_report"]
+__all__ = ["FAMILIES_DIR", "draw_families", "swap_in", "write_report"]
 
 FAMILIES_DIR = "families"
 """Where the family pictures go, under the results directory."""
@@ -114,9 +115,10 @@ def _families_digest() -> str:
     return digest.hexdigest()
 
 
-def draw_families(results_dir: Path) -> list[Path]:
-    """Draw ``results_dir/families/<family>.png`` for every topology family (``generators.drawing``), unless the
-    pictures there were drawn from the same sources; return the pictures."""
+def draw_families(results_dir: Path, stage: Path | None = None) -> list[Path]:
+    """Draw ``<family>.png`` for every topology family (``generators.drawing``) into ``stage/families`` (a run's
+    staging directory, :func:`write_report`) or ``results_dir/families``, unless the pictures of ``results_dir`` were
+    drawn from the same sources; return the pictures."""
     from generators.drawing import REPRESENTATIVE
     from generators.drawing import draw_all_families
 
@@ -126,17 +128,18 @@ def draw_families(results_dir: Path) -> list[Path]:
     stamp = directory / _FAMILIES_STAMP
     if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest and all(p.is_file() for p in pictures):
         return pictures
+    directory = (stage or results_dir) / FAMILIES_DIR
     written = draw_all_families(directory)
-    atomic_write_text(stamp, digest + "\n")
+    atomic_write_text(directory / _FAMILIES_STAMP, digest + "\n")
     return written
 
 
-def _platforms_section(results_dir: Path) -> list[str]:
-    """The "Platforms" section: one picture per family of ``results_dir/families``, each with what it shows."""
+def _platforms_section(families: Path) -> list[str]:
+    """The "Platforms" section: one picture per family of ``families``, each with what it shows."""
     from generators.drawing import REPRESENTATIVE
     from generators.families import FAMILIES
 
-    pictures = [results_dir / FAMILIES_DIR / f"{name}.png" for name in sorted(REPRESENTATIVE)]
+    pictures = [families / f"{name}.png" for name in sorted(REPRESENTATIVE)]
     pictures = [picture for picture in pictures if picture.is_file()]
     if not pictures:
         return []
@@ -155,14 +158,19 @@ def _platforms_section(results_dir: Path) -> list[str]:
     return lines
 
 
-def write_report(results_dir: Path) -> Path:
+def write_report(results_dir: Path, stage: Path | None = None) -> Path:
     """Write ``REPORT.md`` from every ``<study>/summary.json`` under ``results_dir``; return its path.
 
-    It reads and writes under the lock of ``results_dir`` (no study is put in place meanwhile), never in a hidden
-    directory (a run's staging or work files), and a summary that cannot be read is left out with one warning."""
+    With ``stage``, a run's staging directory whose entries are to replace their namesakes in ``results_dir``
+    (:func:`swap_in`), the report is that of the tree as it will be, written into ``stage``. It reads under the lock
+    of ``results_dir`` (no study is put in place meanwhile), never in a hidden directory (a run's staging or work
+    files), and a summary that cannot be read is left out with one warning."""
     with results_lock(results_dir):
+        found = {path.parent.name: path for path in visible(results_dir.glob("*/summary.json"))}
+        if stage is not None:
+            found |= {path.parent.name: path for path in visible(stage.glob("*/summary.json"))}
         summaries = []
-        for path in visible(results_dir.glob("*/summary.json")):
+        for _, path in sorted(found.items()):
             try:
                 summary = read_summary(path)
             except ValueError as err:
@@ -172,10 +180,24 @@ def write_report(results_dir: Path) -> Path:
                 print(f"warning: {path} cannot be read ({err.strerror or err}): left out", file=sys.stderr)
                 continue
             summaries.append((summary, path.parent))
-        return _write_report(results_dir, summaries)
+        families = stage / FAMILIES_DIR if stage is not None and (stage / FAMILIES_DIR).is_dir() else None
+        return _write_report(stage or results_dir, summaries, families or results_dir / FAMILIES_DIR)
 
 
-def _write_report(results_dir: Path, summaries: list[tuple[dict[str, Any], Path]]) -> Path:
+def swap_in(stage: Path, results_dir: Path) -> None:
+    """Put every entry of a run's ``stage`` in the place of its namesake in ``results_dir``: the directories (each
+    in one rename, ``workdirs.replace_dir``), then the report. Staging took the space and the time; what is left is
+    renames, so a failure before this leaves ``results_dir`` as it was."""
+    entries = sorted((p for p in stage.iterdir() if not p.name.startswith(".")), key=lambda p: (p.is_file(), p.name))
+    for entry in entries:
+        if entry.is_dir():
+            replace_dir(entry, results_dir / entry.name)
+        else:
+            with results_lock(results_dir):
+                entry.replace(results_dir / entry.name)
+
+
+def _write_report(results_dir: Path, summaries: list[tuple[dict[str, Any], Path]], families: Path) -> Path:
     lines = ["# topolab report", ""]
     if summaries:
         outcomes = [StudyOutcome.of_summary(summary) for summary, _ in summaries]
@@ -189,7 +211,7 @@ def _write_report(results_dir: Path, summaries: list[tuple[dict[str, Any], Path]
         lines += ["No study has been run yet: `scripts/repro`.", ""]
     for summary, study_dir in summaries:
         lines += _study_section(summary, study_dir)
-    lines += _platforms_section(results_dir)
+    lines += _platforms_section(families)
     report = results_dir / "REPORT.md"
     atomic_write_text(report, "\n".join(lines))
     return report

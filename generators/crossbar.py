@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.model import Host
 from generators.model import Link
 from generators.model import Platform
@@ -22,7 +23,6 @@ from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
-from generators.params import family
 from generators.params import nbl_param
 from generators.params import positive_int
 from generators.size import Size

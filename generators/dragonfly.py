@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generators.allocation import index_list
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.mixing import mix
 from generators.model import CompiledZone
@@ -77,7 +78,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
 from generators.params import choice
-from generators.params import family
 from generators.params import latency
 from generators.params import nbl_param
 from generators.params import positive_int

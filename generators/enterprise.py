@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.model import Host
 from generators.model import Link
 from generators.model import Platform
@@ -33,7 +34,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import bandwidth
 from generators.params import cable_params
-from generators.params import family
 from generators.params import nbl_param
 from generators.params import optional_bandwidth
 from generators.params import positive_int

@@ -1,4 +1,4 @@
-"""The registry of topology families: name -> the family each builder declares (``generators.params.family``).
+"""The registry of topology families: name -> the family each builder declares (``generators.declare.family``).
 
 A family is a module of this package that declares one (``@family(...)`` before its builder): importing this module
 imports each of them, and the declaration registers the family. Adding a family is adding its module.
@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from generators.declare import REGISTRY
 from generators.errors import TopologyError
 from generators.errors import shown
 from generators.model import Platform
-from generators.params import REGISTRY
 from generators.params import Family
 from generators.params import PlatformRequest
 from generators.params import check_params

@@ -50,6 +50,7 @@ from dataclasses import replace
 from typing import Any
 
 from generators.allocation import index_list
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.model import CompiledZone
 from generators.model import Host
@@ -68,7 +69,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
 from generators.params import choice
-from generators.params import family
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int

@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.errors import shown
 from generators.model import CompiledZone
@@ -64,7 +65,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import bandwidth
 from generators.params import choice
-from generators.params import family
 from generators.params import int_or_ints
 from generators.params import latency
 from generators.params import nbl_param

@@ -28,7 +28,7 @@ options a message of S bytes between two ranks of one host takes ``shm_lat + (S 
 SMPI's envelope). ``shm_lat`` means nothing without ``shm_bw``: a non-zero one alone is refused.
 
 Builders never see ``cores``, ``shm_bw``, ``shm_lat`` and the memory figures (:data:`APPLIED`):
-``generators.params.builds`` takes them out of the checked values, builds, and applies them to the platform built
+``generators.declare.builds`` takes them out of the checked values, builds, and applies them to the platform built
 with :func:`apply_node`; its estimate
 adds what they add (:func:`node_size`). So every family and every representation gets them from one place, and a
 builder that calls another (tofu calls torus, mesh calls torus) leaves them to its own wrapper: the inner call
@@ -115,7 +115,7 @@ NODE_PARAMS = (
 """The node parameters every family declares (in place of its own ``host_speed``)."""
 
 APPLIED = ("cores", "shm_bw", "shm_lat", "memory_bw", "core_memory_bw")
-"""The node parameters that ``generators.params.builds`` applies to the platform built instead of passing them."""
+"""The node parameters that ``generators.declare.builds`` applies to the platform built instead of passing them."""
 
 MEMORY = ("memory_bw", "core_memory_bw")
 """The node's memory figures: no part of the topology, only recorded (the file's provenance line, "as built") for the

@@ -5,7 +5,7 @@ parameters (Python integers, so ``--hosts 99999999999999999999999`` is arithmeti
 numbers of hosts, routers, links, routes and route hops the builder would make, hence the memory of the model and
 the bytes of the XML. :func:`check_size` refuses, with one :class:`~generators.errors.TopologyError` naming the
 estimate and the limit, a platform beyond what this machine and SimGrid can hold. The family's builder
-(``generators.params.builds``) checks the model's memory before building; the CLIs, which write what they build,
+(``generators.declare.builds``) checks the model's memory before building; the CLIs, which write what they build,
 and :func:`generators.writer.write_platform` also check the XML's bytes. Tests compare every estimate with the
 counts of the model built, so an estimate cannot drift from its builder.
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.finite_field import FiniteField
 from generators.finite_field import prime_power
@@ -47,7 +48,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
 from generators.params import choice
-from generators.params import family
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int

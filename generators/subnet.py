@@ -1,6 +1,6 @@
 """Every family routed by InfiniBand's subnet manager, whole or with failed cables and switches: its parameters.
 
-Every family declares :data:`SUBNET_PARAMS` (``generators.params.family`` adds them): ``opensm`` names an OpenSM
+Every family declares :data:`SUBNET_PARAMS` (``generators.declare.family`` adds them): ``opensm`` names an OpenSM
 routing engine (``generators.opensm.ENGINES``) that routes the family's cables in place of its own rule, and
 ``fail_cables``, ``fail_switches`` and ``fail_seed`` name the parts that failed (``generators.faults``: names, a
 count or a percentage drawn with the seed) and are left in place while OpenSM routes around them. ``builds`` applies
@@ -88,7 +88,7 @@ SUBNET_PARAMS = (
 """The subnet manager's parameters, which every family declares after its own."""
 
 SUBNET_APPLIED = tuple(param.name for param in SUBNET_PARAMS)
-"""What ``generators.params.builds`` applies to the platform built instead of passing it to the builder."""
+"""What ``generators.declare.builds`` applies to the platform built instead of passing it to the builder."""
 
 _ENGINE = {engine.lower(): engine for engine in ENGINES}
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.model import Host
 from generators.model import Link
@@ -44,7 +45,6 @@ from generators.model import with_nbl
 from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
-from generators.params import family
 from generators.params import letter_order
 from generators.params import nbl_param
 from generators.params import optional_bandwidth

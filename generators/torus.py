@@ -46,6 +46,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from generators.declare import family
 from generators.errors import TopologyError
 from generators.model import FATPIPE
 from generators.model import CompiledZone
@@ -64,7 +65,6 @@ from generators.node import NODE_PARAMS
 from generators.params import Param
 from generators.params import cable_params
 from generators.params import choice
-from generators.params import family
 from generators.params import flag_tuple
 from generators.params import int_tuple
 from generators.params import nbl_param

@@ -98,7 +98,7 @@ def test_more_ranks_than_the_policy_has_hosts_are_refused() -> None:
 
 
 def test_a_family_placement_cannot_take_a_policy_name() -> None:
-    from generators.params import family
+    from generators.declare import family
 
     with pytest.raises(ValueError, match=r"placement 'random' is an allocation policy of every family"):
         family(

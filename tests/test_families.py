@@ -9,15 +9,16 @@ import subprocess
 import sys
 
 import generators
+from generators.declare import REGISTRY
 from generators.drawing import REPRESENTATIVE
 from generators.families import FAMILIES
-from generators.params import REGISTRY
 from tests.conftest import REPO
 
 PROBE = '''"""A probe family of tests/test_families.py: a crossbar under another name."""
 
 from generators.crossbar import crossbar, estimate
-from generators.params import Param, family, positive_int
+from generators.declare import family
+from generators.params import Param, positive_int
 
 
 @family(

@@ -28,6 +28,7 @@ from generators.model import RoutingGraph
 from generators.schedules import alltoall_steps
 from generators.schedules import check_mlfm_allocation
 from generators.schedules import mlfm_destination
+from generators.subnet import SUBNET_APPLIED
 from study_runner.studies.study import load_study
 from tests.conftest import REPO
 from tests.conftest import assert_loader_routes_equal_model
@@ -141,8 +142,10 @@ class TestCompiledZone:
         and spread=message (the defaults) are not recorded, nor the node's memory figures (generators.node)."""
         p = mlfm(3)
         memory = ("memory_bw", "core_memory_bw")
-        assert p.compiled is None and p.graph is not None and p.unrecorded == (*memory, "zone", "routing", "spread")
-        assert mlfm(3, zone="compiled").unrecorded == (*memory, "routing", "spread")
+        routed = SUBNET_APPLIED  # the subnet manager's parameters (generators.subnet), every family's last
+        assert p.compiled is None and p.graph is not None
+        assert p.unrecorded == (*memory, "zone", "routing", "spread", *routed)
+        assert mlfm(3, zone="compiled").unrecorded == (*memory, "routing", "spread", *routed)
 
     def test_parameter_file(self) -> None:
         """Layers and servers per leaf as built (one value when every layer has the same), the spine bandwidth."""

@@ -6,7 +6,7 @@ Two soaks, each against a reference (the same commands run once, uninterrupted, 
   STUDY``) or a sweep (``scripts/sweep FILE``; they alternate) is killed with SIGKILL at a random moment of its run
   (uniform over the reference's wall time), then both run to the end. The results must equal the reference's (the
   sweep's rows and the study's checks, less what a simulation cost), and nothing may be left: no hidden directory
-  in the results but the lock, no work directory of topolab in the soak's TMPDIR, no simulation running.
+  in the results but the lock, nothing in the soak's TMPDIR, no simulation running.
 - **concurrent**: ``--pairs K`` times, the study and the sweep are each started twice at once on one cache and
   results directory (a fresh cache each time). Each pair must give the reference's results and a REPORT.md that
   lists the study once, and simulate each point once in all (``simulated`` of the two summaries adds up to the
@@ -55,14 +55,19 @@ args = ["-s", "{size}", "-i", "20000"]
 """The soak's sweep: 8 points, about 5 s in all on 2 cores."""
 
 
+TMP = "tmp dir"
+"""The soak's TMPDIR, under each place."""
+
+
 @dataclass
 class Place:
-    """Where one soak's commands write: a cache, a results directory, a TMPDIR of its own."""
+    """Where one soak's commands write: a cache, a results directory, a TMPDIR of its own (its name holds a blank:
+    a TMPDIR with one works everywhere, issue 61)."""
 
     root: Path
 
     def __post_init__(self) -> None:
-        for name in ("cache", "results", "tmp"):
+        for name in ("cache", "results", TMP):
             (self.root / name).mkdir(parents=True, exist_ok=True)
 
     def command(self, kind: str, study: str, sweep: Path) -> list[str]:
@@ -74,7 +79,7 @@ class Place:
                 str(self.root / "results" / "sweeps"), "--cache", str(self.root / "cache")]  # fmt: skip
 
     def start(self, command: Sequence[str]) -> subprocess.Popen[str]:
-        env = {**os.environ, "TMPDIR": str(self.root / "tmp")}
+        env = {**os.environ, "TMPDIR": str(self.root / TMP)}
         return subprocess.Popen(
             command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -91,10 +96,11 @@ class Place:
         }
 
     def leftovers(self) -> list[str]:
-        """What a run left behind: hidden directories in the results, topolab's work directories in TMPDIR."""
+        """What a run left behind: hidden files and directories in the results (a half-written report, a work
+        directory), and anything in TMPDIR (topolab's work directories, smpirun's kept hostfiles, Dask's scratch)."""
         results = self.root / "results"
         hidden = [p for p in [*results.glob(".*"), *results.glob("sweeps/.*")] if p.name != ".lock"]
-        return sorted(str(p) for p in [*hidden, *(self.root / "tmp").glob("topolab-*")])
+        return sorted(str(p) for p in [*hidden, *(self.root / TMP).iterdir()])
 
 
 def _finish(process: subprocess.Popen[str], what: str) -> str:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from generators.files import naming
 from study_runner.batch.engine import Engine
@@ -67,8 +68,11 @@ def _own_binaries(sweep: Sweep) -> list[RunSpec]:
     ]
 
 
-def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine) -> Path:
-    """Run (or read from the cache) every point and write ``results_dir/<name>/``; return that directory."""
+def run_sweep(
+    sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engine: Engine
+) -> tuple[Path, dict[str, Any]]:
+    """Run (or read from the cache) every point and write ``results_dir/<name>/``; return that directory and this
+    run's summary (its ``sweep.json``: read back from the directory, it may be another run's that replaced it)."""
     started = time.monotonic()
     results_dir.mkdir(parents=True, exist_ok=True)
     # The files the simulations read live beside the results (not in /tmp): remote workers see them there. Those
@@ -107,7 +111,7 @@ def run_sweep(sweep: Sweep, results_dir: Path, bin_dir: Path, cache: Cache, engi
         staging.chmod(0o755)
         final = results_dir / sweep.name
         replace_dir(staging, final)
-    return final
+    return final, summary
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -165,11 +169,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         started, kept = time.monotonic(), "points"
         with unwinding_signals():
-            final = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
+            final, summary = run_sweep(sweep, args.results, args.bin, Cache(args.cache or default_cache_dir()), engine)
     except STOPPING as failure:
         return stopped(parser.prog, failure, kept)
     print_points(sweep, final, baseline)
-    summary = json.loads((final / "sweep.json").read_text(encoding="utf-8"))
     print(
         f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"
         f" in {format_duration(time.monotonic() - started)}; wrote {final}/points.parquet, points.csv"

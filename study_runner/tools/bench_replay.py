@@ -124,7 +124,7 @@ def compare(sweep: Sweep, bin_dir: Path, engine: Engine, scratch: Path) -> Compa
     for variant in variants(sweep):
         cache = Cache(scratch / variant.name / "cache")
         started = time.monotonic()
-        final = run_sweep(variant, scratch / "results", bin_dir, cache, engine)
+        final, _ = run_sweep(variant, scratch / "results", bin_dir, cache, engine)
         walls.append(time.monotonic() - started)
         by_point, simulated = _simulated(final)
         simulations.append(simulated)

@@ -90,7 +90,8 @@ def test_traced_runs_are_those_the_study_file_declares(tmp_path: Path, bin_dir: 
 
 def test_a_study_is_written_beside_the_next_ones_simulations(tmp_path: Path, bin_dir: Path) -> None:
     # scripts/repro writes a study's checks and figures in a thread while the next study simulates: each study's
-    # checks are printed under its name, and a later study's failing run still leaves the earlier study complete.
+    # checks are printed under its name; a later study's failing run changes nothing under results/ (issue 61:
+    # results/ changes only as a whole).
     first = tmp_path / "first.toml"
     first.write_text(GOOD_STUDY.replace('name = "mini"', 'name = "mini-one"', 1))
     second = tmp_path / "second.toml"
@@ -103,7 +104,9 @@ def test_a_study_is_written_beside_the_next_ones_simulations(tmp_path: Path, bin
     assert {p.name for p in (tmp_path / "results").iterdir() if p.is_dir()} >= {"mini-one", "mini-two"}
     written = (tmp_path / "results" / "mini-one" / "summary.json").read_bytes()
     second.write_text(second.read_text().replace('"-i", "1"', '"-i", "0"'))
-    (tmp_path / "results" / "mini-one").rename(tmp_path / "gone")  # written again only if its run completes it
+    (tmp_path / "results" / "mini-one").rename(tmp_path / "gone")  # written again only if the whole run completes
+    before = sorted(p.name for p in (tmp_path / "results").iterdir())
     failed = run_runner(str(first), str(second), tmp_path=tmp_path)
     assert failed.returncode == 2, failed.stderr
-    assert (tmp_path / "results" / "mini-one" / "summary.json").read_bytes() == written
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == before and "mini-one" not in before
+    assert (tmp_path / "gone" / "summary.json").read_bytes() == written

@@ -406,11 +406,20 @@ def _forwarding(fabric: Fabric, tables: Tables, switch: str, dst: str, number: M
     return -1 if delivered_elsewhere or link is None else number[link]
 
 
+def _node_values(platform: Platform) -> dict[str, str]:
+    """The node keys of ``platform`` already applied (``generators.node``): its cores and intra-node link."""
+    values = {"cores": str(platform.hosts[0].cores)} if platform.hosts[0].cores != 1 else {}
+    if platform.shm:
+        shm = platform.links[f"{platform.hosts[0].name}_shm"]
+        values |= {"shm_bw": repr(shm.bandwidth), "shm_lat": repr(shm.latency)}
+    return values
+
+
 def tables_zone(platform: Platform, fabric: Fabric, tables: Tables) -> CompiledZone:
     """The compiled zone ``topolab_tables_zone`` (``simgrid_cpp/tables_zone.cpp``): ``platform``'s hosts and cables,
     each switch's forwarding table per destination host, followed on demand; a host's NBL limiter as its family sets
     it (``nbl`` in ``link_bw``s). Links other than cables and limiters are refused."""
-    other = sorted({link.kind for link in platform.links.values()} - {CABLE, "limiter"})
+    other = sorted({link.kind for link in platform.links.values()} - {CABLE, "limiter", "shm"})
     if other:
         raise OpenSMError(f"{platform.name}: links of kind {other[0]}: the tables' zone models cables and limiters")
     index, own = _nodes(platform, fabric)
@@ -434,6 +443,7 @@ def tables_zone(platform: Platform, fabric: Fabric, tables: Tables) -> CompiledZ
         "link_bw": repr(link_bw), "link_lat": repr(float(platform.params.get("link_lat", 0.0))),
         "nbl": repr(limiters[0] / link_bw) if limiters else "none", "host_speed": repr(platform.hosts[0].speed),
     }  # fmt: skip
+    values |= _node_values(platform)
     head = "".join(f"{key} {value}\n" for key, value in values.items())
     return CompiledZone(TABLES_ZONE, head + "\n".join(lines) + "\n")
 

@@ -43,7 +43,7 @@ def all_routes(load_platform, path: Path) -> dict[tuple[str, str], tuple[list[st
     ("family", "params", "engine", "pairs"),
     [
         ("fattree", {"radix": 4, "levels": 3}, "minhop", 240),
-        ("torus", {"dims": "3x3", "nbl": "0.5", "cores": 2}, "dor", 72),
+        ("torus", {"dims": "3x3", "nbl": "0.5", "cores": 2, "shm_bw": "10GBps"}, "dor", 72),
         ("hyperx", {"dims": "3x2", "hosts": 2, "nbl": "0.5"}, "lash", 132),
     ],
 )
@@ -58,6 +58,8 @@ def test_the_zone_gives_every_route_of_the_xml_platform_of_the_same_tables(
     write_platform(xml, tmp_path / "x.xml")
     from_zone, from_xml = all_routes(load_platform, tmp_path / "z.so"), all_routes(load_platform, tmp_path / "x.xml")
     assert len(from_zone) == pairs and from_zone == from_xml
+    cores = [load_platform(tmp_path / name, "--list-cores")["host_cores"] for name in ("z.so", "x.xml")]
+    assert cores[0] == cores[1]  # the node's cores, applied before the tables were read, kept
     assert all(links == compiled.route(a, b) for (a, b), (links, _) in from_zone.items())
 
 

@@ -58,8 +58,8 @@ def _levels(ctx: StudyContext, grid: str, engine: str) -> dict[int, list[float]]
 
 def _unrouted(ctx: StudyContext, run: str) -> int:
     """Ordered pairs of servers the run's platform has no route for (cut apart by its failed cables)."""
-    names = [host.name for host in ctx.platform_of(run).hosts]
     platform = ctx.platform_of(run)
+    names = [host.name for host in platform.hosts]
     return ctx.once(("unrouted", run), lambda: sum(not platform.route(a, b) for a in names for b in names if a != b))
 
 

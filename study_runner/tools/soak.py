@@ -3,12 +3,15 @@
 Two soaks, each against a reference (the same commands run once, uninterrupted, on a fresh cache):
 
 - **kill**: ``--kills N`` rounds, each on a fresh cache and results directory: a study (``scripts/repro --quick
-  STUDY``) or a sweep (``scripts/sweep FILE``; they alternate) is killed with SIGKILL at a random moment of its run
-  (uniform over the reference's wall time), then both run to the end. The results must equal the reference's (the
-  sweep's rows and the study's checks, less what a simulation cost), and nothing may be left: no hidden directory
-  in the results but the lock, nothing in the soak's TMPDIR, no simulation running.
-- **concurrent**: ``--pairs K`` times, the study and the sweep are each started twice at once on one cache and
-  results directory (a fresh cache each time). Each pair must give the reference's results and a REPORT.md that
+  STUDY``), a sweep (``scripts/sweep FILE``) or a jobs file (``scripts/run-jobs FILE --json OUT``), in turn, is
+  killed at a random moment of its run (uniform over the reference's wall time), by SIGKILL, or by SIGTERM every
+  other turn of the three, then all three run to the end. The results must equal the reference's (the sweep's rows,
+  the study's checks, less what a simulation cost, and the jobs' times), and nothing may be left: no hidden file or
+  directory in the results but the lock, nothing in the soak's TMPDIR, no simulation running. A run stopped by
+  SIGTERM must leave nothing even before the next run (it removes its own; a SIGKILLed one's are the next run's to
+  remove) and exit 143 (or die of the signal, when it comes before the handler is in place).
+- **concurrent**: ``--pairs K`` times, the study, the sweep and the jobs are each started twice at once on one cache
+  and results directory (a fresh cache each time). Each pair must give the reference's results and a REPORT.md that
   lists the study once, and simulate each point once in all (``simulated`` of the two summaries adds up to the
   points, the study's run count likewise from its progress lines).
 
@@ -23,6 +26,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,6 +58,27 @@ args = ["-s", "{size}", "-i", "20000"]
 """
 """The soak's sweep: 8 points, about 5 s in all on 2 cores."""
 
+JOBS = """
+allocation = "random:3"
+[platform]
+family = "torus"
+dims = "8x8"
+[[jobs]]
+name = "a2a"
+app = "alltoall"
+args = ["-s", "64K", "-i", "20", "-w", "0"]
+ranks = 32
+[[jobs]]
+name = "noise"
+app = "shift"
+args = ["-R", "20", "-s", "1M"]
+background = true
+"""
+"""The soak's jobs file: two jobs sharing an 8 x 8 torus, about 4 s on 2 cores (each recorded, replayed together and
+alone)."""
+
+KINDS = ("study", "sweep", "jobs")
+
 
 TMP = "tmp dir"
 """The soak's TMPDIR, under each place."""
@@ -70,12 +95,15 @@ class Place:
         for name in ("cache", "results", TMP):
             (self.root / name).mkdir(parents=True, exist_ok=True)
 
-    def command(self, kind: str, study: str, sweep: Path) -> list[str]:
-        """The study's or the sweep's command line, writing here."""
-        if kind == "study":  # scripts/repro's and scripts/sweep's Python, without their setup and build steps
+    def command(self, kind: str, study: str, files: Path) -> list[str]:
+        """The study's, the sweep's or the jobs' command line, writing here (``files``: the sweep and jobs files)."""
+        if kind == "study":  # scripts/repro's, scripts/sweep's, scripts/run-jobs' Python, without setup and build
             return [sys.executable, "-m", "study_runner", "--quick", study, "--results", str(self.root / "results"),
                     "--cache", str(self.root / "cache")]  # fmt: skip
-        return [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(sweep), "--results",
+        if kind == "jobs":
+            return [sys.executable, "-m", "study_runner.tools.run_jobs", str(files / "soak-jobs.toml"), "--json",
+                    str(self.root / "results" / "jobs.json")]  # fmt: skip
+        return [sys.executable, "-m", "study_runner.sweeps.sweep_cli", str(files / "soak.toml"), "--results",
                 str(self.root / "results" / "sweeps"), "--cache", str(self.root / "cache")]  # fmt: skip
 
     def start(self, command: Sequence[str]) -> subprocess.Popen[str]:
@@ -85,7 +113,8 @@ class Place:
         )
 
     def outputs(self, study: str) -> dict[str, object]:
-        """The results that must not depend on how the runs went: the study's checks, the sweep's rows."""
+        """The results that must not depend on how the runs went: the study's checks, the sweep's rows, the jobs'
+        times."""
         import pyarrow.parquet as pq
 
         summary = json.loads((self.root / "results" / study / "summary.json").read_text())
@@ -93,6 +122,7 @@ class Place:
         return {
             "checks": summary["checks"],
             "rows": [{k: v for k, v in r.items() if k not in COST_FIELDS} for r in rows],
+            "jobs": (self.root / "results" / "jobs.json").read_text(),
         }
 
     def leftovers(self) -> list[str]:
@@ -114,39 +144,53 @@ def _simulations_running(place: Place) -> bool:
     return subprocess.run(["pgrep", "-f", str(place.root)], capture_output=True).returncode == 0
 
 
-def reference(root: Path, study: str, sweep: Path) -> tuple[dict[str, object], dict[str, float]]:
+def reference(root: Path, study: str, files: Path) -> tuple[dict[str, object], dict[str, float]]:
     """The uninterrupted results and each command's wall time."""
     place, walls = Place(root), {}
-    for kind in ("study", "sweep"):
+    for kind in KINDS:
         start = time.monotonic()
-        _finish(place.start(place.command(kind, study, sweep)), f"the reference {kind}")
+        _finish(place.start(place.command(kind, study, files)), f"the reference {kind}")
         walls[kind] = time.monotonic() - start
     return place.outputs(study), walls
 
 
-def kill_soak(root: Path, kills: int, study: str, sweep: Path, expected: dict[str, object],
+def _stop(process: subprocess.Popen[str], signal_number: int, place: Place) -> list[str]:
+    """Send the signal; what a SIGTERM left wrong (its exit status, what it did not remove) before any next run."""
+    running = process.poll() is None
+    process.send_signal(signal_number)
+    process.communicate()
+    if signal_number != signal.SIGTERM or not running:
+        return []
+    # 143 once its handler unwinds; killed by the signal itself (-15, which a shell shows as 143) before it has one
+    ended = process.returncode in (143, -signal.SIGTERM)
+    found = [] if ended else [f"SIGTERM ended it with exit {process.returncode}, not 143"]
+    return found + [f"left behind by SIGTERM: {path}" for path in place.leftovers()]
+
+
+def kill_soak(root: Path, kills: int, study: str, files: Path, expected: dict[str, object],
               walls: dict[str, float], rng: random.Random) -> list[str]:  # fmt: skip
-    """``kills`` rounds, each on a fresh cache and results directory: the study or the sweep (alternately) killed by
-    SIGKILL at a random moment of its run, then both run to the end; what went wrong (empty: nothing)."""
+    """``kills`` rounds, each on a fresh cache and results directory: the study, the sweep or the jobs (in turn)
+    stopped by SIGKILL (SIGTERM every other turn) at a random moment of its run, then all three run to the end; what
+    went wrong (empty: nothing)."""
     problems = []
     for number in range(kills):
-        place, kind = Place(root / f"round-{number}"), ("study", "sweep")[number % 2]
+        place, kind = Place(root / f"round-{number}"), KINDS[number % len(KINDS)]
+        signal_number = (signal.SIGKILL, signal.SIGTERM)[number // len(KINDS) % 2]
         delay = rng.uniform(0, walls[kind])
-        process = place.start(place.command(kind, study, sweep))
+        process = place.start(place.command(kind, study, files))
         time.sleep(delay)
         running = process.poll() is None
-        process.kill()
-        process.communicate()
-        for resumed in ("study", "sweep"):
-            _finish(place.start(place.command(resumed, study, sweep)), f"the {resumed} after the kill")
+        found = _stop(process, signal_number, place)
+        for resumed in KINDS:
+            _finish(place.start(place.command(resumed, study, files)), f"the {resumed} after the kill")
         deadline = time.monotonic() + 10
         while _simulations_running(place) and time.monotonic() < deadline:
             time.sleep(0.1)
-        found = (["a simulation of the killed run is still running"] if _simulations_running(place) else []) + (
-            ["the results differ from the uninterrupted ones"] if place.outputs(study) != expected else []
-        )
+        found += ["a simulation of the killed run is still running"] if _simulations_running(place) else []
+        found += ["the results differ from the uninterrupted ones"] if place.outputs(study) != expected else []
         found += [f"left behind: {path}" for path in place.leftovers()]
-        what = f"killed after {delay:.2f} s" if running else f"had ended before {delay:.2f} s"
+        name = signal.Signals(signal_number).name
+        what = f"stopped by {name} after {delay:.2f} s" if running else f"had ended before {name} at {delay:.2f} s"
         print(f"kill {number + 1}/{kills}: the {kind} {what}; resumed: {'; '.join(found) or 'as the reference'}",
               file=sys.stderr)  # fmt: skip
         problems += [f"kill {number + 1}: {problem}" for problem in found]
@@ -164,20 +208,22 @@ def _simulated(stderr: str, kind: str) -> tuple[int, int]:
     return (int(found[-1][1]), int(found[-1][0])) if found else (0, 0)
 
 
-def concurrent_soak(root: Path, pairs: int, study: str, sweep: Path, expected: dict[str, object]) -> list[str]:
-    """``pairs`` rounds of the study and the sweep each run twice at once; what went wrong (empty: nothing)."""
+def concurrent_soak(root: Path, pairs: int, study: str, files: Path, expected: dict[str, object]) -> list[str]:
+    """``pairs`` rounds of the study, the sweep and the jobs each run twice at once; what went wrong (empty:
+    nothing)."""
     problems = []
     for number in range(pairs):
         place = Place(root / f"pair-{number}")
-        kinds = ("study", "study", "sweep", "sweep")
-        started = [place.start(place.command(kind, study, sweep)) for kind in kinds]
+        kinds = [kind for kind in KINDS for _ in range(2)]
+        started = [place.start(place.command(kind, study, files)) for kind in kinds]
         counts = [_simulated(_finish(p, f"a concurrent {kind}"), kind) for p, kind in zip(started, kinds, strict=True)]
+        # the jobs have no cache to share: only their times (in outputs) and what they leave count
         if place.outputs(study) != expected:
             problems.append(f"pair {number + 1}: results differ from the reference")
         listed = (place.root / "results" / "REPORT.md").read_text().count(f"| {study} |")
         if listed != 1:
             problems.append(f"pair {number + 1}: REPORT.md lists {study} {listed} times")
-        for kind, (first, second) in (("study", counts[:2]), ("sweep", counts[2:])):
+        for kind, (first, second) in (("study", counts[0:2]), ("sweep", counts[2:4])):
             simulated, total = first[0] + second[0], max(first[1], second[1])
             print(f"pair {number + 1}/{pairs}: {kind}: {first[0]} + {second[0]} simulations for {total}",
                   file=sys.stderr)  # fmt: skip
@@ -190,7 +236,8 @@ def concurrent_soak(root: Path, pairs: int, study: str, sweep: Path, expected: d
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the soaks; print what went wrong and the wall times."""
     parser = argparse.ArgumentParser(prog="scripts/check-crash-safety", description=__doc__.splitlines()[0])
-    parser.add_argument("--kills", type=int, default=20, help="SIGKILLs of the kill soak (default: %(default)s)")
+    parser.add_argument("--kills", type=int, default=20,
+                        help="kills of the kill soak, by SIGKILL or SIGTERM (default: %(default)s)")  # fmt: skip
     parser.add_argument("--pairs", type=int, default=3, help="rounds of the concurrent soak (default: %(default)s)")
     parser.add_argument("--study", default="sanity-alpha-beta", help="the study run (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill moments (default: random)")
@@ -198,23 +245,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     root = Path(tempfile.mkdtemp(prefix="topolab-soak-"))
     try:
-        sweep = root / "soak.toml"
-        sweep.write_text(SWEEP)
+        (root / "soak.toml").write_text(SWEEP)
+        (root / "soak-jobs.toml").write_text(JOBS)
         started = time.monotonic()
-        expected, walls = reference(root / "reference", args.study, sweep)
-        print(f"reference: study {walls['study']:.1f} s, sweep {walls['sweep']:.1f} s (seed {seed})", file=sys.stderr)
+        expected, walls = reference(root / "reference", args.study, root)
+        references = ", ".join(f"{kind} {wall:.1f} s" for kind, wall in walls.items())
+        print(f"reference: {references} (seed {seed})", file=sys.stderr)
         kill_start = time.monotonic()
-        problems = kill_soak(root / "kill", args.kills, args.study, sweep, expected, walls, random.Random(seed))
+        problems = kill_soak(root / "kill", args.kills, args.study, root, expected, walls, random.Random(seed))
         kill_wall = time.monotonic() - kill_start
         pair_start = time.monotonic()
-        problems += concurrent_soak(root / "concurrent", args.pairs, args.study, sweep, expected)
+        problems += concurrent_soak(root / "concurrent", args.pairs, args.study, root, expected)
         pair_wall = time.monotonic() - pair_start
     except RuntimeError as err:
         print(f"check-crash-safety: error: {err}", file=sys.stderr)
         return 1
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"kill soak: {args.kills} SIGKILLs, {kill_wall:.0f} s; concurrent soak: {args.pairs} pairs, "
+    print(f"kill soak: {args.kills} kills, {kill_wall:.0f} s; concurrent soak: {args.pairs} pairs, "
           f"{pair_wall:.0f} s; {time.monotonic() - started:.0f} s in all; {len(problems)} problems")  # fmt: skip
     for problem in problems:
         print(f"  {problem}")

@@ -1,7 +1,9 @@
-"""scripts/lib/simgrid.sh: one SimGrid build at a time per prefix, and commands that answer without SimGrid.
+"""scripts/lib/simgrid.sh: one build at a time per prefix (SimGrid, the Python dependencies), and commands that
+answer without SimGrid.
 
-``simgrid_build_once`` is the function scripts/setup builds SimGrid through; here its build command is a stand-in
-that takes a second and records each time it runs, so that two setups started together are seen to build once.
+``build_once`` is the function scripts/setup builds SimGrid and installs the machine's Python dependencies through;
+here its build command is a stand-in that takes a second and records each time it runs, so that two setups started
+together are seen to build once.
 """
 
 from __future__ import annotations
@@ -19,37 +21,39 @@ LIB = REPO / "scripts" / "lib" / "simgrid.sh"
 FAKE_SETUP = r"""
 set -euo pipefail
 . "$1"
-prefix=$2; builds=$3
+prefix=$2; builds=$3; what=$4
 fake_build() {
   echo "$$" >>"$builds"
   sleep 1
   mkdir -p "$prefix"
   echo fingerprint-1 >"$prefix/.topolab-fingerprint"
 }
-simgrid_build_once "$prefix" fingerprint-1 fake_build
+if [ "$what" = SimGrid ]; then simgrid_build_once "$prefix" fingerprint-1 fake_build
+else build_once "$what" "$prefix" fingerprint-1 fake_build; fi
 echo "done"
 """
 
 
-def _start(tmp_path: Path) -> subprocess.Popen[str]:
+def _start(tmp_path: Path, what: str = "SimGrid") -> subprocess.Popen[str]:
     return subprocess.Popen(
-        ["bash", "-c", FAKE_SETUP, "fake-setup", str(LIB), str(tmp_path / "simgrid"), str(tmp_path / "builds")],
+        ["bash", "-c", FAKE_SETUP, "fake-setup", str(LIB), str(tmp_path / "simgrid"), str(tmp_path / "builds"), what],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
 
 
-def test_two_setups_started_together_build_once(tmp_path: Path) -> None:
-    first = _start(tmp_path)
+@pytest.mark.parametrize("what", ["SimGrid", "Python dependencies"])
+def test_two_setups_started_together_build_once(tmp_path: Path, what: str) -> None:
+    first = _start(tmp_path, what)
     time.sleep(0.3)  # the first holds the lock and builds
-    second = _start(tmp_path)
+    second = _start(tmp_path, what)
     outputs = [process.communicate(timeout=30) for process in (first, second)]
     assert [process.returncode for process in (first, second)] == [0, 0], outputs
     assert len((tmp_path / "builds").read_text().splitlines()) == 1
     waited = outputs[1][1]
-    assert "another setup is building SimGrid into" in waited
-    assert "reusing the SimGrid the other setup built" in waited
+    assert f"another setup is building {what} into" in waited
+    assert f"reusing the {what} the other setup built" in waited
 
 
 def test_a_prefix_with_the_fingerprint_is_not_rebuilt(tmp_path: Path) -> None:

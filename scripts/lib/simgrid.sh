@@ -33,27 +33,32 @@ use_topolab_simgrid() {
   export PKG_CONFIG_PATH="$simgrid/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 }
 
-# simgrid_build_once PREFIX FINGERPRINT COMMAND...: run COMMAND, which installs into PREFIX the SimGrid named by
-# FINGERPRINT (its .topolab-fingerprint), unless PREFIX already has it. One build at a time per prefix (a lock file
-# beside it): a setup started while another builds the same prefix says so, waits, and reuses what the other built
-# when it is the same SimGrid. COMMAND runs in a subshell; its status is returned.
-simgrid_build_once() {
-  local prefix=$1 fingerprint=$2
-  shift 2
+# build_once WHAT PREFIX FINGERPRINT COMMAND...: run COMMAND, which installs into PREFIX the WHAT (SimGrid, Python
+# dependencies) named by FINGERPRINT (its .topolab-fingerprint, written last), unless PREFIX already has it. One
+# build at a time per prefix (a lock file beside it): a setup started while another builds the same prefix says so,
+# waits, and reuses what the other built when it is the same. COMMAND runs in a subshell; its status is returned.
+build_once() {
+  local what=$1 prefix=$2 fingerprint=$3
+  shift 3
   [ "$(cat "$prefix/.topolab-fingerprint" 2>/dev/null)" = "$fingerprint" ] && return 0
   mkdir -p "$(dirname "$prefix")" || return 1
   (
     exec 9>>"$prefix.lock" || exit 1
     if ! flock -n 9; then
-      printf 'setup: another setup is building SimGrid into %s: waiting for it\n' "$prefix" >&2
+      printf 'setup: another setup is building %s into %s: waiting for it\n' "$what" "$prefix" >&2
       flock 9
       if [ "$(cat "$prefix/.topolab-fingerprint" 2>/dev/null)" = "$fingerprint" ]; then
-        printf 'setup: reusing the SimGrid the other setup built in %s\n' "$prefix" >&2
+        printf 'setup: reusing the %s the other setup built in %s\n' "$what" "$prefix" >&2
         exit 0
       fi
     fi
     "$@"
   )
+}
+
+# simgrid_build_once PREFIX FINGERPRINT COMMAND...: build_once for SimGrid.
+simgrid_build_once() {
+  build_once SimGrid "$@"
 }
 
 # needs_no_simgrid ARG...: true when the arguments only ask for help or a listing (-h, --help or --list before

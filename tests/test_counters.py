@@ -19,12 +19,12 @@ from generators.drawing import layout
 from generators.drawing.crop import crop
 from generators.drawing.crop import job_nodes
 from generators.errors import TopologyError
+from study_runner.simulation.counters import LINKS_COLUMNS
+from study_runner.simulation.counters import SERIES_COLUMNS
+from study_runner.simulation.counters import write_counters
 from study_runner.simulation.link_series import NS_PER_S
 from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.tracing import link_bytes
-from study_runner.tools.counters import LINKS_COLUMNS
-from study_runner.tools.counters import SERIES_COLUMNS
-from study_runner.tools.counters import write_counters
 from tests.test_smpirun_on import PINGPONG
 from tests.test_smpirun_on import run
 from tests.test_tracing import PINGPONG as PINGPONG_ARGS

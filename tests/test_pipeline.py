@@ -110,3 +110,18 @@ def test_a_study_is_written_beside_the_next_ones_simulations(tmp_path: Path, bin
     assert failed.returncode == 2, failed.stderr
     assert sorted(p.name for p in (tmp_path / "results").iterdir()) == before and "mini-one" not in before
     assert (tmp_path / "gone" / "summary.json").read_bytes() == written
+
+
+def test_a_run_declared_counters_gets_its_counters_and_no_warning(tmp_path: Path, bin_dir: Path) -> None:
+    """``counters = true`` on a study run: its twin is simulated, ``counters/<run>/`` written (``links.csv``,
+    ``link_series.csv``, a heat map), and its trace counts as read (no warning)."""
+    text = GOOD_STUDY.replace('args = ["-p", "1", "-s", "1M"]', 'args = ["-p", "1", "-s", "1M"]\ncounters = true')
+    done = run_runner(str(write_study(tmp_path, text)), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "mini/exchange_one (traced): simulated" in done.stderr and "warning: " not in done.stderr
+    counters = tmp_path / "results" / "mini" / "counters"
+    assert sorted(p.name for p in counters.iterdir()) == ["exchange_one"]
+    assert sorted(p.name for p in (counters / "exchange_one").iterdir()) == ["heatmap.png", "link_series.csv",
+                                                                              "links.csv"]  # fmt: skip
+    rows = (counters / "exchange_one" / "links.csv").read_text().splitlines()
+    assert rows[0].startswith("link,kind,bandwidth_Bps,bytes") and float(rows[1].split(",")[3]) > 0

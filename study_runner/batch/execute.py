@@ -36,6 +36,7 @@ from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import time_jobs
+from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
 from study_runner.simulation.replay import TRACE_NAME
@@ -74,7 +75,8 @@ class PreparedRun:
     """For a recording: the store its trace goes to, under its ``key``."""
     links_traced: bool = False
     """Traced by SimGrid (``simulation.tracing``): its one record holds the bytes each link carried
-    (``link_bytes``) and what the app printed (``records``)."""
+    (``link_bytes``) and what the app printed (``records``), and for a run declared ``counters = true`` their time
+    series (``link_series``: ``LinkSeries.record``)."""
     jobs: SharedMachine | None = None
     """For a run with neighbours: its jobs (the run's own first), their hosts and options; its record is each job's
     time alone and shared (``simulation.jobs``)."""
@@ -155,7 +157,7 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
         else:
             records = parse_output(run.spec.output, outcome.stdout, run.label)
         records = _with_timing(run, records, outcome)
-        return ([{"link_bytes": traced, "records": records}] if traced is not None else records), outcome
+        return ([{**traced, "records": records}] if traced is not None else records), outcome
     except StudyError as err:
         return err
 
@@ -179,15 +181,17 @@ def _simulate_jobs(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutco
     return [record], SmpirunOutcome("", time.monotonic() - start, 0.0)
 
 
-def _traced_links(run: PreparedRun, scratch: Path) -> dict[str, float] | None:
+def _traced_links(run: PreparedRun, scratch: Path) -> dict[str, Any] | None:
     """The bytes per link (those that carried nothing left out) of a traced run, from the trace it wrote in
-    ``scratch``; None for another run."""
+    ``scratch``, and their time series for a run declared ``counters = true``; None for another run."""
     if not run.links_traced:
         return None
     trace = scratch / LINKS_TRACE_NAME
     if not trace.is_file():
         raise StudyError(f"{run.label}: smpirun wrote no trace {LINKS_TRACE_NAME}")
-    return {name: value for name, value in sorted(link_bytes(trace).items()) if value > 0}
+    series = LinkSeries() if run.spec.counters else None
+    used = {name: value for name, value in sorted(link_bytes(trace, series).items()) if value > 0}
+    return {"link_bytes": used, **({"link_series": series.record()} if series is not None else {})}
 
 
 def _with_timing(run: PreparedRun, records: list[dict[str, Any]], outcome: SmpirunOutcome) -> list[dict[str, Any]]:

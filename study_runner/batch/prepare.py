@@ -125,7 +125,7 @@ def prepare_runs(
                 raise StudyError(f"{label}: a replay needs a trace store")
             run = _replay(run, options, platforms[spec.platform], traces, recordings, workdir)
         prepared.append(run)
-        if spec.trace_links:
+        if spec.trace_links or spec.counters:
             prepared.append(_traced(run, options, files))
     return platforms, prepared
 
@@ -159,8 +159,9 @@ def _jobs_run(
     """A run among neighbours (``RunSpec.neighbours``): every job's hosts from the run's allocation, each job's
     hostfile, and the key made from what the simulation runs: each job's recording command (with the files it reads),
     its start, and topolab's replayer of several jobs (``simulation.jobs``)."""
-    if spec.trace_links:
-        raise StudyError(f"{label}: trace_links traces one app's run; a run with neighbours replays several jobs")
+    if spec.trace_links or spec.counters:
+        raise StudyError(f"{label}: trace_links and counters trace one app's run; a run with neighbours replays "
+                         "several jobs")  # fmt: skip
     measured = Job(MEASURED, app_path(spec.app), spec.args, spec.ranks, 0.0, spec.ranks_per_node, spec.placement)
     jobs = []
     for job in (measured, *spec.neighbours):
@@ -212,8 +213,9 @@ def _traced(run: PreparedRun, options: tuple[str, ...], files: Mapping[Path, str
     command = smpirun_command(
         run.binary, run.inputs["args"], run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options())
     )
-    key = command_key(command, files, simgrid=run.inputs["simgrid"], output="links", format=LINK_BYTES_FORMAT)
-    inputs = {**run.inputs, "options": [*run.inputs["options"], *tracing_options()], "traced": "link bytes"}
+    traced, output = ("link series", "link series") if run.spec.counters else ("link bytes", "links")
+    key = command_key(command, files, simgrid=run.inputs["simgrid"], output=output, format=LINK_BYTES_FORMAT)
+    inputs = {**run.inputs, "options": [*run.inputs["options"], *tracing_options()], "traced": traced}
     # tracing slows a simulation down (bgq-pairing's smallest run: 17 s, 27 s traced)
     spec = dataclasses.replace(run.spec, id=run.spec.traced_id, trace_links=False, timeout=2 * run.spec.timeout)
     return dataclasses.replace(run, spec=spec, label=f"{run.label} (traced)", command=tuple(command), key=key,

@@ -44,6 +44,7 @@ class RunSpec:
     neighbours: tuple[Job, ...] = ()  # other jobs on the machine meanwhile (simulation.jobs)
     allocation: str = "contiguous"  # with neighbours: the policy that gives every job its hosts
     online: bool = False  # with neighbours: the jobs' binaries run together instead of their traces replayed
+    counters: bool = False  # its traced twin also keeps the links' time series: counters/<id>/ (simulation.counters)
 
     @property
     def traced_id(self) -> str:

@@ -13,6 +13,8 @@ for it (to rounding).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["INTERVALS", "NS_PER_S", "LinkSeries"]
 
@@ -95,3 +97,27 @@ class LinkSeries:
                 amount = self.bytes[link][k]
                 if amount > 0:
                     yield k, link, amount
+
+    def record(self) -> dict[str, Any]:
+        """The series as JSON values (a cached result's): the width in ns, the end, and its non-zero intervals.
+
+        >>> series = LinkSeries()
+        >>> series.add("a", 0.0, 1e-7, 2e9)
+        >>> copy = LinkSeries.of_record(series.record())
+        >>> (copy.width, copy.end, list(copy.rows())) == (series.width, series.end, list(series.rows()))
+        True
+        """
+        rows = [[k, link, amount] for k, link, amount in self.rows()]
+        return {"intervals": self.intervals, "width_ns": self._scale, "merges": self._merges, "end": self.end,
+                "rows": rows}  # fmt: skip
+
+    @classmethod
+    def of_record(cls, record: Mapping[str, Any]) -> LinkSeries:
+        """The series :meth:`record` gave."""
+        series = cls(int(record["intervals"]))
+        series._scale, series._merges = int(record["width_ns"]), int(record["merges"])
+        series.width = series._scale / NS_PER_S
+        series.end = float(record["end"])
+        for k, link, amount in record["rows"]:
+            series.bytes.setdefault(str(link), [0.0] * series.intervals)[int(k)] = float(amount)
+        return series

@@ -18,6 +18,7 @@ from study_runner.batch.execute import execute_runs
 from study_runner.batch.prepare import prepare_runs
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
+from study_runner.simulation.counters import write_run_counters
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import replace_dir
 from study_runner.simulation.workdirs import work_directory
@@ -84,6 +85,17 @@ def simulate_study(study: Study, quick: bool, bin_dir: Path, cache: Cache, engin
     return StudyContext(study, quick, platforms, results)
 
 
+def _write_counters(ctx: StudyContext, directory: Path) -> None:
+    """The network counters of every run the study file declares ``counters = true`` (and that ran), in
+    ``directory/<run id>/`` (``simulation.counters``)."""
+    for spec in ctx.study.runs:
+        twin = ctx.results.get(spec.traced_id)
+        if spec.counters and twin is not None:
+            (traced,) = twin.records
+            write_run_counters(directory / spec.id, traced, ctx.platform_of(spec.id), ctx.results[spec.id].hosts)
+            ctx.read_traces.add(spec.id)
+
+
 def write_study(ctx: StudyContext, results_dir: Path) -> tuple[StudyOutcome, list[str]]:
     """Make the study's checks, notes and figures from its simulations (``simulate_study``) and put
     ``results_dir/<study>/`` in place in one rename; return its outcome (whether every check passed or missed as
@@ -98,6 +110,7 @@ def write_study(ctx: StudyContext, results_dir: Path) -> tuple[StudyOutcome, lis
     with naming(results_dir / study.name), work_directory(f"{study.name}.staged", parent=results_dir) as staging:
         _write_runs_csv(staging / "runs.csv", study, ctx.results, ctx.quick)
         analysis.figures(ctx, staging)
+        _write_counters(ctx, staging / "counters")
         for run_id in ctx.unread_traces():
             lines.append(
                 f"warning: {study.name}: run {run_id} is traced (trace_links) but no figure reads its link bytes"

@@ -79,6 +79,11 @@ def run_fields(
             f'{where}: {path}: neighbours need compute = "off" and no replay (the jobs are recorded and replayed '
             "together: study_runner.simulation.jobs)"
         )
+    if raw.get("counters", False) and (replay or compute != "off" or neighbours):
+        raise StudyError(
+            f'{where}: {path}: counters = true traces the app\'s own run: it needs compute = "off", no replay and no '
+            "neighbours"
+        )
     for key in ("allocation", "online"):
         if key in raw and not neighbours:
             raise StudyError(f"{where}: {path}.{key} is about the jobs of a run with neighbours; this run has none")
@@ -97,6 +102,7 @@ def run_fields(
         "neighbours": neighbours,
         "allocation": raw.get("allocation", "contiguous"),
         "online": raw.get("online", False),
+        "counters": raw.get("counters", False),
     }
 
 

@@ -122,6 +122,10 @@ RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "allocation": _described({"type": "string", "minLength": 1},
                              "with neighbours: the policy that gives the jobs their hosts (contiguous, random:SEED, "
                              "stride:K, random-chunks:C,SEED, or the family's own; default contiguous)"),
+    "counters": _described({"type": "boolean"},
+                           "network counters: also run it traced by SimGrid and write its bytes and utilisation per "
+                           "link, their time series and a heat map into counters/<run>/ of its results (needs "
+                           "compute = \"off\", no replay, no neighbours; default false)"),
 }  # fmt: skip
 """The fields of every run, a study's and a sweep's alike."""
 

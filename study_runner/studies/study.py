@@ -271,7 +271,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
-    twins = [run for run in runs if run.trace_links and run.traced_id in {other.id for other in runs}]
+    twins = [run for run in runs if (run.trace_links or run.counters) and run.traced_id in {o.id for o in runs}]
     if twins:
         raise StudyError(f"{where}: run id {twins[0].traced_id} is the id of run {twins[0].id}'s traced twin")
     run_grids: dict[str, list[tuple[str, dict[str, Any]]]] = {}

@@ -38,6 +38,8 @@ A sweep declares variables and how every point uses them::
                                               #   point's platform (simulation.replay): each point's one record is
                                               #   SMPI's simulated time, simulated_s; needs compute = "off". In a
                                               #   sweep that replays, the points that do not report simulated_s too
+    counters = false                          # optional: true traces each point and writes its network counters
+                                              #   (counters/point-N/: bytes per link, their series, a heat map)
 
     [output]
     metric = "time_s_max"                     # the field of the app's JSON records the plots show

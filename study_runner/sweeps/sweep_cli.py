@@ -1,9 +1,11 @@
 """``scripts/sweep FILE``: run every point of a sweep on Dask, write its table and plots.
 
 Results go to ``results/sweeps/<name>/``: ``points.parquet`` and ``points.csv`` (a row per app record, with the
-inputs of its point), the declared plots (PNG and SVG), and ``sweep.json`` (what ran, where, how long); the points
-are printed as a table at the end (``--baseline VARIABLE=VALUE`` adds speed-ups: ``sweep_summary``). The directory
-is replaced in one rename at the end, so it always holds one complete sweep. Every point's result enters the
+inputs of its point), the declared plots (PNG and SVG), ``sweep.json`` (what ran, where, how long), and with
+``[run] counters = true`` each point's network counters in ``counters/point-N/`` (``simulation.counters``: bytes and
+utilisation per link, their time series, a heat map; its rows get ``busiest_link`` and ``busiest_link_bytes``); the
+points are printed as a table at the end (``--baseline VARIABLE=VALUE`` adds speed-ups: ``sweep_summary``). The
+directory is replaced in one rename at the end, so it always holds one complete sweep. Every point's result enters the
 content-addressed cache as soon as it is simulated: a sweep stopped in any way (Ctrl-C, SIGKILL, a lost
 batch job) resumes where it stopped, and a rerun of a finished sweep only reads the cache.
 
@@ -19,16 +21,20 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from generators.files import naming
+from generators.model import Platform
 from study_runner.batch.engine import Engine
 from study_runner.batch.engine import job_script
 from study_runner.batch.engine_cli import add_engine_arguments
 from study_runner.batch.engine_cli import engine_from_args
+from study_runner.batch.execute import PreparedRun
+from study_runner.batch.execute import RunResult
 from study_runner.batch.execute import execute_runs
 from study_runner.batch.prepare import prepare_runs
 from study_runner.batch.progress import BarProgress
@@ -38,6 +44,7 @@ from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.counters import write_run_counters
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.workdirs import STOPPING
 from study_runner.simulation.workdirs import replace_dir
@@ -79,18 +86,23 @@ def run_sweep(
     # of an earlier run that was killed go as this one starts (study_runner.simulation.workdirs).
     with work_directory(sweep.name, parent=results_dir) as scratch:
         traces = TraceStore.of_cache(cache.directory)
-        _, runs = prepare_runs(sweep.name, sweep.platforms, _own_binaries(sweep), False, bin_dir, scratch, traces)
+        models, runs = prepare_runs(sweep.name, sweep.platforms, _own_binaries(sweep), False, bin_dir, scratch, traces)
+        traced = sum(run.links_traced for run in runs)
         print(
-            f"{sweep.name}: {len(runs)} points, {len(sweep.platforms)} platforms, on {engine.describe()}",
+            f"{sweep.name}: {len(runs) - traced} points{f' (and {traced} traced for counters)' if traced else ''}, "
+            f"{len(sweep.platforms)} platforms, on {engine.describe()}",
             file=sys.stderr,
         )
         results = execute_runs(runs, cache, engine=engine, progress=BarProgress("points"))
-    ordered = [results[run.spec.id] for run in runs]
+    points = [run for run in runs if not run.links_traced]  # a point's traced twin follows it (counters = true)
+    ordered = [results[run.spec.id] for run in points]
     for field, column in renamed_fields(sweep, ordered).items():
         print(f"{sweep.name}: the app's field {field!r} is named like a sweep variable: stored as {column!r}",
               file=sys.stderr)  # fmt: skip
-    table = rows(sweep, ordered, [run.key for run in runs])
+    table = rows(sweep, ordered, [run.key for run in points])
     with naming(results_dir / sweep.name), work_directory(f"{sweep.name}.staged", parent=results_dir) as staging:
+        busiest = _write_counters(staging / "counters", points, results, models)
+        table = [{**row, **busiest.get(row["point"], {})} for row in table]
         write_parquet(table, staging / "points.parquet")
         write_csv(table, staging / "points.csv")
         plots = draw_plots(sweep, table, staging)
@@ -99,19 +111,39 @@ def run_sweep(
             "sweep": sweep.name,
             "title": sweep.title,
             "file": str(sweep.path),
-            "points": len(runs),
+            "points": len(points),
             "rows": len(table),
             "simulated": simulated,
-            "cached": len(runs) - simulated,
+            "cached": len(points) - simulated,
             "engine": engine.describe(),
             "elapsed_s": round(time.monotonic() - started, 3),
             "plots": [path.name for path in plots],
+            "counters": len(busiest),
         }
         (staging / "sweep.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         staging.chmod(0o755)
         final = results_dir / sweep.name
         replace_dir(staging, final)
     return final, summary
+
+
+def _write_counters(
+    directory: Path, points: Sequence[PreparedRun], results: Mapping[str, RunResult], models: Mapping[str, Platform]
+) -> dict[int, dict[str, Any]]:
+    """The network counters of every point declared ``counters = true``, in ``directory/point-N/``
+    (``simulation.counters``); by point number, the columns its rows get: its busiest link and the bytes it
+    carried."""
+    busiest = {}
+    for number, run in enumerate(points):
+        twin = results.get(run.spec.traced_id)
+        if twin is None:
+            continue
+        (traced,) = twin.records
+        counters = write_run_counters(directory / run.spec.id, traced, models[run.spec.platform],
+                                      results[run.spec.id].hosts)  # fmt: skip
+        link, amount = next(iter(counters.link_bytes.items()), ("", 0.0))
+        busiest[number] = {"busiest_link": link, "busiest_link_bytes": amount}
+    return busiest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -176,7 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{sweep.name}: {summary['points']} points ({summary['simulated']} simulated, {summary['cached']} from cache)"
         f" in {format_duration(time.monotonic() - started)}; wrote {final}/points.parquet, points.csv"
-        + "".join(f", {name}" for name in summary["plots"]),
+        + "".join(f", {name}" for name in summary["plots"])
+        + (f", counters/ of {summary['counters']} points" if summary.get("counters") else ""),
         file=sys.stderr,
     )
     return 0

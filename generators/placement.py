@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from generators.allocation import ALLOCATION_POLICIES
 from generators.errors import TopologyError
+from generators.families import FAMILIES
 from generators.files import atomic_write_text
 from generators.model import Platform
 from generators.size import count_text
@@ -29,8 +30,6 @@ MAX_RANKS = 10**7
 def named_placement(platform: Platform, spec: str) -> list[str]:
     """The hosts of the named placement ``"<name>:<argument>"`` of ``platform``, in rank order: an allocation policy
     of every family (``generators.allocation``: contiguous, stride, random, random-chunks) or the family's own."""
-    from generators.families import FAMILIES  # the registry imports the families, which import this module
-
     name, _, argument = spec.partition(":")
     placements = {**ALLOCATION_POLICIES, **FAMILIES[platform.family].placements}
     if name not in placements:

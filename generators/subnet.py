@@ -28,6 +28,13 @@ from generators.errors import TopologyError
 from generators.errors import shown
 from generators.faults import draw
 from generators.model import Platform
+from generators.opensm import ENGINES
+from generators.opensm import MAX_HOSTS
+from generators.opensm import MAX_TABLE_HOSTS
+from generators.opensm import cables_of
+from generators.opensm import fabric_of
+from generators.opensm import opensm_platform
+from generators.opensm import run_opensm
 from generators.params import Param
 from generators.params import accepts
 from generators.params import choice
@@ -36,16 +43,6 @@ from generators.params import optional
 from generators.size import Size
 
 __all__ = ["ENGINES", "MAX_HOSTS", "MAX_TABLE_HOSTS", "SUBNET_APPLIED", "SUBNET_PARAMS", "apply_subnet", "subnet_size"]
-
-ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
-"""OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
-
-MAX_HOSTS = 512
-"""Most hosts of a platform of OpenSM's routes written as XML (``python -m generators.opensm ... -o FILE.xml``), one
-explicit route per ordered pair (261,632 at 512 hosts)."""
-
-MAX_TABLE_HOSTS = 8192
-"""Most hosts of a platform of OpenSM's routes (its zone holds a forwarding entry per switch and host)."""
 
 _SPEC = re.compile(r"\d+(\.\d+)?%|\d+|[^,\s]+(\s*,\s*[^,\s]+)*")
 
@@ -135,13 +132,6 @@ def apply_subnet(family: str, declared: Sequence[Param], platform: Platform, val
     engine = check_subnet(family, declared, values)
     if engine is None:
         return platform
-    # Imported here: every family declares this module's parameters, and generators.opensm is also a command
-    # (python -m generators.opensm), which runpy must find unimported.
-    from generators.opensm import cables_of
-    from generators.opensm import fabric_of
-    from generators.opensm import opensm_platform
-    from generators.opensm import run_opensm
-
     whole = fabric_of(platform)
     faults = draw(
         values["fail_cables"], values["fail_switches"], values["fail_seed"], cables_of(platform), whole.switches,

@@ -46,6 +46,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from generators import bgq
 from generators.declare import family
 from generators.errors import TopologyError
 from generators.model import FATPIPE
@@ -144,12 +145,10 @@ def _block_placement(platform: Platform, argument: str) -> list[str]:
 
 def _partition_placement(platform: Platform, argument: str) -> list[str]:
     """Named placement ``partition:MIDPLANES[,KIND][@m1,m2,m3,m4]``: a Blue Gene/Q partition of a machine of whole
-    midplanes (4x4x4x4x2 nodes each, ``paper_models.bgq``), as its scheduler allocated it: KIND ``current`` (Mira's
+    midplanes (4x4x4x4x2 nodes each, ``generators.bgq``), as its scheduler allocated it: KIND ``current`` (Mira's
     predefined geometry of that size, the partition paper's Table 6; the default on Mira), ``proposed`` (the paper's
     replacement), ``best`` or ``worst`` (the highest or lowest bisection of the cuboids that fit: JUQUEEN allocated
     any cuboid; the default elsewhere); from midplane ``m1,m2,m3,m4`` (default the first)."""
-    from paper_models import bgq  # (bgq needs generators.errors: imported when the placement is asked for)
-
     dims = tuple(platform.params["dims"])
     if len(dims) != 5 or dims[4] != 2 or any(size % unit for size, unit in zip(dims[:4], bgq.MIDPLANE, strict=False)):
         raise TopologyError(f"placement partition needs a Blue Gene/Q torus of whole midplanes (4x4x4x4x2), not {dims}")

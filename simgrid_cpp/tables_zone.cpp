@@ -1,6 +1,6 @@
 /*
  * tables_zone.cpp - a fabric routed by forwarding tables, as a compiled SimGrid
- * platform: InfiniBand's subnet manager's routes (generators/opensm.py) for
+ * platform: InfiniBand's subnet manager's routes (generators/opensm/) for
  * fabrics too large for one explicit route per pair of hosts.
  *
  * The parameter file ($TOPOLAB_TABLES_PARAMS, or NAME.params beside NAME.so)

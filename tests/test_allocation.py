@@ -259,7 +259,7 @@ class TestBlueGeneQPartitions:
 
     @pytest.mark.parametrize("midplanes", [1, 2, 4, 8, 16, 24, 32, 48, 64, 96])
     def test_mira_current_partitions_are_table_6(self, midplanes: int) -> None:
-        from paper_models import bgq
+        from generators import bgq
 
         hosts = place_ranks(self.MIRA, None, f"partition:{midplanes}")
         assert len(hosts) == 512 * midplanes
@@ -269,7 +269,7 @@ class TestBlueGeneQPartitions:
 
     @pytest.mark.parametrize("midplanes", [4, 8, 16, 24])
     def test_the_proposed_ones_raise_the_bisection(self, midplanes: int) -> None:
-        from paper_models import bgq
+        from generators import bgq
 
         current = place_ranks(self.MIRA, None, f"partition:{midplanes},current")
         proposed = place_ranks(self.MIRA, None, f"partition:{midplanes},proposed")
@@ -279,7 +279,7 @@ class TestBlueGeneQPartitions:
         assert bisection[1] > bisection[0]
 
     def test_juqueen_best_and_worst_and_the_corner(self) -> None:
-        from paper_models import bgq
+        from generators import bgq
 
         for kind, choose in (("best", bgq.best_partition), ("worst", bgq.worst_partition)):
             hosts = place_ranks(self.JUQUEEN, None, f"partition:16,{kind}")

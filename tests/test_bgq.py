@@ -1,4 +1,4 @@
-"""paper_models.bgq against the paper's Tables 1, 2, 6, 7 (Oltchik & Schwartz) and a brute-force min balanced cut."""
+"""generators.bgq against the paper's Tables 1, 2, 6, 7 (Oltchik & Schwartz) and a brute-force min balanced cut."""
 
 from __future__ import annotations
 
@@ -12,24 +12,24 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from generators.bgq import JUQUEEN
+from generators.bgq import MIDPLANE_NODES
+from generators.bgq import MIRA
+from generators.bgq import MIRA_CURRENT
+from generators.bgq import MIRA_PROPOSED
+from generators.bgq import SEQUOIA
+from generators.bgq import best_partition
+from generators.bgq import bisection
+from generators.bgq import fits
+from generators.bgq import geometries
+from generators.bgq import isoperimetric_bound
+from generators.bgq import node_dims
+from generators.bgq import parse_machine
+from generators.bgq import partition_bisection
+from generators.bgq import partitions
+from generators.bgq import worst_partition
 from generators.errors import TopologyError
-from paper_models.bgq import JUQUEEN
-from paper_models.bgq import MIDPLANE_NODES
-from paper_models.bgq import MIRA
-from paper_models.bgq import MIRA_CURRENT
-from paper_models.bgq import MIRA_PROPOSED
-from paper_models.bgq import SEQUOIA
-from paper_models.bgq import best_partition
-from paper_models.bgq import bisection
-from paper_models.bgq import fits
-from paper_models.bgq import geometries
-from paper_models.bgq import isoperimetric_bound
 from paper_models.bgq import main
-from paper_models.bgq import node_dims
-from paper_models.bgq import parse_machine
-from paper_models.bgq import partition_bisection
-from paper_models.bgq import partitions
-from paper_models.bgq import worst_partition
 
 ROOT = Path(__file__).resolve().parents[1]
 

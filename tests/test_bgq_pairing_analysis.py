@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from generators import bgq
 from generators import torus
-from paper_models import bgq
 from study_runner.studies.analyses import bgq_pairing
 from study_runner.studies.study import Study
 from study_runner.studies.study import load_study

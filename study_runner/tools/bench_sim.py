@@ -40,6 +40,7 @@ from typing import Any
 
 from lxml import etree
 
+from generators import bgq
 from generators import build_platform
 from generators import place_ranks
 from generators import platform_suffix
@@ -47,7 +48,6 @@ from generators import write_hostfile
 from generators import write_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
-from paper_models import bgq
 from study_runner.batch.execute import parse_records
 from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import RunSpec

@@ -4,7 +4,7 @@ The study file is the whole experiment (runs, Tables 6 and 7, Fig. 3 and 4's rat
 it compares, slower first); this module gives the model functions its templates call (``TEMPLATE_FUNCTIONS``), the
 runs' metric (``METRICS``), the notes and the figures, which show the comparisons of those ratio checks.
 
-* The partition analysis (``paper_models.bgq``): the internal bisection of every Mira predefined partition
+* The partition analysis (``generators.bgq``): the internal bisection of every Mira predefined partition
   and of its proposed replacement (Tables 1 and 6), of JUQUEEN's worst and best partition per size
   (Tables 2 and 7), checked exactly against the printed values; Fig. 1 and 2 drawn from it.
 * The bisection pairing experiment (Sect. 4.1, Fig. 3 and 4) simulated at full node scale on the
@@ -34,10 +34,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from generators import bgq
 from generators.analysis import link_loads
 from generators.model import Platform
 from generators.schedules import pairing_steps
-from paper_models import bgq
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext
 from study_runner.studies.figure_fields import table

@@ -46,21 +46,31 @@ from generators.model import CABLE
 from generators.model import CompiledZone
 from generators.model import Platform
 from generators.model import with_nbl
-from generators.subnet import ENGINES
-from generators.subnet import MAX_HOSTS
-from generators.subnet import MAX_TABLE_HOSTS
 
 __all__ = [
     "ENGINES",
+    "MAX_HOSTS",
+    "MAX_TABLE_HOSTS",
     "Fabric",
     "OpenSMError",
     "Tables",
     "Unrouted",
+    "cables_of",
     "fabric_of",
     "opensm_platform",
     "run_opensm",
     "switch_path",
 ]
+
+ENGINES = ("minhop", "updn", "dnup", "ftree", "lash", "dor", "torus-2QoS", "nue", "dfsssp", "sssp")
+"""OpenSM 3.3.23's unicast routing engines (``opensm -R``), but ``file`` (tables given by hand)."""
+
+MAX_HOSTS = 512
+"""Most hosts of a platform of OpenSM's routes written as XML (``python -m generators.opensm ... -o FILE.xml``), one
+explicit route per ordered pair (261,632 at 512 hosts)."""
+
+MAX_TABLE_HOSTS = 8192
+"""Most hosts of a platform of OpenSM's routes (its zone holds a forwarding entry per switch and host)."""
 
 UMAD2SIM = Path("/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so")
 TABLES_ZONE = "topolab_tables_zone"
@@ -446,9 +456,3 @@ def tables_zone(platform: Platform, fabric: Fabric, tables: Tables) -> CompiledZ
     values |= _node_values(platform)
     head = "".join(f"{key} {value}\n" for key, value in values.items())
     return CompiledZone(TABLES_ZONE, head + "\n".join(lines) + "\n")
-
-
-if __name__ == "__main__":
-    from generators.opensm_cli import main
-
-    raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""The generators' layers: a module imports its own layer or a lower one, as in the runner (tests/test_layers.py).
+
+    basics      errors, units, sizes, files and their owners, the mixing hash, finite fields, fault specs
+    model       the platform model and its parameters, the XML writer, the static analysis, Blue Gene/Q's partitions
+    pieces      what families are built from: the node, paths and router graphs, allocation policies, collective
+                schedules, OpenSM's tables (generators.opensm) and fabric files
+    declaring   a family's declaration (generators.declare) and the subnet manager's parameters every family takes
+    families    the topology families, one module each (a family may build on another: tofu on torus)
+    registry    the registry of families, named placements, the ready machines, drawing
+    commands    the command lines and the package's front door
+
+``generators`` imports nothing of ``paper_models`` or ``study_runner`` (they build on it). Every import counts, at the
+top of a module or inside a function, but one: ``generators.drawing`` imported by a command only when a picture is
+asked for (matplotlib takes most of a second to import), which is not a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+from tests.conftest import REPO
+from tests.test_layers import module_name
+
+PACKAGE = REPO / "generators"
+LAYERS: dict[str, tuple[str, ...]] = {
+    "basics": ("errors", "units", "size", "owners", "files", "mixing", "finite_field", "faults"),
+    "model": ("model", "params", "analysis", "writer", "bgq"),
+    "pieces": ("node", "paths", "router_graph", "allocation", "schedules", "opensm", "ibnetdiscover"),
+    "declaring": ("subnet", "declare"),
+    "families": tuple("crossbar dragonfly enterprise fattree hyperx mlfm slimfly threequads tofu torus".split()),
+    "registry": ("families", "placement", "machines", "drawing"),
+    "commands": ("cli", "opensm_cli", "opensm_failures", "__main__", "__init__", "opensm.__main__"),
+}
+TOPOLAB = ("generators", "paper_models", "study_runner")
+LAZY_ALLOWED = {"generators.drawing"}
+"""What a function may import: the drawing, for its import time (not to dodge a cycle)."""
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``generators.<part>...``: its own entry (``drawing.cli``) or its first part's (``drawing``)."""
+    parts = module.split(".")[1:] or ["__init__"]
+    for name in (".".join(parts), parts[0]):
+        for number, members in enumerate(LAYERS.values()):
+            if name in members:
+                return number
+    raise AssertionError(f"{module}: not in a layer of tests/test_generator_layers.py (a new module needs its place)")
+
+
+def _imports(path: Path, package: Path) -> list[tuple[int, str, bool]]:
+    """(line, module, inside a function) of every topolab import of the file (``from generators import bgq`` names
+    ``generators.bgq``, ``from generators import build_platform`` the package)."""
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lazy = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f) if n is not f}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            folder = package.parent.joinpath(*node.module.split("."))
+            submodule = [(folder / a.name).is_dir() or (folder / f"{a.name}.py").is_file() for a in node.names]
+            names = [
+                f"{node.module}.{a.name}" if sub else node.module for a, sub in zip(node.names, submodule, strict=True)
+            ]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        found += [(node.lineno, name, id(node) in lazy) for name in names if name.split(".")[0] in TOPOLAB]
+    return found
+
+
+def wrong_imports(package: Path) -> list[str]:
+    """Every import of a higher layer, of paper_models or study_runner, or inside a function (but the drawing's)."""
+    wrong = []
+    for path in sorted(package.rglob("*.py")):
+        here = module_name(path, package)
+        for line, target, lazy in _imports(path, package):
+            where = f"{path.relative_to(package.parent)}:{line}: {here}"
+            if not target.startswith("generators"):
+                wrong.append(f"{where} imports {target}, which builds on generators")
+            elif layer_of(target) > layer_of(here):
+                wrong.append(f"{where} (layer {layer_of(here)}) imports {target} (layer {layer_of(target)})")
+            elif lazy and not any(target == a or target.startswith(a + ".") for a in LAZY_ALLOWED):
+                wrong.append(f"{where} imports {target} inside a function")
+    return wrong
+
+
+def test_no_layer_imports_a_higher_one_or_inside_a_function() -> None:
+    wrong = wrong_imports(PACKAGE)
+    assert not wrong, "imports against the generators' layers:\n" + "\n".join(wrong)
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        layer_of(module_name(path, PACKAGE))
+
+
+def test_an_upward_or_hidden_import_is_caught(tmp_path: Path) -> None:
+    """The check itself, on a copy of the tree: the model importing a family, and a family importing the registry
+    inside a function (the cycle a lazy import would dodge), each fail it."""
+    copy = tmp_path / "generators"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    model, torus = copy / "model.py", copy / "torus.py"
+    model.write_text(model.read_text() + "\n\nfrom generators.torus import torus\n")
+    torus.write_text(torus.read_text() + "\n\ndef _late() -> None:\n    from generators.faults import draw\n")
+    wrong = wrong_imports(copy)
+    assert len(wrong) == 2, wrong
+    assert "generators.model (layer 1) imports generators.torus (layer 4)" in wrong[0]
+    assert "generators.torus imports generators.faults inside a function" in wrong[1]

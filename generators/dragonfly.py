@@ -43,7 +43,7 @@ Routing (``routing``; docs/adaptive-routing.md), oblivious or adaptive:
 
 ``spread`` says how finely a message is routed: ``message`` (the default: one path per message, as above) or
 ``packet``: its packets spread over the rule's paths, modelled as one flow whose route gives every cable the share of
-the message that crosses it (``generators.paths``): minimal routing spreads over the copies of the global cable,
+the message that crosses it (``generators.spread``): minimal routing spreads over the copies of the global cable,
 Valiant over every intermediate group and every pair of copies, evenly; UGAL places the message in parts, each on
 the path that is cheapest once the parts before it are placed.
 
@@ -81,12 +81,12 @@ from generators.params import choice
 from generators.params import latency
 from generators.params import nbl_param
 from generators.params import positive_int
-from generators.paths import ROUTING_MODES
-from generators.paths import framed
-from generators.paths import spread_evenly
-from generators.paths import spread_param
 from generators.size import Size
 from generators.size import switched_size
+from generators.spread import ROUTING_MODES
+from generators.spread import framed
+from generators.spread import spread_evenly
+from generators.spread import spread_param
 
 __all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
 

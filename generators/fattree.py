@@ -72,11 +72,11 @@ from generators.params import choice
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int
-from generators.paths import framed
-from generators.paths import spread_evenly
-from generators.paths import spread_param
 from generators.size import Size
 from generators.size import switched_size
+from generators.spread import framed
+from generators.spread import spread_evenly
+from generators.spread import spread_param
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
 

@@ -71,12 +71,12 @@ from generators.params import nbl_param
 from generators.params import optional
 from generators.params import optional_bandwidth
 from generators.params import positive_int
-from generators.paths import framed
-from generators.paths import spread_evenly
-from generators.paths import spread_param
 from generators.size import Size
 from generators.size import count_text
 from generators.size import switched_size
+from generators.spread import framed
+from generators.spread import spread_evenly
+from generators.spread import spread_param
 
 __all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 

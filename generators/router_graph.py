@@ -43,9 +43,9 @@ from generators.model import add_links
 from generators.model import duplex_link
 from generators.model import host_cable
 from generators.model import with_nbl
-from generators.paths import framed
-from generators.paths import hop_latency
-from generators.paths import spread_evenly
+from generators.spread import framed
+from generators.spread import hop_latency
+from generators.spread import spread_evenly
 
 __all__ = [
     "RouterGraph",

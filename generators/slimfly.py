@@ -51,8 +51,6 @@ from generators.params import choice
 from generators.params import nbl_param
 from generators.params import optional
 from generators.params import positive_int
-from generators.paths import ROUTING_MODES
-from generators.paths import spread_param
 from generators.router_graph import RouterGraph
 from generators.router_graph import cables
 from generators.router_graph import compiled_zone
@@ -62,6 +60,8 @@ from generators.router_graph import router_name
 from generators.router_graph import spread_rule
 from generators.size import Size
 from generators.size import switched_size
+from generators.spread import ROUTING_MODES
+from generators.spread import spread_param
 
 __all__ = ["MAX_Q", "delta", "estimate", "generator_sets", "mms_graph", "network_radix", "router_number", "slimfly"]
 

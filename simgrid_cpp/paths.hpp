@@ -3,7 +3,7 @@
  * offers between two switches: whole along one path, spread over several
  * (per-packet spreading at flow level), or chosen from the network's state
  * when the message starts (adaptive routing). docs/adaptive-routing.md says
- * what each mode models, and generators/paths.py is its Python twin.
+ * what each mode models, and generators/spread.py is its Python twin.
  *
  * Spreading needs topolab's SimGrid patch 0008 (Route::link_shares_: each link
  * is charged with the share of the message that crosses it); adaptive choice

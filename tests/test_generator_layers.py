@@ -27,7 +27,7 @@ PACKAGE = REPO / "generators"
 LAYERS: dict[str, tuple[str, ...]] = {
     "basics": ("errors", "units", "size", "owners", "files", "mixing", "finite_field", "faults"),
     "model": ("model", "params", "analysis", "writer", "bgq"),
-    "pieces": ("node", "paths", "router_graph", "allocation", "schedules", "opensm", "ibnetdiscover"),
+    "pieces": ("node", "spread", "router_graph", "allocation", "schedules", "opensm", "ibnetdiscover"),
     "declaring": ("subnet", "declare"),
     "families": tuple("crossbar dragonfly enterprise fattree hyperx mlfm slimfly threequads tofu torus".split()),
     "registry": ("families", "placement", "machines", "drawing"),

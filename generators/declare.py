@@ -32,7 +32,7 @@ from generators.subnet import SUBNET_PARAMS
 from generators.subnet import apply_subnet
 from generators.subnet import subnet_size
 
-__all__ = ["REGISTRY", "builds", "family"]
+__all__ = ["REGISTRY", "Builder", "builds", "family"]
 
 
 def _signature(declared: Sequence[Param]) -> inspect.Signature:
@@ -46,15 +46,15 @@ def _signature(declared: Sequence[Param]) -> inspect.Signature:
     )
 
 
-def builds(
-    family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
-) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
-    r"""Decorate the builder of ``family``: callers pass the ``declared`` parameters (in order, or by name); the
-    builder receives them checked, defaults filled from the ``Param``\ s, but the node's (``generators.node.APPLIED``)
-    and the subnet manager's (``generators.subnet.SUBNET_APPLIED``), applied to the platform it returns. Before
-    building, ``estimate(values)`` and what those add say what it would build (:mod:`generators.size`): a model
-    beyond the memory limit is refused. The platform records ``family``, the checked values (``params``), the
-    arguments as given (``given``) and the estimate (``size``); the public signature shows the declared defaults.
+class Builder:
+    r"""The public builder of a family (what :func:`builds` makes of its building function): callers pass the
+    ``declared`` parameters (in order, or by name); the function receives them checked, defaults filled from the
+    ``Param``\ s, but the node's (``generators.node.APPLIED``) and the subnet manager's
+    (``generators.subnet.SUBNET_APPLIED``), applied to the platform it returns. Before building, :meth:`estimate`
+    says what it would build (:mod:`generators.size`): a model beyond the memory limit is refused. The platform records
+    the family, the checked values (``params``), the arguments as given (``given``) and the estimate (``size``); the
+    public signature shows the declared defaults. Each step is a method: a parameter's trail is :meth:`request`
+    (checked, estimated), then :meth:`make` (built, node and subnet applied).
 
     >>> from generators.crossbar import crossbar
     >>> p = crossbar(2, link_lat="100ns")
@@ -65,55 +65,77 @@ def builds(
     ...
     generators.errors.TopologyError: hosts must be an integer >= 1, got 0
     """
-    names = tuple(param.name for param in declared)
-    applied = APPLIED if set(APPLIED) <= set(names) else ()
-    routed = SUBNET_APPLIED if set(SUBNET_APPLIED) <= set(names) else ()
-    signature = _signature(declared)
 
-    def sized(values: Mapping[str, Any]) -> Size:
-        """The family's estimate of the values it builds, plus the node's links and routes, as routed."""
-        size = estimate({k: v for k, v in values.items() if k not in applied + routed})
-        if applied:
+    family: Family | None = None
+    """The family it builds, once :func:`family` has registered it."""
+
+    def __init__(
+        self,
+        name: str,
+        declared: Sequence[Param],
+        estimate: Callable[[Mapping[str, Any]], Size],
+        build: Callable[..., Platform],
+    ) -> None:
+        functools.update_wrapper(self, build)
+        self.name, self.declared, self._estimate, self._build = name, tuple(declared), estimate, build
+        self.__signature__ = _signature(declared)
+        names = [param.name for param in declared]
+        self._applied = APPLIED if set(APPLIED) <= set(names) else ()
+        self._routed = SUBNET_APPLIED if set(SUBNET_APPLIED) <= set(names) else ()
+
+    def _own(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values the family's function takes: all but the node's and the subnet manager's."""
+        return {k: v for k, v in values.items() if k not in self._applied + self._routed}
+
+    def estimate(self, values: Mapping[str, Any]) -> Size:
+        """The family's estimate of what the checked ``values`` build, plus the node's links and routes, as routed."""
+        size = self._estimate(self._own(values))
+        if self._applied:
             check_node(values)
             size = node_size(size, values["shm_bw"])
-        return subnet_size(family, declared, size, values) if routed else size
+        return subnet_size(self.name, self.declared, size, values) if self._routed else size
 
-    def decorate(build: Callable[..., Platform]) -> Callable[..., Platform]:
-        def make(request: PlatformRequest) -> Platform:
-            values = request.values
-            platform = build(**{k: v for k, v in values.items() if k not in applied + routed})
-            if routed:
-                platform = apply_subnet(family, declared, platform, values)
-            if applied:
-                platform = apply_node(platform, **{k: values[k] for k in applied})
-            platform.family, platform.params, platform.size = family, values, request.size
-            platform.given = request.given
-            platform.unrecorded = tuple(
-                p.name
-                for p in declared
-                if not p.recorded_when_default and values[p.name] == p.convert(p.default, p.name)
-            )
-            return platform
+    def request(self, given: Mapping[str, object], written: bool) -> PlatformRequest:
+        """The parameters ``given`` checked and estimated, refused when too large (to ``written`` or not)."""
+        values = check_params(self.name, self.declared, given)
+        size = self.estimate(values)
+        check_size(self.name, size, written=written)
+        return PlatformRequest(self.name, dict(given), values, size, self.make)
 
-        def request(given: Mapping[str, object], written: bool) -> PlatformRequest:
-            values = check_params(family, declared, given)
-            size = sized(values)
-            check_size(family, size, written=written)
-            return PlatformRequest(family, dict(given), values, size, make)
+    def make(self, request: PlatformRequest) -> Platform:
+        """Build what ``request`` asks for: the family's function, then the subnet manager's routes and the node."""
+        values = request.values
+        platform = self._build(**self._own(values))
+        if self._routed:
+            platform = apply_subnet(self.name, self.declared, platform, values)
+        if self._applied:
+            platform = apply_node(platform, **{k: values[k] for k in self._applied})
+        platform.family, platform.params, platform.size = self.name, values, request.size
+        platform.given = request.given
+        platform.unrecorded = tuple(
+            p.name
+            for p in self.declared
+            if not p.recorded_when_default and values[p.name] == p.convert(p.default, p.name)
+        )
+        return platform
 
-        @functools.wraps(build)
-        def builder(*args: object, **kwargs: object) -> Platform:
-            try:
-                given = signature.bind_partial(*args, **kwargs).arguments
-            except TypeError as err:
-                raise TypeError(f"{family}(): {err}; its parameters are {', '.join(names)}") from None
-            return request(given, False).build()
+    def __call__(self, *args: object, **kwargs: object) -> Platform:
+        try:
+            given = self.__signature__.bind_partial(*args, **kwargs).arguments
+        except TypeError as err:
+            names = ", ".join(param.name for param in self.declared)
+            raise TypeError(f"{self.name}(): {err}; its parameters are {names}") from None
+        return self.request(given, False).build()
 
-        builder.__signature__ = signature  # type: ignore[attr-defined]
-        builder.declared = tuple(declared)  # type: ignore[attr-defined]
-        builder.estimate = sized  # type: ignore[attr-defined]
-        builder.request = request  # type: ignore[attr-defined]
-        return builder
+
+def builds(
+    family: str, declared: Sequence[Param], estimate: Callable[[Mapping[str, Any]], Size]
+) -> Callable[[Callable[..., Platform]], Builder]:
+    """Make the :class:`Builder` of ``family`` from its building function (a decorator), which takes the
+    ``declared`` parameters and ``estimate`` says the size of."""
+
+    def decorate(build: Callable[..., Platform]) -> Builder:
+        return Builder(family, declared, estimate, build)
 
     return decorate
 
@@ -131,7 +153,7 @@ def family(
     *,
     smallest: Mapping[str, object],
     drawn: Mapping[str, object],
-) -> Callable[[Callable[..., Platform]], Callable[..., Platform]]:
+) -> Callable[[Callable[..., Platform]], Builder]:
     """Declare the topology family the decorated builder builds, once, and register it (:data:`REGISTRY`): its
     name is the builder's, ``summary`` its line in ``--help``, ``params`` what it takes (the builder receives them
     checked, in this order), ``estimate`` what they build, ``placements`` its named rank placements, ``smallest``
@@ -148,7 +170,7 @@ def family(
 
     params = (*params, *SUBNET_PARAMS)  # every family: routed by OpenSM, around failures, on request
 
-    def declare(build: Callable[..., Platform]) -> Callable[..., Platform]:
+    def declare(build: Callable[..., Platform]) -> Builder:
         builder = builds(build.__name__, params, estimate)(build)
         builder.__doc__ = _documented(build.__doc__ or "", params)
         declared = Family(build.__name__, builder, tuple(params), summary, dict(placements or {}), smallest, drawn)
@@ -157,7 +179,7 @@ def family(
             raise ValueError(f"{declared.name}: placement {taken[0]!r} is an allocation policy of every family")
         if REGISTRY.get(declared.name, declared).build.__module__ != builder.__module__:
             raise ValueError(f"two families are named {declared.name!r}")
-        builder.family = REGISTRY[declared.name] = declared  # type: ignore[attr-defined]
+        builder.family = REGISTRY[declared.name] = declared
         return builder
 
     return declare

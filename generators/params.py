@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 from generators.errors import TopologyError
 from generators.errors import shown
@@ -91,13 +92,24 @@ class Param:
         return str(getattr(self.convert, "kind", self.convert.__name__))
 
 
+class Building(Protocol):
+    """What a family's public builder does (``generators.declare.Builder``): build from the parameters as given,
+    estimate what checked values build, and take a request."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Platform: ...
+
+    def estimate(self, values: Mapping[str, Any]) -> Size: ...
+
+    def request(self, given: Mapping[str, object], written: bool) -> PlatformRequest: ...
+
+
 @dataclass(frozen=True)
 class Family:
     """A topology family: its builder, its parameters, a one-line summary for ``--help``, and its
     named rank placements (``placements["allocation"](platform, "2,4,3")`` -> hosts in rank order)."""
 
     name: str
-    build: Callable[..., Any]
+    build: Building
     params: tuple[Param, ...]
     summary: str
     placements: Mapping[str, Callable[[Any, str], list[str]]] = field(default_factory=dict)
@@ -108,13 +120,13 @@ class Family:
 
     def estimate(self, values: Mapping[str, Any]) -> Size:
         """What the builder would build from the checked ``values`` (:mod:`generators.size`), without building it."""
-        return self.build.estimate(values)  # type: ignore[attr-defined]  # set by builds()
+        return self.build.estimate(values)
 
     def request(self, given: Mapping[str, object], *, written: bool = False) -> PlatformRequest:
         """The platform asked for with the parameters ``given`` (names and values as the user wrote them), checked,
         estimated and refused when too large (to build, or when it is to be ``written``, to write) once; built by
         :meth:`PlatformRequest.build`."""
-        return self.build.request(given, written)  # type: ignore[attr-defined]  # set by builds()
+        return self.build.request(given, written)
 
 
 @dataclass(frozen=True)

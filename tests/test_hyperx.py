@@ -73,8 +73,8 @@ def test_counts(params: dict[str, Any]) -> None:
     assert len(p.cables(p.links)) == 2 * len(p.hosts) + len(between)
     ports = Counter(p.links[name].ends[0] for name in p.cables(p.links) if switch_of(p.links[name].ends[0]) is not None)
     assert set(ports.values()) == {t + k * sum(size - 1 for size in dims)} and len(ports) == switches
-    values = check_params("hyperx", hyperx.family.params, params)  # type: ignore[attr-defined]
-    assert hyperx.estimate(values) == p.size  # type: ignore[attr-defined]
+    values = check_params("hyperx", hyperx.family.params, params)
+    assert hyperx.estimate(values) == p.size
     assert counted(p) == Size(**{**p.size.__dict__, "hint": ""})
 
 

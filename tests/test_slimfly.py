@@ -126,7 +126,7 @@ def test_counts_equal_the_estimate(params: dict[str, Any], per_router: int) -> N
     assert len(p.links) == 2 * hosts + 2 * q * q * radix(q) + extra
     assert p.size is not None and p.size.compiled
     assert (p.size.hosts, p.size.routers, p.size.links) == (hosts, 2 * q * q, len(p.links))
-    assert slimfly.estimate(p.params) == p.size  # type: ignore[attr-defined]
+    assert slimfly.estimate(p.params) == p.size
 
 
 def test_names_and_order() -> None:
@@ -189,7 +189,7 @@ def test_bad_q_is_refused(q: int, reason: str) -> None:
         slimfly(q=q)
     values = {"q": q, "hosts": None, "nbl": None, "host_speed": 1e9, "cores": 1, "shm_bw": None, "shm_lat": 0.0}
     with pytest.raises(TopologyError, match=reason):
-        slimfly.estimate(values)  # type: ignore[attr-defined]
+        slimfly.estimate(values)
 
 
 @pytest.mark.parametrize("q", [67, 128, 10**40])

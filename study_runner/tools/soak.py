@@ -9,7 +9,8 @@ Two soaks, each against a reference (the same commands run once, uninterrupted, 
   the study's checks, less what a simulation cost, and the jobs' times), and nothing may be left: no hidden file or
   directory in the results but the lock, nothing in the soak's TMPDIR, no simulation running. A run stopped by
   SIGTERM must leave nothing even before the next run (it removes its own; a SIGKILLed one's are the next run's to
-  remove) and exit 143 (or die of the signal, when it comes before the handler is in place).
+  remove) and exit 143 (or die of the signal, when it comes before the handler is in place, or end with 0 when it
+  comes as the run ends).
 - **concurrent**: ``--pairs K`` times, the study, the sweep and the jobs are each started twice at once on one cache
   and results directory (a fresh cache each time). Each pair must give the reference's results and a REPORT.md that
   lists the study once, and simulate each point once in all (``simulated`` of the two summaries adds up to the
@@ -161,8 +162,9 @@ def _stop(process: subprocess.Popen[str], signal_number: int, place: Place) -> l
     process.communicate()
     if signal_number != signal.SIGTERM or not running:
         return []
-    # 143 once its handler unwinds; killed by the signal itself (-15, which a shell shows as 143) before it has one
-    ended = process.returncode in (143, -signal.SIGTERM)
+    # 143 once its handler unwinds; killed by the signal itself (-15, which a shell shows as 143) before it has one;
+    # 0 when the signal came as the run was ending, its work done (the results are compared after the resumption)
+    ended = process.returncode in (143, -signal.SIGTERM, 0)
     found = [] if ended else [f"SIGTERM ended it with exit {process.returncode}, not 143"]
     return found + [f"left behind by SIGTERM: {path}" for path in place.leftovers()]
 

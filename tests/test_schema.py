@@ -203,6 +203,11 @@ EDITS: dict[str, list[tuple[str, str, str, str]]] = {  # kind: (name, text, its 
         ("zip", "[generate.grid]\nn = [1, 2]", "[[generate.zip]]\nn = [1, 2]\nm = [3, 4]", "good"),
         ("zip lengths", "[generate.grid]\nn = [1, 2]", "[[generate.zip]]\nn = [1, 2]\nm = [3]", "loader"),
         ("no axis", "[generate.grid]\nn = [1, 2]\n", "", "bad"),
+        ("misspelled check field", "tolerance = 0.1", "tolerence = 0.1", "bad"),
+        ("unknown check kind", 'kind = "prediction"', 'kind = "guess"', "bad"),
+        ("templated tolerance", "tolerance = 0.1", 'tolerance = "{0.1 * n}"', "good"),
+        ("unknown field of a by table", 'source = "s"\n', 'source = "s"\n[checks.by.n.1]\ncolour = 1\n', "bad"),
+        ("check of an unknown grid", 'grid = "scan"\nid', 'grid = "nope"\nid', "loader"),
     ],
     "sweep": [
         ("ranks 2.0", 'ranks = "{n + 1}"', "ranks = 2.0", "good"),

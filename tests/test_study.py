@@ -82,7 +82,7 @@ class TestStudyFiles:
             (lambda s: s.replace('name = "mini"', ""), r"missing 'name'"),
             (
                 lambda s: s + EXACT_CHECK + 'source = ""\nmiss = ""\n',
-                r"published.x.miss must be a non-empty explanation",
+                r"checks\[2\].miss: '' should be non-empty",
             ),
             (
                 lambda s: s + EXACT_CHECK + 'source = ""\nmiss = "why"\n',

@@ -172,14 +172,14 @@ BASE = '[[checks]]\ngrid = "scan"\nid = "c.{run}"\nsimulated = "{throughput(run)
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (BASE + "colour = 1\n", "checks[1] has unknown key 'colour'"),
+        (BASE + "colour = 1\n", "checks[0]: unknown key 'colour'; known: by, grid"),
         (BASE.replace('unit = "MiB/s"\n', ""), "no 'unit' (in the table or its by tables)"),
         (BASE.replace('grid = "scan"', 'grid = "fig9"'), "grid 'fig9' is not a [[generate]] grid of the file (scan)"),
         (BASE + 'over = ["colour"]\n', "over names 'colour', which is not a variable of the grid"),
         (BASE + 'when = "{size}"\n', "when must be a comparison, got 16"),
         (BASE + "[by.colour.red]\nvalue = 2\n", "by names 'colour', which is not a variable of its points"),
-        (BASE + "[by.servers.12]\ncolour = 2\n", "by.servers.12 must be a table of check fields"),
-        (BASE.replace('"prediction"', '"guess"'), "kind must be one of"),
+        (BASE + "[by.servers.12]\ncolour = 2\n", "checks[0].by.servers.12: unknown key 'colour'"),
+        (BASE.replace('"prediction"', '"guess"'), "checks[0].kind: 'guess' is not one of ['calibration'"),
         (BASE + 'miss = "why"\n', "a miss needs miss_range"),
         (BASE.replace('id = "c.{run}"', 'id = "c"'), "check 'c' is declared twice"),
     ],

@@ -38,6 +38,8 @@ from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.outputs import OUTPUT_FORMATS
+from study_runner.studies.checks import KINDS
+from study_runner.studies.checks import RELATIONS
 
 __all__ = [
     "JOBS_FILE_SCHEMA",
@@ -212,6 +214,49 @@ def _platform(template: bool) -> dict[str, Any]:
     return _described(choice, "a topology family and its parameters, or a ready platform")
 
 
+_OR_TEMPLATE = {"type": "string", "pattern": "[{]"}
+"""A value rendered at each point of the check (``"{tolerance_of(servers)}"``)."""
+
+
+def _rendered(schema: Mapping[str, Any], description: str) -> dict[str, Any]:
+    """A check field: ``schema``, or a template rendered at each point."""
+    return {"anyOf": [dict(schema), _OR_TEMPLATE], "description": description}
+
+
+CHECK_FIELDS: dict[str, dict[str, Any]] = {
+    "id": _described({"type": "string", "minLength": 1}, "the check's name, unique in the study (a template)"),
+    "simulated": _described({"type": ["string", "number"]}, "the simulated value: a template calling the analysis's "
+                            "metrics (\"{throughput(run)}\"), or a number"),
+    "value": _described({"type": ["string", "number"]}, "the published number, or a template"),
+    "unit": _TEXT,
+    "tolerance": _rendered({"type": "number", "minimum": 0, "maximum": sys.float_info.max},
+                           "relative tolerance (0.10: 10%)"),
+    "kind": _rendered({"enum": list(KINDS)}, "calibration, prediction or exact"),
+    "what": _TEXT,
+    "source": _described(_TEXT, "where the published number is (an exact check may have none)"),
+    "relation": _rendered({"enum": list(RELATIONS)}, "how simulated and published compare (default within)"),
+    "miss": _described({"type": "string", "minLength": 1}, "why the simulated value misses: a documented miss"),
+    "miss_range": _described({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+                             "[low, high]: the simulated values the miss explains"),
+}  # fmt: skip
+"""The fields of a check (``studies.study_checks``), in a ``[[checks]]`` table or one of its ``by`` tables."""
+
+CHECK_POINTS: dict[str, dict[str, Any]] = {
+    "grid": _described({"type": ["string", "object"]}, "a [[generate]] grid's name, or the check's own axes"),
+    "over": _described({"type": "array", "items": _TEXT}, "the grid's axes the checks are projected on"),
+    "when": _described({"type": ["string", "boolean"]}, "which of the grid's points count: a comparison"),
+    "runs": _described({"type": "object", "additionalProperties": _TEXT}, "names for run id templates"),
+    "zip": _AXES["zip"],
+    "by": _described({"type": "object", "additionalProperties": {"type": "object", "additionalProperties":
+                      _table(CHECK_FIELDS, ())}},
+                     "[checks.by.<variable>.<value>]: the fields that differ where a variable has a value"),
+    "records": _described({"type": "string", "minLength": 1}, "one check per record this run prints"),
+}  # fmt: skip
+"""Where a ``[[checks]]`` table's checks are: a run grid, axes of its own, or a run's records."""
+
+CHECK_SCHEMA = _table({**CHECK_POINTS, **CHECK_FIELDS}, (), "a published value and its metric, at each point")
+
+
 def study_schema() -> dict[str, Any]:
     """The schema of a study file (``study_runner.studies.study``)."""
     run = {**STUDY_RUN_PROPERTIES, **RUN_PROPERTIES}
@@ -237,7 +282,7 @@ def study_schema() -> dict[str, Any]:
         "platforms": {"type": "object", "minProperties": 1, "additionalProperties": _platform(False)},
         "runs": {"type": "array", "items": _table(run, required)},
         "generate": {"type": "array", "items": generate},
-        "checks": {"type": "array", "items": {"type": "object"}, "description": "published values and their metrics"},
+        "checks": {"type": "array", "items": CHECK_SCHEMA, "description": "published values and their metrics"},
         "figures": _described({"type": "object"}, "what the figures show: the fields the analysis declares"),
         "reference": {"type": "object", "additionalProperties": reference},
         "measured_wall_time": measured,
@@ -353,6 +398,10 @@ def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: 
     error = best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(data))
     if error is None:
         return
+    parent = error.parent
+    if parent is not None and parent.validator == "anyOf" and parent.validator_value[-1] == _OR_TEMPLATE:
+        # a value or a template: what is wrong with it as a value, not that it is no template
+        error = next(e for e in parent.context if e.relative_schema_path[0] == 0)
     message = error.message
     if error.validator == "additionalProperties":
         known = error.schema.get("properties", {})

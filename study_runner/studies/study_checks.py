@@ -53,23 +53,17 @@ from study_runner.errors import StudyError
 from study_runner.studies.checks import KINDS
 from study_runner.studies.checks import RELATIONS
 from study_runner.studies.checks import Check
+from study_runner.studies.schema import CHECK_FIELDS
+from study_runner.studies.schema import CHECK_POINTS
 from study_runner.studies.templates import assignments
 from study_runner.studies.templates import axes
 from study_runner.studies.templates import render
 
 __all__ = ["DeclaredCheck", "RecordChecks", "declared_checks", "validate_published"]
 
-_POINT_KEYS = {
-    "grid",
-    "over",
-    "when",
-    "runs",
-    "zip",
-    "by",
-    "records",
-}  # grid: a run grid's name, or the check's own axes
-_FIELDS = {"id", "simulated", "value", "unit", "tolerance", "kind", "what", "source"}
-_OPTIONAL = {"relation", "miss", "miss_range"}
+_POINT_KEYS = set(CHECK_POINTS)  # grid: a run grid's name, or the check's own axes
+_FIELDS = {"id", "simulated", "value", "unit", "tolerance", "kind", "what", "source"}  # every check has them
+_OPTIONAL = set(CHECK_FIELDS) - _FIELDS
 _KEYS = _POINT_KEYS | _FIELDS | _OPTIONAL
 
 

@@ -87,6 +87,11 @@ class Param:
         return bool(getattr(self.convert, "unit", False))
 
     @property
+    def schema(self) -> dict[str, Any]:
+        """What JSON Schema can say of the values it accepts in a file (empty: anything; the loader checks)."""
+        return dict(getattr(self.convert, "schema", {}))
+
+    @property
     def kind(self) -> str:
         """What the parameter accepts, in words (its converter's ``kind``): ``int >= 1``, ``bandwidth``, ..."""
         return str(getattr(self.convert, "kind", self.convert.__name__))
@@ -150,16 +155,25 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 Converter = Callable[[object, str], Any]
 
 
-def accepts(text: str, *, unit: bool = False) -> Callable[[Converter], Converter]:
-    """Mark a converter with what it accepts, in words (``Param.kind``: the CLI help and the builders' docs), and
-    whether its quantity has a ``unit`` (``Param.needs_unit``)."""
+def accepts(
+    text: str, *, unit: bool = False, schema: Mapping[str, Any] | None = None
+) -> Callable[[Converter], Converter]:
+    """Mark a converter with what it accepts, in words (``Param.kind``: the CLI help and the builders' docs), whether
+    its quantity has a ``unit`` (``Param.needs_unit``), and what JSON Schema can say of a value it accepts
+    (``Param.schema``: the published schemas of study, sweep and jobs files; empty: anything, the loader checks)."""
 
     def mark(convert: Converter) -> Converter:
         convert.kind = text  # type: ignore[attr-defined]
         convert.unit = unit  # type: ignore[attr-defined]
+        convert.schema = dict(schema or {})  # type: ignore[attr-defined]
         return convert
 
     return mark
+
+
+def _integer_schema(minimum: int) -> dict[str, Any]:
+    """An integer >= ``minimum`` in a file, or its text (which the loader reads: ``"4"``, ``"+4"``)."""
+    return {"anyOf": [{"type": "integer", "minimum": minimum}, {"type": "string"}]}
 
 
 def _integer(value: object, name: str, minimum: int) -> int:
@@ -178,13 +192,13 @@ def _integer(value: object, name: str, minimum: int) -> int:
     return value
 
 
-@accepts("int >= 1")
+@accepts("int >= 1", schema=_integer_schema(1))
 def positive_int(value: object, name: str) -> int:
     """An integer >= 1, given as an int or as the text of one (``"4"``, not ``"4.5"`` or ``True``)."""
     return _integer(value, name, 1)
 
 
-@accepts("int >= 0")
+@accepts("int >= 0", schema=_integer_schema(0))
 def nonnegative_int(value: object, name: str) -> int:
     """An integer >= 0, given as an int or as the text of one."""
     return _integer(value, name, 0)
@@ -268,7 +282,7 @@ def optional(convert: Callable[[object, str], Any]) -> Callable[[object, str], A
         return convert(value, name)
 
     kind = f"{getattr(convert, 'kind', convert.__name__)} or 'none'"
-    return accepts(kind, unit=getattr(convert, "unit", False))(convert_optional)
+    return accepts(kind, unit=getattr(convert, "unit", False), schema=getattr(convert, "schema", {}))(convert_optional)
 
 
 def choice(*names: str) -> Callable[[object, str], str]:

@@ -188,7 +188,8 @@ EDITS: dict[str, list[tuple[str, str, str, str]]] = {  # kind: (name, text, its 
         ("unknown family", 'family = "crossbar"', 'family = "hypercube"', "bad"),
         ("unknown family parameter", "hosts = 2", "hosts = 2\ncolour = 1", "bad"),
         ("missing family parameter", "hosts = 2\n", "", "bad"),
-        ("bad family value", "hosts = 2", "hosts = 0", "loader"),
+        ("bad family value", "hosts = 2", "hosts = 0", "bad"),
+        ("family value as text", "hosts = 2", 'hosts = "2"', "good"),
         ("unknown machine", 'family = "crossbar"\nhosts = 2', 'machine = "nowhere/x"', "bad"),
         ("figures", 'analysis = "none"', FIGURES, "good"),
         ("unknown [figures] key", "[figures]\n", "[figures]\ncolour = 1\n", "bad"),
@@ -227,6 +228,7 @@ EDITS: dict[str, list[tuple[str, str, str, str]]] = {  # kind: (name, text, its 
         ("duplicate job", 'ranks = 2\n', 'ranks = 2\n[[jobs]]\nname = "a"\napp = "pingpong"\nranks = 2\n', "loader"),
         ("unknown family", 'family = "crossbar"', 'family = "hypercube"', "bad"),
         ("unknown family parameter", "hosts = 4", "hosts = 4\ncolour = 1", "bad"),
+        ("negative family value", "hosts = 4", "hosts = -4", "bad"),
         ("ranks 0", "ranks = 2", "ranks = 0", "bad"),
     ],
 }  # fmt: skip

@@ -64,7 +64,8 @@ LOADER_ONLY = (
     "What JSON Schema cannot say, the loader adds (tests/test_schema.py checks that it refuses each): a number that "
     "is NaN; ids used twice (runs, checks, grids, jobs, a run's neighbours); a run naming a platform the file does "
     "not declare; a [figures] run id naming no run; the lists of a [[zip]] of unequal lengths, a variable declared "
-    "twice; a family parameter's value (python -m generators FAMILY --help), and the parameters of a family that is a "
+    "twice; a family parameter's value beyond an integer's bounds (python -m generators FAMILY --help: units, choices, "
+    "dimensions), and the parameters of a family that is a "
     "template (a sweep's); the grids an analysis reads; a sweep's output.baseline naming a variable and one of its "
     "values; a jobs file's apps, options and fit on the machine."
 )
@@ -195,7 +196,7 @@ def _family(template: bool = False) -> dict[str, Any]:
     each = []
     for name, declared in FAMILIES.items():
         required = [param.name for param in declared.params if param.default is REQUIRED]
-        params = {param.name: _described({}, param.help) for param in declared.params}
+        params = {param.name: _described(param.schema, param.help) for param in declared.params}
         parameters = {"properties": {"family": {}, **params}, "required": required, "additionalProperties": False}
         each.append({"if": {"properties": {"family": {"const": name}}, "required": ["family"]}, "then": parameters})
     return {"type": "object", "properties": {"family": family}, "required": ["family"], "allOf": each}
@@ -403,6 +404,12 @@ def check(data: Mapping[str, Any], schema: Mapping[str, Any], where: str, path: 
         # a value or a template: what is wrong with it as a value, not that it is no template
         error = next(e for e in parent.context if e.relative_schema_path[0] == 0)
     message = error.message
+    for found in (error, parent):  # a family's integer (or its text): the words of the family's own check
+        if found is not None and found.validator == "anyOf" and found.validator_value[0].get("type") == "integer":
+            error, message = (
+                found,
+                f"must be an integer >= {found.validator_value[0]['minimum']}, got {found.instance!r}",
+            )
     if error.validator == "additionalProperties":
         known = error.schema.get("properties", {})
         unknown = sorted(set(error.instance) - set(known))

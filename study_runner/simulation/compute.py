@@ -48,6 +48,7 @@ from study_runner.simulation.machine_load import BusyMachine
 from study_runner.simulation.machine_load import busy_note
 from study_runner.simulation.machine_load import check_quiet
 from study_runner.simulation.machine_load import warn_if_flagged
+from study_runner.simulation.simgrid_options import cfg
 
 __all__ = [
     "COMPUTE_MODES",
@@ -233,18 +234,18 @@ def compute_options(
         raise StudyError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got {mode!r}")
     if reference_flops is None or not reference_flops > 0:
         raise StudyError(f"--compute benchmark needs this machine's speed (> 0 flop/s), got {reference_flops!r}")
-    local_work = () if local_work_flops is None else (f"--cfg=smpi/local-work-speed:{float(local_work_flops)!r}f",)
+    local_work = () if local_work_flops is None else (cfg(f"smpi/local-work-speed:{float(local_work_flops)!r}f"),)
     return (
-        "--cfg=smpi/simulate-computation:yes",
-        f"--cfg=smpi/host-speed:{float(reference_flops)!r}f",
+        cfg("smpi/simulate-computation:yes"),
+        cfg(f"smpi/host-speed:{float(reference_flops)!r}f"),
         *local_work,
-        "--cfg=smpi/display-timing:yes",
+        cfg("smpi/display-timing:yes"),
         "--log=smpi_utils.thres:info",  # the timing summary is an INFO message; the standard options show warnings
     )
 
 
 SIMULATED_TIME_OPTIONS: tuple[str, ...] = (
-    "--cfg=smpi/display-timing:yes",
+    cfg("smpi/display-timing:yes"),
     "--log=smpi_utils.thres:info",
     # The summary prints the simulated time with 6 significant digits; this prefix prints SimGrid's clock, the same
     # value, with 15 decimals (the layout's %r; %e is a space).

@@ -36,6 +36,7 @@ from study_runner.paths import BIN_DIR
 from study_runner.paths import app_not_found
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import record_options
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import binary_options
 from study_runner.simulation.smpi import run_smpirun_measured
@@ -64,10 +65,10 @@ MEASURED = "measured"
 JOBS_RUN_PREFIX = "jobs_run: "
 """How each job's times start on the stderr of ``jobs_run`` (one JSON object a line after it)."""
 
-ONLINE_OPTIONS = ("--cfg=smpi/privatization:ON",)
+ONLINE_OPTIONS = (cfg("smpi/privatization:ON"),)
 """What smpirun gives an app's simulation (each rank its own copy of the app's globals), given to online jobs."""
 
-SMPIRUN_OPTIONS = ("--cfg=precision/timing:1e-9", "--cfg=network/model:SMPI")
+SMPIRUN_OPTIONS = (cfg("precision/timing:1e-9"), cfg("network/model:SMPI"))
 """What smpirun gives every simulation before the user's options (its script): the replayer gets them too, so that a
 job alone takes exactly the time of ``smpirun -replay``."""
 

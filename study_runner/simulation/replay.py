@@ -37,6 +37,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import SETUP_HINT
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import work_directory
@@ -63,15 +64,15 @@ REPLAY_METRIC = "simulated_s"
 
 REPLAY_OPTIONS: tuple[str, ...] = (
     # The trace's compute actions are the app's modelled computation: executed only with computation simulated.
-    "--cfg=smpi/simulate-computation:yes",
+    cfg("smpi/simulate-computation:yes"),
     # ... but then SMPI also times the replayer's own code between two actions and charges every gap of 1 us or more
     # (smpi/cpu-threshold) at smpi/host-speed: measured, the replayed time moved from run to run by up to 0.4 ns in
     # 16 us (a 16-rank all-to-all with --verify). No gap is charged (a threshold of 1e9 s; SimGrid 4.1's "-1 for
     # infinity" charges every gap instead: the option's callback sets infinity, then the flag stores -1): the trace's
     # compute actions are executed as flops, which the threshold does not filter, and the replay is deterministic.
-    "--cfg=smpi/cpu-threshold:1e9",
+    cfg("smpi/cpu-threshold:1e9"),
     # smpireplaymain has no globals of its own: no per-rank copy of it (privatization) is needed.
-    "--cfg=smpi/privatization:no",
+    cfg("smpi/privatization:no"),
     *SIMULATED_TIME_OPTIONS,
 )
 """What a replay adds to the recorded run's options."""
@@ -85,12 +86,12 @@ def record_options(trace: str | Path = TRACE_NAME) -> tuple[str, ...]:
     '--cfg=tracing/filename:ti-trace'
     """
     return (
-        "--cfg=tracing:yes",
-        "--cfg=tracing/smpi:yes",
-        "--cfg=tracing/smpi/format:TI",
-        "--cfg=tracing/smpi/computing:yes",
-        "--cfg=tracing/smpi/sleeping:yes",
-        f"--cfg=tracing/filename:{trace}",
+        cfg("tracing:yes"),
+        cfg("tracing/smpi:yes"),
+        cfg("tracing/smpi/format:TI"),
+        cfg("tracing/smpi/computing:yes"),
+        cfg("tracing/smpi/sleeping:yes"),
+        cfg(f"tracing/filename:{trace}"),
     )
 
 

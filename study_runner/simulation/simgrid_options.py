@@ -1,4 +1,7 @@
-"""``--cfg`` options checked against the SimGrid topolab built, before smpirun runs.
+"""SimGrid's ``--cfg`` options: the one place that writes the smpirun word of one (:func:`cfg`; every group of them,
+the standard options of ``simulation.smpi``, tracing's, a recording's and a replay's, the jobs', the computation
+modes', is built with it), reads one back (:func:`cfg_value`), and checks them against the SimGrid topolab built
+before smpirun runs.
 
 Given an option it does not know (``--cfg=garbage``, ``--cfg=network/model:NOPE``), SimGrid aborts the
 simulation with a C++ backtrace and exit status 134. smpirun-on asks the same SimGrid first, without running
@@ -18,7 +21,30 @@ from pathlib import Path
 
 from study_runner.paths import BIN_DIR
 
-__all__ = ["cfg_problem", "collective_algorithms", "options_problem"]
+__all__ = ["cfg", "cfg_problem", "cfg_value", "collective_algorithms", "options_problem"]
+
+_CFG = "--cfg="
+"""How smpirun takes a SimGrid option: ``--cfg=NAME:VALUE``."""
+
+
+def cfg(option: str) -> str:
+    """The smpirun word of a SimGrid option written ``NAME:VALUE`` (as ``smpirun --help-cfg`` names it, and as
+    smpirun-on's ``--cfg=`` takes it). A word that is one already is returned as is.
+
+    >>> cfg("network/model:CM02"), cfg("--cfg=smpi/or:1e-6")
+    ('--cfg=network/model:CM02', '--cfg=smpi/or:1e-6')
+    """
+    return _CFG + option.removeprefix(_CFG)
+
+
+def cfg_value(word: str) -> str | None:
+    """The ``NAME:VALUE`` of an smpirun word that sets a SimGrid option, None for another word.
+
+    >>> cfg_value(cfg("smpi/or:1e-6")), cfg_value("--log=root.thres:warning")
+    ('smpi/or:1e-6', None)
+    """
+    return word.removeprefix(_CFG) if word.startswith(_CFG) else None
+
 
 PLATFORM_CHECK = BIN_DIR / "platform_check"
 _NO_PLATFORM = "/nonexistent/topolab-cfg-check.xml"  # SimGrid reads the options and models before the platform
@@ -55,7 +81,7 @@ def _simgrid_refusal(options: tuple[str, ...]) -> str | None:
     """What SimGrid says of ``options`` (NAME:VALUE each), or None if it accepts them all (asked once per process)."""
     if not PLATFORM_CHECK.is_file():
         return None  # the apps are not built: smpirun will say it
-    command = [str(PLATFORM_CHECK), _NO_PLATFORM, *(f"--cfg={option}" for option in options)]
+    command = [str(PLATFORM_CHECK), _NO_PLATFORM, *(cfg(option) for option in options)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     if done.returncode == 1 and "does not exist" in done.stderr:
         return None
@@ -73,15 +99,15 @@ def cfg_problem(options: Sequence[str]) -> str | None:
     for option in options:
         name, colon, value = option.partition(":")
         if not colon or not name.strip() or not value.strip():
-            return f"--cfg={option}: a SimGrid option is NAME:VALUE, e.g. --cfg=network/model:CM02"
+            return f"{cfg(option)}: a SimGrid option is NAME:VALUE, e.g. {cfg('network/model:CM02')}"
         collective = name.removeprefix("smpi/")
         algorithms = collective_algorithms().get(collective) if name.startswith("smpi/") else None
         if algorithms and value not in algorithms:
-            return f"--cfg={option}: SMPI has no {collective} algorithm {value!r}; known: {', '.join(algorithms)}"
+            return f"{cfg(option)}: SMPI has no {collective} algorithm {value!r}; known: {', '.join(algorithms)}"
     refusal = _simgrid_refusal(tuple(options)) if options else None
     return None if refusal is None else f"--cfg: {refusal}"
 
 
 def options_problem(words: Sequence[str]) -> str | None:
     """:func:`cfg_problem` of the ``--cfg=NAME:VALUE`` words among smpirun options ``words``."""
-    return cfg_problem([word.removeprefix("--cfg=") for word in words if word.startswith("--cfg=")])
+    return cfg_problem([value for value in map(cfg_value, words) if value is not None])

@@ -1,4 +1,5 @@
-"""topolab's standard smpirun invocation: the one place that knows SimGrid's option names.
+"""topolab's standard smpirun invocation: its standard options (each written by ``simgrid_options.cfg``, the one
+place that writes a SimGrid option's smpirun word) and the command that runs a simulation.
 
 The options give the clean, deterministic alpha-beta network model measured in docs/simgrid.md:
 CM02 without SMPI's piecewise bandwidth/latency factors, no cross-traffic, no TCP-gamma window
@@ -33,6 +34,7 @@ from study_runner.simulation import memory
 from study_runner.simulation.binaries import elf_linkage
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.cache import run_key
+from study_runner.simulation.simgrid_options import cfg
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
@@ -82,24 +84,14 @@ EAGER_LIMIT_BYTES = 65536
 """SMPI's default ``smpi/send-is-detached-thresh``: messages below it are sent eagerly (detached)."""
 
 STANDARD_OPTIONS: tuple[str, ...] = (
-    "--cfg=network/model:CM02",
-    "--cfg=network/crosstraffic:0",
-    "--cfg=network/TCP-gamma:1e12",
-    "--cfg=smpi/wtime:0",
-    "--cfg=smpi/simulate-computation:no",
-    "--cfg=smpi/coll-selector:ompi",
+    cfg("network/model:CM02"),
+    cfg("network/crosstraffic:0"),
+    cfg("network/TCP-gamma:1e12"),
+    cfg("smpi/wtime:0"),
+    cfg("smpi/simulate-computation:no"),
+    cfg("smpi/coll-selector:ompi"),
     "--log=root.thres:warning",
 )
-
-
-def cfg(option: str) -> str:
-    """The smpirun word of a SimGrid option written ``NAME:VALUE`` (as ``smpirun --help-cfg`` names it, and as
-    smpirun-on's ``--cfg=`` takes it): ``--cfg=NAME:VALUE``. A word that is one already is returned as is.
-
-    >>> cfg("network/model:CM02"), cfg("--cfg=smpi/or:1e-6")
-    ('--cfg=network/model:CM02', '--cfg=smpi/or:1e-6')
-    """
-    return f"--cfg={option.removeprefix('--cfg=')}"
 
 
 def collective_option(collective: str, algorithm: str) -> str:
@@ -234,9 +226,9 @@ def binary_options(binary: Path, options: Sequence[str] = ()) -> tuple[str, ...]
     docs/smpirun-on.md "Fortran codes").
     """
     runtime = fortran_runtime(Path(binary))
-    if runtime is None or any(option.startswith("--cfg=smpi/privatize-libs:") for option in options):
+    if runtime is None or any(option.startswith(cfg("smpi/privatize-libs:")) for option in options):
         return ()
-    return (f"--cfg=smpi/privatize-libs:{runtime}",)
+    return (cfg(f"smpi/privatize-libs:{runtime}"),)
 
 
 @dataclass(frozen=True)

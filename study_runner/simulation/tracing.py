@@ -45,6 +45,7 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation.link_series import LinkSeries
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 
@@ -63,14 +64,14 @@ TRACE_PRECISION = 15
 """Decimals of the times and values in the trace: 1e-15 s, i.e. 2e-6 bytes per interval at 2 GB/s."""
 
 TRACING_OPTIONS: tuple[str, ...] = (
-    "--cfg=tracing:yes",
+    cfg("tracing:yes"),
     # Link containers and their bandwidth_used variable (tracing/uncategorized alone implied it in 3.32).
-    "--cfg=tracing/platform:yes",
-    "--cfg=tracing/uncategorized:yes",
+    cfg("tracing/platform:yes"),
+    cfg("tracing/uncategorized:yes"),
     # The topology graph (Paje links between hosts, routers and links) is not needed (and building it aborted
     # SimGrid 3.32 on a Dijkstra zone, "dynar is not that long"; 4.1 builds it).
-    "--cfg=tracing/platform/topology:no",
-    f"--cfg=tracing/precision:{TRACE_PRECISION}",
+    cfg("tracing/platform/topology:no"),
+    cfg(f"tracing/precision:{TRACE_PRECISION}"),
 )
 """The smpirun flags that trace link usage, without the file name (see :func:`tracing_options`)."""
 
@@ -92,7 +93,7 @@ def tracing_options(trace_file: Path | str = LINKS_TRACE_NAME) -> tuple[str, ...
     >>> tracing_options()[-1]
     '--cfg=tracing/filename:links.trace'
     """
-    return (*TRACING_OPTIONS, f"--cfg=tracing/filename:{trace_file}")
+    return (*TRACING_OPTIONS, cfg(f"tracing/filename:{trace_file}"))
 
 
 _TOKEN = re.compile(r'"([^"]*)"|(\S+)')

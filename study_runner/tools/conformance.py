@@ -36,7 +36,7 @@ from generators.errors import TopologyError
 from generators.files import atomic_write_text
 from generators.params import positive_int
 from study_runner.errors import StudyError
-from study_runner.simulation import smpi
+from study_runner.simulation import simgrid_options
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.codes import sdist
 from study_runner.simulation.smpi import start_smpirun
@@ -163,7 +163,7 @@ def run_on(
     (the platform it reuses, computation not simulated) are not shown. Raises ``subprocess.TimeoutExpired`` when
     the run takes longer than ``timeout`` seconds (the simulation is killed).
     """
-    options = [smpi.cfg(option) for option in cfg]
+    options = [simgrid_options.cfg(option) for option in cfg]
     with _QUIET, contextlib.redirect_stderr(io.StringIO()):
         command = prepare([family, *params, "--np", str(ranks), *options, "--", *program])
     with work_directory("conformance") as scratch:

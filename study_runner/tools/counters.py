@@ -34,7 +34,7 @@ def counters_directory(text: str, cfg: Sequence[str]) -> Path:
     ``--cfg`` option would change the tracing it needs."""
     tracing = [option for option in cfg if option.startswith("tracing")]
     if tracing:
-        raise UsageError(f"--counters traces the run itself: drop --cfg={tracing[0]}")
+        raise UsageError(f"--counters traces the run itself: drop {cfg(tracing[0])}")
     directory = Path(text).absolute()
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--counters {text}: not a directory")

@@ -31,8 +31,8 @@ from study_runner.simulation.codes import build_nas
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.outputs import parse_nas
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import EXACT_COMPUTATION
-from study_runner.simulation.smpi import cfg
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 from study_runner.tools.smpirun_on import prepare

@@ -60,9 +60,9 @@ from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.compute import OFF_NOTICE
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT
-from study_runner.simulation.smpi import cfg
 from study_runner.simulation.smpi import smpi_tmpdir
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import owned_directory

@@ -330,7 +330,7 @@ def _on_family(family: str, args: argparse.Namespace, cache_dir: Path) -> tuple[
 def _on_file(text: str, args: argparse.Namespace, cache_dir: Path) -> tuple[Path, Path, int]:
     """Platform file, hostfile and rank count of a run on a given platform file."""
     path = _platform_file(text)
-    hosts = xml_hosts(path) if path.suffix == ".xml" else compiled_hosts(path)
+    hosts = xml_hosts(path) if path.suffix == ".xml" else compiled_hosts(path, cache_dir, _say)
     if args.hostfile is not None and args.ranks_per_node != 1:
         raise UsageError("--ranks-per-node shapes the default placement: with --hostfile, write HOST:K lines instead")
     if args.hostfile is not None and args.placement is not None:

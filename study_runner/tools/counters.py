@@ -19,6 +19,7 @@ from study_runner.simulation.counters import HEATMAP
 from study_runner.simulation.counters import LINKS_CSV
 from study_runner.simulation.counters import SERIES_CSV
 from study_runner.simulation.counters import write_counters
+from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.tracing import tracing_options
 from study_runner.tools.platform_files import UsageError
 from study_runner.tools.platform_files import platform_model
@@ -29,10 +30,10 @@ __all__ = ["TRACE", "counters_directory", "counters_options", "run_with_counters
 TRACE = "links.trace"
 
 
-def counters_directory(text: str, cfg: Sequence[str]) -> Path:
-    """The directory of ``--counters`` (made if missing), absolute; ``UsageError`` if it cannot be one, or if a
-    ``--cfg`` option would change the tracing it needs."""
-    tracing = [option for option in cfg if option.startswith("tracing")]
+def counters_directory(text: str, options: Sequence[str]) -> Path:
+    """The directory of ``--counters`` (made if missing), absolute; ``UsageError`` if it cannot be one, or if one of
+    the ``--cfg`` ``options`` (NAME:VALUE) would change the tracing it needs."""
+    tracing = [option for option in options if option.startswith("tracing")]
     if tracing:
         raise UsageError(f"--counters traces the run itself: drop {cfg(tracing[0])}")
     directory = Path(text).absolute()

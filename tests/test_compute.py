@@ -163,20 +163,29 @@ class TestSmpirunOn:
         assert record["step_s_max"] < 1e-5  # a barrier's messages: the computation cost nothing
 
     def test_benchmarked_time_halves_on_cores_twice_as_fast(self, bin_dir: Path, calibrated: Path) -> None:
-        steps = {}
-        for speed in ("1Gf", "2Gf"):
-            done = smpirun_on("crossbar", "--hosts", "2", "--host-speed", speed, "--compute", "benchmark", "--",
-                              str(bin_dir / "compute_bound"), "-f", "300", "-i", "5", cache=calibrated)  # fmt: skip
-            assert done.returncode == 0, done.stderr
-            assert OFF_NOTICE not in done.stderr and "computation benchmarked at this machine's" in done.stderr
-            (record,) = [json.loads(line) for line in done.stdout.splitlines()]
-            steps[speed] = record["step_s_min"]
-        # Compute-bound: the step is the burst, timed here and scaled by reference / core speed. The two runs time
-        # their bursts separately, so the ratio is 2 up to this machine's run-to-run noise: the fastest of 5 steps
-        # each (noise only adds time; the averages of 3 gave 1.58 once, the second run's bursts slowed down).
-        assert 1.6 < steps["1Gf"] / steps["2Gf"] < 2.5
+        # Compute-bound: the step is the burst, timed here and scaled by reference / core speed. The runs time their
+        # bursts separately, so the ratio is 2 up to this machine's run-to-run noise, which only adds time: the
+        # fastest step of each speed over up to three rounds, the speeds alternating, so that a busy stretch of the
+        # machine (the other test worker; once the 1Gf run's every step took 2x) is not read as the ratio. A model
+        # that ignored the core speed stays at 1, one that squared it at 4, in every round.
+        fastest = {"1Gf": float("inf"), "2Gf": float("inf")}
+        for _ in range(3):
+            for speed in fastest:
+                fastest[speed] = min(fastest[speed], self.fastest_step(bin_dir, calibrated, speed))
+            if 1.6 < fastest["1Gf"] / fastest["2Gf"] < 2.5:
+                break
+        assert 1.6 < fastest["1Gf"] / fastest["2Gf"] < 2.5, fastest
         # A step of 300 Mflop at "1 Gflop/s" cores: at least 0.3 s unless this code beat the DGEMM's rate here.
-        assert steps["1Gf"] > 0.3 * 0.9
+        assert fastest["1Gf"] > 0.3 * 0.9
+
+    @staticmethod
+    def fastest_step(bin_dir: Path, calibrated: Path, speed: str) -> float:
+        done = smpirun_on("crossbar", "--hosts", "2", "--host-speed", speed, "--compute", "benchmark", "--",
+                          str(bin_dir / "compute_bound"), "-f", "300", "-i", "5", cache=calibrated)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert OFF_NOTICE not in done.stderr and "computation benchmarked at this machine's" in done.stderr
+        (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+        return record["step_s_min"]
 
     @pytest.mark.parametrize("mode", ["off", "benchmark"])
     def test_local_work_inside_mpi_calls_is_charged(self, mode: str, calibrated: Path, tmp_path: Path) -> None:

@@ -166,8 +166,8 @@ class TestSmpirunOn:
         # Compute-bound: the step is the burst, timed here and scaled by reference / core speed. The runs time their
         # bursts separately, so the ratio is 2 up to this machine's run-to-run noise, which only adds time: the
         # fastest step of each speed over up to three rounds, the speeds alternating, so that a busy stretch of the
-        # machine (the other test worker; once the 1Gf run's every step took 2x) is not read as the ratio. A model
-        # that ignored the core speed stays at 1, one that squared it at 4, in every round.
+        # machine (CPU time its neighbours take: once every step of the 1Gf run took 2x) is not read as the ratio.
+        # A model that ignored the core speed stays at 1, one that squared it at 4, in every round.
         fastest = {"1Gf": float("inf"), "2Gf": float("inf")}
         for _ in range(3):
             for speed in fastest:

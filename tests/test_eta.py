@@ -3,6 +3,7 @@ and the cache's history that feeds it."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from study_runner.batch.eta import Expected
 from study_runner.batch.progress import BarProgress
 from study_runner.batch.progress import LineProgress
 from study_runner.simulation.cache import Cache
+from study_runner.simulation.prepared import Simulation
 
 SECONDS_PER_SIZE = 0.002
 
@@ -134,25 +136,36 @@ def test_line_progress_shows_the_estimate() -> None:
     assert last.startswith("[21/38] run19: simulated in 0.0 s, 10 MiB (") and f"about {left:.0f} s left" in last
 
 
-INPUTS = {"platform_sha256": "p", "hosts": ["host-0"], "binary_sha256": "old", "app": "a", "args": ["-n", "1"],
-          "ranks": 1, "options": [], "simgrid": "SimGrid 4.1"}  # fmt: skip
+APP = Path("/opt/apps/a")
+SIMULATION = Simulation(("smpirun", "-np", "1", str(APP), "-n", "1"), {APP: "old"}, "SimGrid 4.1", built=(APP,))
 
 
 class TestCacheHistory:
     def test_a_rebuild_keeps_the_history(self, tmp_path: Path) -> None:
         cache = Cache(tmp_path)
-        cache.put("k1", [{"t": 1}], INPUTS, {"wall_s": 12.5, "peak_memory_mib": 3.0})
-        assert cache.history({**INPUTS, "binary_sha256": "new", "simgrid": "SimGrid 4.2"}) == 12.5
-        assert cache.history({**INPUTS, "args": ["-n", "2"]}) is None  # another simulation
-        assert cache.history({"run_key": "k1", "run": INPUTS}) is None  # not a simulation's inputs (a trace's)
-        assert [path.parent.name for path in tmp_path.glob("*/*.json")] == ["k1"]  # entries only, as tests count them
+        cache.put(SIMULATION.key, [{"t": 1}], SIMULATION.provenance(), {"wall_s": 12.5, "peak_memory_mib": 3.0},
+                  SIMULATION.history_key)  # fmt: skip
+        rebuilt = dataclasses.replace(SIMULATION, files={APP: "new"}, simgrid="SimGrid 4.2")
+        assert rebuilt.key != SIMULATION.key and cache.history(rebuilt.history_key) == 12.5
+        assert cache.history(rebuilt.history_key, "peak_memory_mib") == 3.0
+        other = dataclasses.replace(SIMULATION, argv=(*SIMULATION.argv[:-1], "2"))  # another simulation
+        assert cache.history(other.history_key) is None
+        another_app = dataclasses.replace(SIMULATION, argv=(*SIMULATION.argv[:3], "/opt/apps/b", "-n", "1"),
+                                          files={Path("/opt/apps/b"): "old"}, built=(Path("/opt/apps/b"),))  # fmt: skip
+        assert cache.history(another_app.history_key) is None  # a rebuild keeps an app's name, another app has its own
+        assert [path.parent.name for path in tmp_path.glob("*/*.json")] == [SIMULATION.key[:2]]  # entries only
 
     def test_an_older_cache_is_read_into_the_history_once(self, tmp_path: Path) -> None:
         entry = tmp_path / "ab" / "ab12.json"
         entry.parent.mkdir()
-        entry.write_text(json.dumps({"inputs": INPUTS, "records": [{}], "measured": {"wall_s": 7.0}}))
+        entry.write_text(json.dumps({"inputs": SIMULATION.provenance(), "records": [{}], "measured": {"wall_s": 7.0},
+                                     "history_key": SIMULATION.history_key}))  # fmt: skip
         (tmp_path / "cd").mkdir()
         (tmp_path / "cd" / "cd34.json").write_text("{torn")
+        (tmp_path / "ef").mkdir()  # written before entries named their history key: nothing to read
+        (tmp_path / "ef" / "ef56.json").write_text(
+            json.dumps({"inputs": {}, "records": [{}], "measured": {"wall_s": 1}})
+        )
         cache = Cache(tmp_path)
-        assert cache.history({**INPUTS, "binary_sha256": "new"}) == 7.0
+        assert cache.history(SIMULATION.history_key) == 7.0
         assert (tmp_path / "history" / ".complete").exists()

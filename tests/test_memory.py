@@ -136,7 +136,7 @@ def test_simulations_run_together_only_when_they_fit(
     _, runs = prepare_study(study, False, bin_dir, tmp_path)
     if peak_mib is not None:
         for run in runs:
-            cache.record_history(run.inputs, {"wall_s": 1.0, "peak_memory_mib": peak_mib})
+            cache.record_history(run.simulation.history_key, {"wall_s": 1.0, "peak_memory_mib": peak_mib})
     results = execute.execute_runs(runs, cache, 2)
     (a, b) = sorted((execute._STARTED[run.label], results[run.spec.id].wall_s) for run in runs)
     overlap = a[0] + a[1] > b[0]

@@ -39,6 +39,7 @@ from study_runner.simulation.jobs import time_jobs
 from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
+from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
@@ -56,13 +57,13 @@ __all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "simgrid
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A run with its files generated and its cache key computed."""
+    """A run with its files generated: the simulation that serves it (its argv, what it reads, its keys) and the host
+    of each of its ranks."""
 
     spec: RunSpec
     label: str
-    command: tuple[str, ...]
-    key: str
-    inputs: dict[str, Any]
+    simulation: Simulation
+    hosts: list[str]
     binary: Path
     platform_file: Path
     hostfile: Path
@@ -80,6 +81,16 @@ class PreparedRun:
     jobs: SharedMachine | None = None
     """For a run with neighbours: its jobs (the run's own first), their hosts and options; its record is each job's
     time alone and shared (``simulation.jobs``)."""
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        """What runs the simulation, word for word."""
+        return self.simulation.argv
+
+    @property
+    def key(self) -> str:
+        """The cache key of its result (``Simulation.key``)."""
+        return self.simulation.key
 
 
 @dataclass(frozen=True)
@@ -148,7 +159,7 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
         with work_directory("run") as scratch:
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
             if run.traces is not None:
-                run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.inputs)
+                run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.simulation.provenance())
             traced = _traced_links(run, scratch)
         if run.spec.replay:
             records = replayed_records(outcome.stderr, run.label)
@@ -228,7 +239,7 @@ def _served(runs: list[PreparedRun], cache: Cache) -> dict[str, RunResult]:
         if records is not None:
             cost = cache.measured(run.key)
             results[run.spec.id] = RunResult(
-                run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"), cost.get("peak_memory_mib")
+                run.spec, run.hosts, records, True, cost.get("wall_s"), cost.get("peak_memory_mib")
             )
     return results
 
@@ -237,7 +248,8 @@ def _estimate(simulations: list[PreparedRun], cache: Cache) -> Estimate:
     """The estimate of the time left: each simulation's size (its declared one, or its rank count) and history."""
     _STARTED.clear()
     expected = [
-        Expected(run.label, run.spec.size or float(run.spec.ranks), cache.history(run.inputs)) for run in simulations
+        Expected(run.label, run.spec.size or float(run.spec.ranks), cache.history(run.simulation.history_key))
+        for run in simulations
     ]
     return Estimate(expected, started=_STARTED)
 
@@ -310,7 +322,7 @@ def _from_other_runs(
             continue
         cost = cache.measured(group[0].key)
         for run in group:
-            result = RunResult(run.spec, run.inputs["hosts"], records, True, cost.get("wall_s"),
+            result = RunResult(run.spec, run.hosts, records, True, cost.get("wall_s"),
                                cost.get("peak_memory_mib"))  # fmt: skip
             results[run.spec.id] = result
             progress.advance(run.label, True, result.wall_s, result.peak_memory_mib)
@@ -344,14 +356,15 @@ def _simulate_groups(
                 records, cost = outcome
                 measured = {"wall_s": cost.wall_s, "peak_memory_mib": cost.peak_memory_mib}
                 if group[0].traces is not None:  # a recording: its trace is stored, its replays may start
-                    cache.record_history(group[0].inputs, measured)
+                    cache.record_history(group[0].simulation.history_key, measured)
                     progress.note(f"{group[0].label}: trace recorded in {cost.wall_s:.1f} s")
                     continue
-                cache.put(group[0].key, records, group[0].inputs, measured)
+                simulation = group[0].simulation
+                cache.put(simulation.key, records, simulation.provenance(), measured, simulation.history_key)
                 claims.release(group[0].key)
                 for run in group:
                     results[run.spec.id] = RunResult(
-                        run.spec, run.inputs["hosts"], records, False, cost.wall_s, cost.peak_memory_mib
+                        run.spec, run.hosts, records, False, cost.wall_s, cost.peak_memory_mib
                     )
                     progress.advance(run.label, False, cost.wall_s, cost.peak_memory_mib)
         except BaseException:
@@ -393,7 +406,7 @@ def _submit(
     def resources(run: PreparedRun) -> dict[str, float] | None:
         if worker_mib is None:
             return None
-        need = estimate_mib(run.spec.ranks, cache.history(run.inputs, "peak_memory_mib"))
+        need = estimate_mib(run.spec.ranks, cache.history(run.simulation.history_key, "peak_memory_mib"))
         return {MEMORY_RESOURCE: min(need, worker_mib)}
 
     futures: dict[Any, list[PreparedRun]] = {}

@@ -15,7 +15,6 @@ import dataclasses
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from generators import TopologyError
 from generators import build_platform
@@ -41,14 +40,13 @@ from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import allocate
-from study_runner.simulation.replay import REPLAY_OPTIONS
+from study_runner.simulation.jobs import jobs_run_options
+from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import record_options
 from study_runner.simulation.replay import replay_command
 from study_runner.simulation.replay import replay_program
 from study_runner.simulation.simgrid_options import options_problem
-from study_runner.simulation.smpi import STANDARD_OPTIONS
-from study_runner.simulation.smpi import command_key
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.tracing import LINK_BYTES_FORMAT
 from study_runner.simulation.tracing import tracing_options
@@ -99,34 +97,21 @@ def prepare_runs(
         hostfile = workdir / f"{spec.id}.hosts"
         write_hostfile(hosts, hostfile)
         args = spec.arguments(quick)
-        compute = compute_options(spec.compute, reference)
-        options = (*compute, *spec.options)
+        options = (*compute_options(spec.compute, reference), *spec.options)
         _check_options(label, options, checked)
         command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
-        inputs = {
-            "platform_sha256": xml_digests[spec.platform],
-            "hosts": hosts,
-            "binary_sha256": binary_digests[spec.app],
-            "app": spec.app,
-            "args": list(args),
-            "ranks": spec.ranks,
-            "options": [*STANDARD_OPTIONS, *options],
-            "simgrid": simgrid_version(),
-        }
-        if spec.output != "json":
-            inputs["output"] = spec.output
         files = {xml_paths[spec.platform]: xml_digests[spec.platform], hostfile: file_digest(hostfile),
                  binary: binary_digests[spec.app]}  # fmt: skip
-        key = command_key(command, files, simgrid=inputs["simgrid"], output=spec.output)
+        simulation = Simulation(tuple(command), files, simgrid_version(), spec.output, built=(binary,))
         scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
-        run = PreparedRun(spec, label, tuple(command), key, inputs, binary, xml_paths[spec.platform], hostfile, scale)
+        run = PreparedRun(spec, label, simulation, hosts, binary, xml_paths[spec.platform], hostfile, scale)
         if spec.replay:
             if traces is None:
                 raise StudyError(f"{label}: a replay needs a trace store")
-            run = _replay(run, options, platforms[spec.platform], traces, recordings, workdir)
+            run = _replay(run, args, options, platforms[spec.platform], traces, recordings, workdir)
         prepared.append(run)
         if spec.trace_links or spec.counters:
-            prepared.append(_traced(run, options, files))
+            prepared.append(_traced(run, args, options))
     return platforms, prepared
 
 
@@ -185,41 +170,30 @@ def _jobs_run(
         else:
             ran = smpirun_command(job.app, job.args, xml, hostfile, len(hosts[job.name]), (*options, *record_options()))
         command += ["--job", job.name, f"--start={job.start_s!r}", *ran]
-    if spec.online:
-        command += ["--online", *options]
-    key = command_key(command, files, simgrid=simgrid_version(), output="jobs")
-    inputs = {
-        "platform_sha256": digest,
-        "hosts": hosts[MEASURED],
-        "app": spec.app,
-        "args": list(spec.args),
-        "ranks": spec.ranks,
-        "options": [*STANDARD_OPTIONS, *options],
-        "simgrid": simgrid_version(),
-        "jobs": {job.name: [job.app.name, *job.args] for job in jobs},
-        "allocation": spec.allocation,
-        **({"online": True} if spec.online else {}),
-    }
+    command += ["--online"] if spec.online else []
+    command += jobs_run_options(jobs, options, spec.online)  # each of its simulations': the jobs together, each alone
+    simulation = Simulation(tuple(command), files, simgrid_version(), "jobs", built=(JOBS_RUN, *(j.app for j in jobs)))
     hostfile = workdir / f"{spec.id}.{MEASURED}.hosts"
     placed = {name: tuple(job_hosts) for name, job_hosts in hosts.items()}
     machine = SharedMachine(tuple(jobs), placed, options)
-    return PreparedRun(spec, label, tuple(command), key, inputs, jobs[0].app, xml, hostfile, jobs=machine)
+    return PreparedRun(spec, label, simulation, hosts[MEASURED], jobs[0].app, xml, hostfile, jobs=machine)
 
 
-def _traced(run: PreparedRun, options: tuple[str, ...], files: Mapping[Path, str]) -> PreparedRun:
-    """The twin of ``run`` (whose SMPI options after the standard ones are ``options``, reading ``files``) that
-    SimGrid traces: the same command with the link tracing flags, its result the bytes each link carried and what
-    the app printed (``batch.execute``). Its key is made from its command, like every run's."""
+def _traced(run: PreparedRun, args: tuple[str, ...], options: tuple[str, ...]) -> PreparedRun:
+    """The twin of ``run`` (whose app arguments are ``args`` and SMPI options after the standard ones ``options``)
+    that SimGrid traces: the same command with the link tracing flags, reading the same files, its result the bytes
+    each link carried and what the app printed (``batch.execute``)."""
     command = smpirun_command(
-        run.binary, run.inputs["args"], run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options())
+        run.binary, args, run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options())
     )
-    traced, output = ("link series", "link series") if run.spec.counters else ("link bytes", "links")
-    key = command_key(command, files, simgrid=run.inputs["simgrid"], output=output, format=LINK_BYTES_FORMAT)
-    inputs = {**run.inputs, "options": [*run.inputs["options"], *tracing_options()], "traced": traced}
+    output = "link series" if run.spec.counters else "links"
+    simulation = dataclasses.replace(
+        run.simulation, argv=tuple(command), output=output, facts={"format": LINK_BYTES_FORMAT}
+    )
     # tracing slows a simulation down (bgq-pairing's smallest run: 17 s, 27 s traced)
     spec = dataclasses.replace(run.spec, id=run.spec.traced_id, trace_links=False, timeout=2 * run.spec.timeout)
-    return dataclasses.replace(run, spec=spec, label=f"{run.label} (traced)", command=tuple(command), key=key,
-                               inputs=inputs, links_traced=True)  # fmt: skip
+    return dataclasses.replace(run, spec=spec, label=f"{run.label} (traced)", simulation=simulation,
+                               links_traced=True)  # fmt: skip
 
 
 def _check_options(label: str, options: tuple[str, ...], checked: set[tuple[str, ...]]) -> None:
@@ -235,55 +209,50 @@ def _check_options(label: str, options: tuple[str, ...], checked: set[tuple[str,
 
 def _replay(
     online: PreparedRun,
+    args: tuple[str, ...],
     options: tuple[str, ...],
     platform: Platform,
     traces: TraceStore,
     recordings: dict[str, PreparedRun],
     workdir: Path,
 ) -> PreparedRun:
-    """The replay of the run ``online`` (whose SMPI options after the standard ones are ``options``), with the
-    recording of its trace: one per trace key in ``recordings``, on the platform of the first run that needs it.
+    """The replay of the run ``online`` (whose app arguments are ``args`` and SMPI options after the standard ones
+    ``options``), with the recording of its trace: one per trace key in ``recordings``, on the platform of the first
+    run that needs it.
 
-    The trace's key is the run's inputs without the platform and the hosts, with the speed of each rank's host
-    instead (an app's modelled computation is traced as flops at that speed: ``simulation.replay``).
+    The recording reads the app binary and, of the platform, only the speed of each rank's host (an app's modelled
+    computation is traced as flops at that speed: ``simulation.replay``), on any placement.
     """
     if online.spec.compute != "off":
         raise StudyError(f'{online.label}: a replay needs compute = "off" (a benchmarked run is not repeatable)')
     speed = {host.name: host.speed for host in platform.hosts}
-    speeds = [speed[name] for name in online.inputs["hosts"]]
-    kept = ("binary_sha256", "app", "args", "ranks", "options", "simgrid")
-    trace_inputs: dict[str, Any] = {name: online.inputs[name] for name in kept}
-    trace_inputs["host_speeds"] = speeds[:1] if len(set(speeds)) == 1 else speeds
-    trace_inputs["trace"] = "SMPI time-independent"
+    speeds = [speed[name] for name in online.hosts]
     command = smpirun_command(
-        online.binary, online.inputs["args"], online.platform_file, online.hostfile, online.spec.ranks,
-        (*options, *record_options()),
-    )  # fmt: skip
-    trace_files = {  # a trace depends on each rank's host speed, not on the platform's links or the placement
-        online.binary: online.inputs["binary_sha256"],
-        online.platform_file: f"host speeds {trace_inputs['host_speeds']}",
+        online.binary, args, online.platform_file, online.hostfile, online.spec.ranks, (*options, *record_options())
+    )
+    trace_files = {
+        online.binary: online.simulation.files[online.binary],
+        online.platform_file: f"host speeds {speeds[:1] if len(set(speeds)) == 1 else speeds}",
         online.hostfile: "any placement",
     }
-    trace_key = command_key(command, trace_files, simgrid=online.inputs["simgrid"], trace=trace_inputs["trace"])
-    index = workdir / f"{trace_key}.replay"
-    if trace_key not in recordings:
-        recordings[trace_key] = dataclasses.replace(
+    recording = Simulation(tuple(command), trace_files, online.simulation.simgrid, None,
+                           {"trace": "SMPI time-independent"}, built=(online.binary,))  # fmt: skip
+    index = workdir / f"{recording.key}.replay"
+    if recording.key not in recordings:
+        recordings[recording.key] = dataclasses.replace(
             online,
             spec=dataclasses.replace(online.spec, id=f"{online.spec.id}.record", replay=False),
             label=f"{online.label} (recording its trace)",
-            command=tuple(command),
-            key=trace_key,
-            inputs=trace_inputs,
+            simulation=recording,
             traces=traces,
         )
-        traces.write_index(trace_key, online.spec.ranks, index)
+        traces.write_index(recording.key, online.spec.ranks, index)
     command = replay_command(online.platform_file, online.hostfile, online.spec.ranks, options, index)
-    inputs = {**online.inputs, "options": [*online.inputs["options"], *REPLAY_OPTIONS], "replay": "ti"}
     replay_files = {
-        online.platform_file: online.inputs["platform_sha256"],
-        online.hostfile: file_digest(online.hostfile),
-        replay_program(): simgrid_version(),  # SimGrid's own program
-        index: f"trace {trace_key}",
+        online.platform_file: online.simulation.files[online.platform_file],
+        online.hostfile: online.simulation.files[online.hostfile],
+        replay_program(): online.simulation.simgrid,  # SimGrid's own program
+        index: f"trace {recording.key}",
     }
-    key = command_key(command, replay_files, simgrid=inputs["simgrid"], output="replay")
-    return dataclasses.replace(online, command=tuple(command), key=key, inputs=inputs, recording=recordings[trace_key])
+    replay = Simulation(tuple(command), replay_files, online.simulation.simgrid, "replay", built=(replay_program(),))
+    return dataclasses.replace(online, simulation=replay, recording=recordings[recording.key])

@@ -9,9 +9,9 @@ An entry proves itself when it is read (:data:`ENTRY_FORMAT`): it names the key 
 each app printed and the SHA-256 of its records. An entry that fails any check (edited, truncated, moved under
 another key, written by an older topolab) is a miss: the run is simulated again, and one warning names the entry.
 
-Beside the entries, ``history/`` keeps what each simulation cost when it last ran, keyed by its inputs without the
-app binary and the SimGrid version (:func:`history_key`): after a rebuild, the entries miss, and the history still
-predicts how long each simulation will take (``study_runner.batch.eta``).
+Beside the entries, ``history/`` keeps what each simulation cost when it last ran, under its history key (its key
+whatever build runs it: ``simulation.prepared.Simulation.history_key``): after a rebuild, the entries miss, and the
+history still predicts how long each simulation will take (``study_runner.batch.eta``).
 """
 
 from __future__ import annotations
@@ -27,14 +27,13 @@ from typing import Any
 from generators.files import atomic_write_text
 from study_runner.paths import REPO
 
-__all__ = ["BUILD_INPUTS", "ENTRY_FORMAT", "Cache", "default_cache_dir", "file_digest", "history_key", "run_key"]
+__all__ = ["ENTRY_FORMAT", "Cache", "default_cache_dir", "file_digest", "run_key"]
 
 ENTRY_FORMAT = 2
 """The format of a cache entry: ``{"format", "key", "record_counts", "records_sha256", "inputs", "records",
-"measured"}``. Format 1 (before 2026-11-29) carried no proof of its content: its entries are simulated again."""
-
-BUILD_INPUTS = ("binary_sha256", "simgrid")
-"""The inputs of a simulation that a rebuild changes; the others say which simulation it is."""
+"measured"}`` and, since 2026-12-04, ``history_key``; ``inputs`` is the provenance of the records
+(``Simulation.provenance``). Format 1 (before 2026-11-29) carried no proof of its content: its entries are simulated
+again."""
 
 
 HISTORY_FIELDS = ("wall_s", "peak_memory_mib")
@@ -64,13 +63,6 @@ def file_digest(path: Path) -> str:
 def run_key(**inputs: Any) -> str:
     """SHA-256 of the canonical JSON of ``inputs``."""
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
-
-
-def history_key(inputs: dict[str, Any]) -> str | None:
-    """The key of a simulation whatever build runs it (None for inputs that are not a simulation's, e.g. a trace's)."""
-    if not all(name in inputs for name in BUILD_INPUTS):
-        return None
-    return run_key(**{name: value for name, value in inputs.items() if name not in BUILD_INPUTS})
 
 
 class Cache:
@@ -111,40 +103,46 @@ class Cache:
         return {k: float(v) for k, v in measured.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
     def put(
-        self, key: str, records: list[dict[str, Any]], inputs: dict[str, Any], measured: dict[str, float] | None = None
+        self,
+        key: str,
+        records: list[dict[str, Any]],
+        provenance: dict[str, Any],
+        measured: dict[str, float] | None = None,
+        history_key: str | None = None,
     ) -> None:
-        """Store the records with the inputs that produced them (and what the simulation cost, in its history)."""
+        """Store the records with what produced them (``provenance``), and what the simulation cost (``measured``),
+        also in its history under ``history_key``."""
         entry = {
             "format": ENTRY_FORMAT,
             "key": key,
             "record_counts": _record_counts(records),
             "records_sha256": _records_digest(records),
-            "inputs": inputs,
+            "inputs": provenance,
             "records": records,
             "measured": measured or {},
+            **({"history_key": history_key} if history_key is not None else {}),
         }
         atomic_write_text(self._path(key), json.dumps(entry))
-        self.record_history(inputs, measured or {})
+        if history_key is not None:
+            self.record_history(history_key, measured or {})
 
     def _history_path(self, key: str) -> Path:
         return self.directory / "history" / key[:2] / f"{key}.json"
 
-    def record_history(self, inputs: dict[str, Any], measured: dict[str, Any]) -> None:
-        """Remember what the simulation of ``inputs`` cost (``HISTORY_FIELDS`` of ``measured``; :meth:`put` does)."""
-        key = history_key(inputs)
+    def record_history(self, key: str, measured: dict[str, Any]) -> None:
+        """Remember what the simulation of history key ``key`` cost (``HISTORY_FIELDS`` of ``measured``; :meth:`put`
+        does)."""
         costs = {name: measured[name] for name in HISTORY_FIELDS if _positive(measured.get(name))}
-        if key is not None and "wall_s" in costs:
+        if "wall_s" in costs:
             atomic_write_text(self._history_path(key), json.dumps(costs))
 
-    def history(self, inputs: dict[str, Any], field: str = "wall_s") -> float | None:
-        """What the last run of the simulation of ``inputs`` cost, under any build: its wall time (s), or another
-        of ``HISTORY_FIELDS`` (``peak_memory_mib``); None if unknown.
+    def history(self, key: str, field: str = "wall_s") -> float | None:
+        """What the last run of the simulation of history key ``key`` cost, under any build: its wall time (s), or
+        another of ``HISTORY_FIELDS`` (``peak_memory_mib``); None if unknown.
 
-        A cache written before the history existed has its entries read into it once.
+        A cache written before the history existed has its entries read into it once (those that name their
+        history key: written since 2026-12-04).
         """
-        key = history_key(inputs)
-        if key is None:
-            return None
         if not (self.directory / "history" / ".complete").exists():
             self._fill_history()
         try:
@@ -158,7 +156,8 @@ class Cache:
         for path in self.directory.glob("??/*.json"):
             try:
                 entry = json.loads(path.read_text(encoding="utf-8"))
-                self.record_history(entry["inputs"], entry["measured"])
+                if isinstance(entry.get("history_key"), str):
+                    self.record_history(entry["history_key"], entry["measured"])
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
         if self.directory.is_dir():

@@ -51,6 +51,7 @@ __all__ = [
     "allocate",
     "cables_per_job",
     "jobs_file_word",
+    "jobs_run_options",
     "run_jobs",
     "simulate_jobs",
     "time_jobs",
@@ -190,6 +191,16 @@ def jobs_file_word(word: str) -> str:
     return "".join("".join(f"%{byte:02X}" for byte in c.encode()) if c.isspace() or c == "%" else c for c in word)
 
 
+def jobs_run_options(jobs: Sequence[Job], options: Sequence[str], online: bool) -> tuple[str, ...]:
+    """Every SimGrid option ``jobs_run`` gets after its jobs file, for ``jobs`` with the SMPI ``options`` of the
+    simulation after topolab's standard ones: what smpirun gives every simulation, and the replay's options, or
+    online what smpirun would give each binary (a Fortran runtime privatized), for all of them."""
+    if online:
+        needed = dict.fromkeys(option for job in jobs for option in binary_options(job.app, options))
+        return (*ONLINE_OPTIONS, *SMPIRUN_OPTIONS, *STANDARD_OPTIONS, *options, *needed)
+    return (*SMPIRUN_OPTIONS, *STANDARD_OPTIONS, *options, *REPLAY_OPTIONS)
+
+
 def simulate_jobs(
     platform_file: Path,
     jobs: Mapping[str, tuple[float, list[str], list[list[str]]]],
@@ -199,8 +210,8 @@ def simulate_jobs(
     online: bool = False,
 ) -> dict[str, dict[str, float]]:
     """Simulate ``jobs`` (name -> start, host of each rank, what each rank runs: its trace, or online its binary and
-    arguments) together on the platform (``simgrid_cpp/jobs_run.cpp``); each job's ``start_s``, ``end_s`` and
-    ``time_s``, by name."""
+    arguments) together on the platform (``simgrid_cpp/jobs_run.cpp``) with every option ``options``
+    (:func:`jobs_run_options`); each job's ``start_s``, ``end_s`` and ``time_s``, by name."""
     lines = []
     for name, (start, hosts, runs) in jobs.items():
         for host, words in zip(hosts, runs, strict=True):
@@ -209,9 +220,8 @@ def simulate_jobs(
     jobs_file.write_text("".join(lines), encoding="utf-8")
     if not JOBS_RUN.is_file():
         raise StudyError(missing_build(str(JOBS_RUN)))
-    mode = ["--online", str(workdir.absolute()), *ONLINE_OPTIONS] if online else []  # its SMPI tmpdir: jobs_run
-    command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *SMPIRUN_OPTIONS,
-               *STANDARD_OPTIONS, *options, *(() if online else REPLAY_OPTIONS)]  # fmt: skip
+    mode = ["--online", str(workdir.absolute())] if online else []  # its SMPI tmpdir: jobs_run
+    command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *options]
     how = "run" if online else "replayed"
     outcome = run_smpirun_measured(command, workdir, timeout, f"{len(jobs)} job(s) {how} together")
     times = {}
@@ -261,15 +271,15 @@ def time_jobs(
     within ``timeout``. Replayed (the default): each job's trace recorded on its hosts, then all replayed together,
     then each alone. ``online``: the jobs' app binaries run together, then each alone, in one simulation each
     (SimGrid patch 0018); what the apps print is not kept."""
-    if online:  # what smpirun would give each binary (a Fortran runtime privatized), for all of them
-        options = (*options, *dict.fromkeys(o for job in jobs for o in binary_options(job.app, options)))
+    if online:
         runs = {job.name: [[str(job.app), *job.args]] * len(hosts[job.name]) for job in jobs}
     else:
         runs = {job.name: [[str(t)] for t in _record(job, hosts[job.name], platform_file, options, workdir, timeout)]
                 for job in jobs}  # fmt: skip
     played = {job.name: (job.start_s, hosts[job.name], runs[job.name]) for job in jobs}
-    shared = simulate_jobs(platform_file, played, options, workdir, timeout, online)
-    alone = {job.name: simulate_jobs(platform_file, {job.name: played[job.name]}, options, workdir, timeout, online)
+    together = jobs_run_options(jobs, options, online)
+    shared = simulate_jobs(platform_file, played, together, workdir, timeout, online)
+    alone = {job.name: simulate_jobs(platform_file, {job.name: played[job.name]}, together, workdir, timeout, online)
              for job in jobs}  # fmt: skip
     return [
         JobTime(job.name, len(hosts[job.name]), tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,8 +31,6 @@ from pathlib import Path
 from study_runner.errors import StudyError
 from study_runner.simulation import memory
 from study_runner.simulation.binaries import elf_linkage
-from study_runner.simulation.cache import file_digest
-from study_runner.simulation.cache import run_key
 from study_runner.simulation.simgrid_options import cfg
 
 __all__ = [
@@ -49,7 +46,6 @@ __all__ = [
     "binary_options",
     "cfg",
     "collective_option",
-    "command_key",
     "failure_message",
     "folded_buffer_options",
     "fortran_runtime",
@@ -177,35 +173,6 @@ def smpirun_command(
         str(binary),
         *args,
     ]
-
-
-def command_key(command: Sequence[str], files: Mapping[Path, str], **facts: object) -> str:
-    """The cache key of the smpirun ``command``: the command itself, word for word, with each file it names by path
-    replaced by what it contributes (``files``: its path -> the SHA-256 of its bytes, or what stands for it), and
-    the ``facts`` that the command does not say (the SimGrid version, how the output is read). Whatever changes the
-    command changes the key: it is made from the command, not beside it.
-
-    A word naming an existing file by an absolute path that ``files`` does not cover (an input file among the
-    program's arguments) stands for the SHA-256 of its bytes too: a path is never in a key, a file's content always.
-
-    >>> app = {Path("/bin/sh"): "sha256:1f2e"}
-    >>> key = command_key(["smpirun", "-np", "2", "/bin/sh"], app, simgrid="4.1")
-    >>> key == command_key(["smpirun", "-np", "2", "/bin/sh"], app, simgrid="4.1")
-    True
-    >>> key == command_key(["smpirun", "-np", "3", "/bin/sh"], app, simgrid="4.1")
-    False
-    """
-    named = {Path(path).absolute(): stands for path, stands in files.items()}
-    words = []
-    for word in command:
-        path = Path(word).absolute() if word else None
-        if path is not None and path in named:
-            words.append(named[path])
-        elif word.startswith("/") and Path(word).is_file():
-            words.append(file_digest(Path(word)))
-        else:
-            words.append(word)
-    return run_key(command=words, **facts)
 
 
 @cache

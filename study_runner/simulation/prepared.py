@@ -1,0 +1,101 @@
+"""One simulation made ready, as one value: exactly what runs (its argv), every file it reads with what that file
+contributes (the SHA-256 of its bytes, or what stands for them), the SimGrid build that runs it and how its output
+is read. Its cache key, the provenance stored with its result and its history key (what it cost, whatever build
+runs it) are all computed from this value and nothing else, so none of them can drift from what runs.
+
+>>> app = Path("/opt/app")
+>>> simulation = Simulation(("smpirun", "-np", "2", str(app)), {app: "1f2e"}, "SimGrid 4.1", built=(app,))
+>>> simulation.provenance()["argv"][-1], simulation.provenance()["files"]
+('/opt/app', {'/opt/app': '1f2e'})
+>>> rebuilt = Simulation(simulation.argv, {app: "9a9a"}, "SimGrid 4.2", built=(app,))
+>>> rebuilt.key == simulation.key, rebuilt.history_key == simulation.history_key
+(False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from study_runner.simulation.cache import file_digest
+from study_runner.simulation.cache import run_key
+
+__all__ = ["Simulation", "command_key"]
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A simulation ready to run: ``argv`` runs it, word for word.
+
+    ``files``: every file it reads by path, with what it contributes to the result (the SHA-256 of its bytes, or
+    what stands for them: a trace recorded on any placement stands for every hostfile). ``simgrid``: the SimGrid
+    build (``batch.execute.simgrid_version``). ``output``: how its output is read (``json``, a third-party format,
+    ``replay``, ``jobs``, ``links``...; None for a recording, whose output is its trace). ``facts``: anything else
+    that decides the result and that the argv does not say. ``built``: the files a rebuild changes (app binaries,
+    topolab's and SimGrid's programs), left out of the history key by their content, kept by their name.
+    """
+
+    argv: tuple[str, ...]
+    files: Mapping[Path, str]
+    simgrid: str
+    output: str | None = "json"
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    built: tuple[Path, ...] = ()
+
+    def _described(self) -> dict[str, Any]:
+        return {**({"output": self.output} if self.output is not None else {}), **self.facts}
+
+    @cached_property
+    def key(self) -> str:
+        """The cache key: the argv with each file read replaced by what it contributes (paths never enter a key),
+        the SimGrid build, how the output is read and the other facts (:func:`command_key`)."""
+        return command_key(self.argv, self.files, simgrid=self.simgrid, **self._described())
+
+    @cached_property
+    def history_key(self) -> str:
+        """The key of this simulation whatever build runs it: the key without the SimGrid build, with each built
+        file standing for its name instead of its bytes (a rebuilt app is the same simulation; another app is not)."""
+        built = {Path(path).absolute() for path in self.built}
+        files = {path: f"built {Path(path).name}" if Path(path).absolute() in built else digest
+                 for path, digest in self.files.items()}  # fmt: skip
+        return command_key(self.argv, files, **self._described())
+
+    def provenance(self) -> dict[str, Any]:
+        """What produced a result, as stored beside it in the cache and with a recorded trace: the argv as it ran,
+        each file read with its digest, the SimGrid build, how the output was read and the other facts."""
+        files = {str(path): digest for path, digest in self.files.items()}
+        return {"argv": list(self.argv), "files": files, "simgrid": self.simgrid, **self._described()}
+
+
+def command_key(command: Sequence[str], files: Mapping[Path, str], **facts: object) -> str:
+    """The cache key of the smpirun ``command``: the command itself, word for word, with each file it names by path
+    replaced by what it contributes (``files``: its path -> the SHA-256 of its bytes, or what stands for it), and
+    the ``facts`` that the command does not say (the SimGrid version, how the output is read). Whatever changes the
+    command changes the key: it is made from the command, not beside it.
+
+    A word naming an existing file by an absolute path that ``files`` does not cover (an input file among the
+    program's arguments) stands for the SHA-256 of its bytes too: a path is never in a key, a file's content always.
+
+    >>> app = {Path("/bin/sh"): "sha256:1f2e"}
+    >>> key = command_key(["smpirun", "-np", "2", "/bin/sh"], app, simgrid="4.1")
+    >>> key == command_key(["smpirun", "-np", "2", "/bin/sh"], app, simgrid="4.1")
+    True
+    >>> key == command_key(["smpirun", "-np", "3", "/bin/sh"], app, simgrid="4.1")
+    False
+    """
+    named = {Path(path).absolute(): stands for path, stands in files.items()}
+    words = []
+    for word in command:
+        path = Path(word).absolute() if word else None
+        if path is not None and path in named:
+            words.append(named[path])
+        elif word.startswith("/") and Path(word).is_file():
+            words.append(file_digest(Path(word)))
+        else:
+            words.append(word)
+    return run_key(command=words, **facts)

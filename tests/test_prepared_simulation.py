@@ -1,0 +1,128 @@
+"""A prepared run is one value (``simulation.prepared.Simulation``): its cache key, the provenance stored with its
+result and its history key all come from it, and what runs is its argv. Each thing that changes what runs changes
+the key (issue 62: the provenance had drifted from the command, and a run with neighbours was keyed by a command
+built only for the key); what does not run leaves it; a rebuild of the same app keeps the history key."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from study_runner.batch import execute
+from study_runner.batch.execute import PreparedRun
+from study_runner.batch.prepare import prepare_runs
+from study_runner.batch.runs import PlatformSpec
+from study_runner.batch.runs import RunSpec
+from study_runner.errors import StudyError
+from study_runner.simulation.jobs import Job
+from study_runner.simulation.replay import REPLAY_OPTIONS
+from study_runner.simulation.replay import TraceStore
+
+PLATFORMS = {"four": PlatformSpec("four", "crossbar", {"hosts": 4})}
+BASE = RunSpec("base", "four", "pingpong", 2, args=("-s", "1K", "-i", "1", "-w", "0"))
+
+
+@pytest.fixture
+def apps(tmp_path: Path, bin_dir: Path) -> Path:
+    """A directory of the apps this test edits: copies of the built pingpong and shift."""
+    directory = tmp_path / "apps"
+    directory.mkdir()
+    for app in ("pingpong", "shift"):
+        shutil.copy2(bin_dir / app, directory / app)
+    return directory
+
+
+def prepared_all(
+    spec: RunSpec, apps: Path, workdir: Path, platforms: dict[str, PlatformSpec] = PLATFORMS
+) -> list[PreparedRun]:
+    """The runs ``spec`` gives (itself, and its traced twin if it has one), its app taken from ``apps``."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    spec = dataclasses.replace(spec, app=str(apps / spec.app))
+    return prepare_runs("keys", platforms, [spec], False, apps, workdir, TraceStore(workdir / "traces"))[1]
+
+
+def prepared(spec: RunSpec, apps: Path, workdir: Path, platforms: dict[str, PlatformSpec] = PLATFORMS) -> PreparedRun:
+    (run,) = prepared_all(spec, apps, workdir, platforms)
+    return run
+
+
+def rebuilt(binary: Path) -> None:
+    """The same app built again: other bytes (a note appended past its end), the same name."""
+    with binary.open("ab") as stream:
+        stream.write(b"rebuilt")
+
+
+def with_neighbour(spec: RunSpec, apps: Path) -> RunSpec:
+    return dataclasses.replace(spec, neighbours=(Job("background", apps / "shift", ("-S", "1", "-s", "1K"), None),))
+
+
+def test_what_runs_changes_the_key(tmp_path: Path, apps: Path) -> None:
+    base = prepared(BASE, apps, tmp_path / "base").simulation
+    changed = {
+        "an argument": prepared(
+            dataclasses.replace(BASE, args=("-s", "2K", "-i", "1", "-w", "0")), apps, tmp_path / "a"
+        ),
+        "an option": prepared(dataclasses.replace(BASE, options=("--cfg=smpi/os:1e-6",)), apps, tmp_path / "o"),
+        "the placement": prepared(dataclasses.replace(BASE, placement=("host-2", "host-3")), apps, tmp_path / "p"),
+        "the platform file": prepared(
+            BASE, apps, tmp_path / "f", {"four": PlatformSpec("four", "crossbar", {"hosts": 4, "link_bw": "1GBps"})}
+        ),
+    }
+    for what, run in changed.items():
+        simulation = run.simulation
+        assert simulation.key != base.key, what
+        assert simulation.history_key != base.history_key, what
+        assert simulation.provenance() != base.provenance(), what
+
+
+def test_a_rebuild_changes_the_key_and_keeps_the_history(tmp_path: Path, apps: Path) -> None:
+    for spec in (BASE, with_neighbour(BASE, apps)):
+        before = prepared(spec, apps, tmp_path / "before").simulation
+        rebuilt(apps / ("shift" if spec.neighbours else "pingpong"))  # a neighbour's binary, or the run's own
+        after = prepared(spec, apps, tmp_path / "after").simulation
+        assert after.key != before.key and after.history_key == before.history_key
+        assert after.provenance()["files"] != before.provenance()["files"]
+
+
+def test_an_option_group_changes_the_key(tmp_path: Path, apps: Path) -> None:
+    base = prepared(BASE, apps, tmp_path / "base").simulation
+    (run, twin) = prepared_all(dataclasses.replace(BASE, trace_links=True), apps, tmp_path / "t")
+    assert run.key == base.key and twin.key != base.key
+    assert any(word.startswith("--cfg=tracing") for word in twin.simulation.argv)
+    replayed = prepared(dataclasses.replace(BASE, replay=True), apps, tmp_path / "r")
+    assert replayed.key != base.key and replayed.recording is not None and replayed.recording.key != base.key
+
+
+def test_a_run_with_neighbours_is_keyed_by_every_option_its_simulations_get(tmp_path: Path, apps: Path) -> None:
+    spec = with_neighbour(BASE, apps)
+    base = prepared(spec, apps, tmp_path / "base").simulation
+    online = prepared(dataclasses.replace(spec, online=True), apps, tmp_path / "online").simulation
+    optioned = prepared(dataclasses.replace(spec, options=("--cfg=smpi/os:1e-6",)), apps, tmp_path / "o").simulation
+    assert len({base.key, online.key, optioned.key}) == 3
+    assert base.argv[-len(REPLAY_OPTIONS) :] == REPLAY_OPTIONS  # what the jobs' replay gets: the recordings do not
+
+
+def test_what_does_not_run_keeps_the_key(tmp_path: Path, apps: Path) -> None:
+    base = prepared(BASE, apps, tmp_path / "base").simulation
+    renamed = dataclasses.replace(BASE, id="other", timeout=30.0, size=9.0, grid="g", variables={"n": 1})
+    same = prepared(renamed, apps, tmp_path / "elsewhere").simulation
+    assert same.key == base.key and same.history_key == base.history_key
+    assert same.argv != base.argv  # its files are elsewhere: paths are never in a key
+
+
+def test_the_provenance_is_what_runs(tmp_path: Path, apps: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executor runs the simulation's argv, word for word: the provenance stored with the result is it."""
+    run = prepared(BASE, apps, tmp_path / "base")
+    ran: list[tuple[str, ...]] = []
+
+    def recorded(command: tuple[str, ...], *args: object) -> None:
+        ran.append(tuple(command))
+        raise StudyError("stop here")
+
+    monkeypatch.setattr(execute, "run_smpirun_measured", recorded)
+    assert isinstance(execute._simulate(run), StudyError)
+    assert ran == [run.simulation.argv] and run.simulation.provenance()["argv"] == list(ran[0])
+    assert set(run.simulation.provenance()["files"]) == {str(run.binary), str(run.platform_file), str(run.hostfile)}

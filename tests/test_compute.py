@@ -33,6 +33,7 @@ from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
 from tests.conftest import smpicc_test_program
+from tests.test_study import GOOD_STUDY
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -323,3 +324,73 @@ class TestStudyFiles:
         )
         with pytest.raises(StudyError, match=message):
             load_study(path)
+
+
+MEMORY_STUDY = (
+    GOOD_STUDY.replace('name = "mini"', 'name = "memory"')
+    + """
+[platforms.p]
+family = "crossbar"
+hosts = 2
+memory_bw = "0.005GBps"
+"""
+)
+
+
+def memory_run(run_id: str, fraction: float | None, compute: str = "memory") -> str:
+    share = "" if fraction is None else f"memory_fraction = {fraction}\n"
+    return (f'[[runs]]\nid = "{run_id}"\nplatform = "p"\napp = "compute_bound"\nranks = 2\n'
+            f'args = ["-f", "100", "-i", "3", "-w", "0"]\ncompute = "{compute}"\n{share}')  # fmt: skip
+
+
+class TestMemoryRuns:
+    """``compute = "memory"`` in a study or a sweep (one run grammar): the bursts' memory part charged at the rank's
+    share of the platform's ``memory_bw`` (``simulation.node_memory``), as ``smpirun-on --compute memory`` does."""
+
+    @pytest.mark.simgrid
+    def test_a_study_run_charges_memory_at_the_nodes_bandwidth(
+        self, bin_dir: Path, calibrated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from study_runner.batch.engine import Engine
+        from study_runner.batch.execute import execute_runs
+        from study_runner.simulation.cache import Cache
+        from study_runner.simulation.node_memory import MemoryTarget
+        from study_runner.simulation.node_memory import memory_speed
+        from study_runner.studies.pipeline import prepare_study
+
+        monkeypatch.setenv("TOPOLAB_CACHE", str(calibrated))  # this machine's calibrations
+        (tmp_path / "memory.toml").write_text(MEMORY_STUDY + memory_run("cpu", 0.0) + memory_run("streams", 1.0))
+        _, runs = prepare_study(load_study(tmp_path / "memory.toml"), False, bin_dir, tmp_path)
+        runs = [run for run in runs if run.spec.compute == "memory"]
+        results = execute_runs(runs, Cache(tmp_path / "cache"), engine=Engine(workers=1))
+        steps = {run_id: results[run_id].records[0]["step_s_min"] for run_id in ("cpu", "streams")}
+        assert all(record["computation_s"] > 0 for result in results.values() for record in result.records)
+        # A burst that is all memory traffic runs at the rank's 5 MB/s there against this machine's core's rate
+        # here; one without any at the cores' peak ratio: the steps are in the ratio of the two speeds.
+        here = calibration(calibrated).flops
+        bandwidth = memory_bandwidth(calibrated, measure=False)
+        assert bandwidth is not None
+        expected = memory_speed(here, bandwidth, 1.0, 1e9, MemoryTarget(5e6, 1)) / here
+        assert expected > 10  # the test tells the two apart
+        assert 0.4 < steps["streams"] / steps["cpu"] / expected < 2.5, (steps, expected)
+
+    @pytest.mark.parametrize(("runs", "message"), [
+        (memory_run("r", None), r'compute = "memory" needs memory_fraction'),
+        (memory_run("r", 0.5, "benchmark"), r"memory_fraction is about compute = \"memory\"; this run's compute is"),
+        (memory_run("r", 1.5), r"memory_fraction: 1.5 is greater than the maximum of 1"),
+    ])  # fmt: skip
+    def test_a_run_says_what_the_mode_needs(self, tmp_path: Path, runs: str, message: str) -> None:
+        (tmp_path / "memory.toml").write_text(MEMORY_STUDY + runs)
+        with pytest.raises(StudyError, match=message):
+            load_study(tmp_path / "memory.toml")
+
+    def test_a_platform_without_memory_bandwidth_is_refused_before_anything_runs(
+        self, bin_dir: Path, calibrated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from study_runner.studies.pipeline import prepare_study
+
+        monkeypatch.setenv("TOPOLAB_CACHE", str(calibrated))
+        study = MEMORY_STUDY.replace('memory_bw = "0.005GBps"\n', "") + memory_run("r", 0.5)
+        (tmp_path / "memory.toml").write_text(study)
+        with pytest.raises(StudyError, match=r'memory/r: compute = "memory" needs the node\'s memory bandwidth'):
+            prepare_study(load_study(tmp_path / "memory.toml"), False, bin_dir, tmp_path)

@@ -12,6 +12,7 @@ traced for its link bytes (``RunSpec.trace_links``) gets its traced twin after i
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,6 +42,8 @@ from study_runner.simulation.jobs import Job
 from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import allocate
 from study_runner.simulation.jobs import jobs_run_options
+from study_runner.simulation.node_memory import MemoryTarget
+from study_runner.simulation.node_memory import memory_mode_speed
 from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import record_options
@@ -78,7 +81,7 @@ def prepare_runs(
     checked: set[tuple[str, ...]] = set()
     prepared = []
     recordings: dict[str, PreparedRun] = {}
-    reference = calibration().flops if any(spec.compute == "benchmark" for spec in runs) else None
+    reference = calibration().flops if any(spec.compute != "off" for spec in runs) else None
     for spec in runs:
         label = f"{name}/{spec.id}"
         binary = runnable_binary(spec.app, label, bin_dir)
@@ -97,13 +100,13 @@ def prepare_runs(
         hostfile = workdir / f"{spec.id}.hosts"
         write_hostfile(hosts, hostfile)
         args = spec.arguments(quick)
-        options = (*compute_options(spec.compute, reference), *spec.options)
+        compute, scale = _computation(spec, label, platforms[spec.platform], hosts, reference)
+        options = (*compute, *spec.options)
         _check_options(label, options, checked)
         command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
         files = {xml_paths[spec.platform]: xml_digests[spec.platform], hostfile: file_digest(hostfile),
                  binary: binary_digests[spec.app]}  # fmt: skip
         simulation = Simulation(tuple(command), files, simgrid_version(), spec.output, built=(binary,))
-        scale = None if reference is None else reference / (platforms[spec.platform].hosts[0].speed * spec.ranks)
         run = PreparedRun(spec, label, simulation, hosts, binary, xml_paths[spec.platform], hostfile, scale)
         if spec.replay:
             if traces is None:
@@ -113,6 +116,28 @@ def prepare_runs(
         if spec.trace_links or spec.counters:
             prepared.append(_traced(run, args, options))
     return platforms, prepared
+
+
+def _computation(
+    spec: RunSpec, label: str, platform: Platform, hosts: list[str], reference: float | None
+) -> tuple[tuple[str, ...], float | None]:
+    """The SMPI options of the run's compute mode (``simulation.compute``) and its compute scale: simulated seconds
+    of computation per rank per benchmarked second (``PreparedRun.compute_scale``; None when computation is off).
+
+    ``memory``: the burst's memory part at the rank's share of the node's memory bandwidth, the platform's
+    ``memory_bw`` shared by the ranks of its fullest host (``simulation.node_memory``)."""
+    if spec.compute == "off" or reference is None:
+        return compute_options(spec.compute), None
+    core = platform.hosts[0].speed
+    if spec.compute != "memory":
+        return compute_options(spec.compute, reference), reference / (core * spec.ranks)
+    node, core_bw = platform.params.get("memory_bw"), platform.params.get("core_memory_bw")
+    if not isinstance(node, int | float) or spec.memory_fraction is None:
+        raise StudyError(f'{label}: compute = "memory" needs the node\'s memory bandwidth: platform {platform.name} '
+                         "records none (its memory_bw, e.g. \"42.6GBps\")")  # fmt: skip
+    target = MemoryTarget(float(node), max(Counter(hosts).values()), core_bw if isinstance(core_bw, float) else None)
+    speed, local_work, _ = memory_mode_speed(reference, spec.memory_fraction, core, target)
+    return compute_options("memory", speed, local_work), speed / (core * spec.ranks)
 
 
 def _written_platforms(

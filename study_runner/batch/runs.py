@@ -35,7 +35,8 @@ class RunSpec:
     grid: str | None = None  # the [[generate]] grid the run comes from (a study's), and its point's variables
     variables: dict[str, Any] = field(default_factory=dict)
     size: float | None = None  # relative cost, for the estimate of the time left (batch.eta)
-    compute: str = "off"  # simulation.compute: "off" (communication only) or "benchmark"
+    compute: str = "off"  # simulation.compute: "off" (communication only), "benchmark" or "memory"
+    memory_fraction: float | None = None  # with compute = "memory": the part of the bursts that moves memory
     ranks_per_node: int = 1  # consecutive ranks on each host of the placement
     output: str = "json"  # what the app prints: JSON lines, or a third-party format (simulation.outputs)
     full_only: bool = False  # runs under --full only

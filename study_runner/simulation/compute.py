@@ -1,4 +1,4 @@
-"""Computation in the model: ``--compute off`` or ``--compute benchmark``, and this machine's calibrated speed.
+"""Computation in the model: ``--compute off``, ``benchmark`` or ``memory``, and this machine's calibrated speed.
 
 SMPI runs the application's code for real. Between two MPI calls, a rank computes; what that costs in simulated
 time is the mode's choice:
@@ -12,6 +12,10 @@ time is the mode's choice:
     machine's speed (``smpi/host-speed``, the calibration below) and executed on the rank's simulated host at the
     platform's core speed. A burst of t seconds here takes ``t * reference / core_speed`` simulated seconds there.
     Not deterministic: the measured times vary from run to run like the real code's.
+``memory``
+    As ``benchmark``, but the part of each burst that moves memory (the code's memory fraction, measured by
+    ``scripts/measure-memory-fraction``) is charged at the rank's share of the simulated node's memory bandwidth
+    (``simulation.node_memory``); a study or sweep run gives ``memory_fraction``, its platform ``memory_bw``.
 
 The reference speed is this machine's, measured once by :func:`calibrate` (``scripts/calibrate-compute``) and
 cached per machine with the figure, how it was measured and when; ``--force`` measures again. It is the rate of a
@@ -63,7 +67,7 @@ __all__ = [
     "machine_key",
 ]
 
-COMPUTE_MODES = ("off", "benchmark")
+COMPUTE_MODES = ("off", "benchmark", "memory")
 """The ``--compute`` choices (module docstring)."""
 
 OFF_NOTICE = (
@@ -230,10 +234,12 @@ def compute_options(
     """
     if mode == "off":
         return ()
-    if mode != "benchmark":
+    if mode not in COMPUTE_MODES:
         raise StudyError(f"compute must be one of {', '.join(COMPUTE_MODES)}, got {mode!r}")
     if reference_flops is None or not reference_flops > 0:
-        raise StudyError(f"--compute benchmark needs this machine's speed (> 0 flop/s), got {reference_flops!r}")
+        raise StudyError(f"--compute {mode} needs this machine's speed (> 0 flop/s), got {reference_flops!r}")
+    if mode == "memory" and local_work_flops is None:
+        raise StudyError("--compute memory charges an MPI call's own copies and reductions: it needs their speed")
     local_work = () if local_work_flops is None else (cfg(f"smpi/local-work-speed:{float(local_work_flops)!r}f"),)
     return (
         cfg("smpi/simulate-computation:yes"),

@@ -54,6 +54,7 @@ __all__ = [
     "MemoryTarget",
     "measure_memory",
     "memory_bandwidth",
+    "memory_mode_speed",
     "memory_speed",
     "pass_rates",
 ]
@@ -238,3 +239,22 @@ def memory_speed(
     if not 0.0 <= fraction <= 1.0:
         raise StudyError(f"the memory fraction must be between 0 and 1, got {fraction!r}")
     return (1.0 - fraction) * flops_here + fraction * core_flops * here.core_Bps / target.share_Bps
+
+
+def memory_mode_speed(
+    flops_here: float, memory_fraction: float, core_flops: float, target: MemoryTarget, cache_dir: Path | None = None
+) -> tuple[float, float, str]:
+    """SMPI's ``smpi/host-speed`` for ``compute = "memory"`` (:func:`memory_speed` with this machine's memory
+    bandwidth, cached in ``cache_dir``), its ``smpi/local-work-speed`` (the copies and reductions an MPI call makes in
+    a rank's own memory: all memory, charged as a burst of fraction 1), and the line that says both."""
+    here = memory_bandwidth(cache_dir)
+    speed = memory_speed(flops_here, here, memory_fraction, core_flops, target)
+    local_work = memory_speed(flops_here, here, 1.0, core_flops, target)
+    line = (
+        f"memory: {memory_fraction:.3f} of each burst moves memory, charged at {target.share_Bps / 1e9:.3g} GB/s per "
+        f"rank ({target.node_Bps / 1e9:.3g} GB/s per node, {target.ranks_on_node} ranks on the fullest) against "
+        f"this machine's {here.core_Bps / 1e9:.3g} GB/s per core; the rest at the core speed "
+        f"(smpi/host-speed {speed / 1e9:.4g} Gf for cores of {core_flops / 1e9:.4g} Gf); an MPI call's own copies "
+        f"and reductions all memory (smpi/local-work-speed {local_work / 1e9:.4g} Gf)"
+    )
+    return speed, local_work, line

@@ -73,6 +73,14 @@ def run_fields(
             f'{where}: {path}: replay = true needs compute = "off" (a trace replays the app\'s MPI calls and modelled '
             f"computation; benchmarked computation is measured anew in every run), got {compute!r}"
         )
+    fraction = raw.get("memory_fraction")
+    if (compute == "memory") != (fraction is not None):
+        raise StudyError(
+            f'{where}: {path}: compute = "memory" needs memory_fraction, the part of the code\'s bursts that moves '
+            "memory (scripts/measure-memory-fraction measures it)"
+            if fraction is None
+            else f'{where}: {path}.memory_fraction is about compute = "memory"; this run\'s compute is {compute!r}'
+        )
     neighbours = _neighbours(raw.get("neighbours", []), where, path)
     if neighbours and (replay or compute != "off"):
         raise StudyError(
@@ -96,6 +104,7 @@ def run_fields(
         "timeout": float(timeout),
         "size": None if size is None else float(size),
         "compute": compute,
+        "memory_fraction": None if fraction is None else float(fraction),
         "ranks_per_node": whole(raw.get("ranks_per_node", 1)),
         "output": raw.get("output", "json"),
         "replay": replay,

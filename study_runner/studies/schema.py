@@ -112,7 +112,11 @@ RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "options": _described(_WORDS, "extra smpirun --cfg flags"),
     "timeout": _described(_POSITIVE, "seconds (default 600)"),
     "size": _described(_POSITIVE, "the run's relative cost, for the estimate of the time left only"),
-    "compute": _described({"enum": list(COMPUTE_MODES)}, "charge the app's CPU bursts (\"benchmark\") or not"),
+    "compute": _described({"enum": list(COMPUTE_MODES)}, "charge the app's CPU bursts (\"benchmark\"), their memory "
+                          "part at the node's memory bandwidth too (\"memory\"), or not (\"off\", the default)"),
+    "memory_fraction": _described({"type": "number", "minimum": 0, "maximum": 1},
+                                  "with compute = \"memory\": the part of the code's bursts that moves memory, from "
+                                  "0 to 1 (scripts/measure-memory-fraction measures it)"),
     "ranks_per_node": _described({"type": "integer", "minimum": 1}, "consecutive ranks on each host"),
     "output": _described({"enum": list(OUTPUT_FORMATS)}, "what the app prints: JSON lines or a third-party report"),
     "replay": _described({"type": "boolean"}, "record the app's trace once and replay it (needs compute = \"off\")"),

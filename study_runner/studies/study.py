@@ -37,7 +37,9 @@ Example::
     timeout = 600                 # optional: seconds
     size = 1000                   # optional: the run's relative cost (e.g. the messages its ranks send), for the
                                   # estimate of the time left only (default: its rank count); all runs or none
-    compute = "off"               # optional: "benchmark" charges the app's CPU bursts (study_runner.simulation.compute)
+    compute = "off"               # optional: "benchmark" charges the app's CPU bursts, "memory" too, their memory
+                                  # part at the node's memory bandwidth (memory_bw; study_runner.simulation.compute)
+    memory_fraction = 0.3         # with compute = "memory": the code's memory fraction (measure-memory-fraction)
     ranks_per_node = 1            # optional: consecutive ranks on each host of the placement
     output = "json"               # optional: the app prints JSON lines, or a third-party format
                                   # (study_runner.simulation.outputs: "nas", "hpcc")

@@ -30,7 +30,9 @@ A sweep declares variables and how every point uses them::
     size = "{side * side * blocks}"           # optional: a point's relative cost (e.g. messages sent), for the
                                               #   estimate of the time left only (default: its rank count)
     compute = "off"                           # optional: "benchmark" charges the app's CPU bursts, timed here,
-                                              #   at the platform's core speed (study_runner.simulation.compute)
+                                              #   at the platform's core speed (study_runner.simulation.compute);
+                                              #   "memory" too, their memory part at the node's memory_bw
+    memory_fraction = 0.3                     # with compute = "memory": the code's memory fraction
     ranks_per_node = 1                        # optional: consecutive ranks on each host of the placement
     output = "json"                           # optional: a third-party report instead ("nas": simulation.outputs)
     replay = false                            # optional: true runs the app once per trace (same app, arguments,
@@ -248,8 +250,8 @@ def load_sweep(path: str | Path) -> Sweep:
     except StudyError as err:
         raise StudyError(f"{where}: {err}") from None
     platforms, points = _named_platforms([_point(i, point, platform, run, where) for i, point in enumerate(grid)])
-    if any(plot.kind == "split" for plot in plots) and any(p.compute != "benchmark" for p in points):
-        raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark"')
+    if any(plot.kind == "split" for plot in plots) and any(p.compute == "off" for p in points):
+        raise StudyError(f'{where}: a split plot shows computation: it needs run.compute = "benchmark" or "memory"')
     if any(point.replay for point in points):
         if metric not in (None, REPLAY_METRIC):
             raise StudyError(

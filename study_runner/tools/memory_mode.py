@@ -20,16 +20,13 @@ The platform of this machine records both bandwidths from this machine's memory 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth
 from study_runner.simulation.node_memory import MemoryTarget
-from study_runner.simulation.node_memory import memory_bandwidth
-from study_runner.simulation.node_memory import memory_speed
 from study_runner.tools.platform_files import UsageError
 
-__all__ = ["MEMORY_MODE", "fraction", "memory_mode_speed", "memory_target", "unused"]
+__all__ = ["MEMORY_MODE", "fraction", "memory_target", "unused"]
 
 MEMORY_MODE = "memory"
 OPTIONS = ("memory_fraction", "memory_bw", "core_memory_bw")
@@ -79,21 +76,3 @@ def memory_target(
             "or --memory-bw BW with a platform file, e.g. 42.6GBps)"
         )
     return MemoryTarget(node, ranks_on_node, core)
-
-
-def memory_mode_speed(
-    flops_here: float, memory_fraction: float, core_flops: float, target: MemoryTarget, cache_dir: Path
-) -> tuple[float, float, str]:
-    """SMPI's ``smpi/host-speed`` for the mode, its ``smpi/local-work-speed`` (the copies and reductions an MPI call
-    makes in a rank's own memory: all memory, charged as a burst of fraction 1), and the line that says both."""
-    here = memory_bandwidth(cache_dir)
-    speed = memory_speed(flops_here, here, memory_fraction, core_flops, target)
-    local_work = memory_speed(flops_here, here, 1.0, core_flops, target)
-    line = (
-        f"memory: {memory_fraction:.3f} of each burst moves memory, charged at {target.share_Bps / 1e9:.3g} GB/s per "
-        f"rank ({target.node_Bps / 1e9:.3g} GB/s per node, {target.ranks_on_node} ranks on the fullest) against "
-        f"this machine's {here.core_Bps / 1e9:.3g} GB/s per core; the rest at the core speed "
-        f"(smpi/host-speed {speed / 1e9:.4g} Gf for cores of {core_flops / 1e9:.4g} Gf); an MPI call's own copies "
-        f"and reductions all memory (smpi/local-work-speed {local_work / 1e9:.4g} Gf)"
-    )
-    return speed, local_work, line

@@ -60,6 +60,7 @@ from study_runner.simulation.compute import COMPUTE_MODES
 from study_runner.simulation.compute import OFF_NOTICE
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
+from study_runner.simulation.node_memory import memory_mode_speed
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT
@@ -71,7 +72,6 @@ from study_runner.tools.counters import counters_options
 from study_runner.tools.counters import run_with_counters
 from study_runner.tools.memory_mode import MEMORY_MODE
 from study_runner.tools.memory_mode import fraction
-from study_runner.tools.memory_mode import memory_mode_speed
 from study_runner.tools.memory_mode import memory_target
 from study_runner.tools.memory_mode import unused
 from study_runner.tools.platform_cache import hostfile_path
@@ -162,7 +162,7 @@ def _common_options(parser: argparse.ArgumentParser, *, memory_bandwidths: bool 
     )
     parser.add_argument(
         "--compute",
-        choices=(*COMPUTE_MODES, MEMORY_MODE),
+        choices=COMPUTE_MODES,
         default="off",
         help="off: communication only (default); benchmark: CPU bursts timed here, charged at the core speed; "
         "memory: as benchmark, their memory part charged at the rank's share of the node's memory bandwidth",
@@ -445,8 +445,7 @@ def prepare_run(argv: Sequence[str]) -> Prepared:
             reference.flops, fraction(args), core_speed(platform_path), target, cache_dir
         )
         _say(line)
-    mode = "benchmark" if args.compute == MEMORY_MODE else args.compute
-    cfg_words = [*compute_options(mode, speed, local_work), *(cfg(option) for option in args.cfg)]
+    cfg_words = [*compute_options(args.compute, speed, local_work), *(cfg(option) for option in args.cfg)]
     cfg_words += counters_options(counters) if counters is not None else ()
     command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg_words)
     options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)

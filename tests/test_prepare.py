@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.batch import prepare
 from study_runner.errors import StudyError
+from study_runner.simulation import prepared
 from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
 from tests.test_study import GOOD_STUDY
@@ -57,9 +57,9 @@ def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeyp
     (tmp_path / "b").mkdir()
     before = {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "a")[1]}
     assert before == {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "b")[1]}
-    original = prepare.smpirun_command
+    original = prepared.smpirun_command
     monkeypatch.setattr(
-        prepare, "smpirun_command", lambda *a: [*original(*a)[:-2], "--cfg=smpi/os:1e-6", *original(*a)[-2:]]
+        prepared, "smpirun_command", lambda *a: [*original(*a)[:-2], "--cfg=smpi/os:1e-6", *original(*a)[-2:]]
     )
     after = {run.spec.app: run.key for run in prepare_study(study, False, bin_dir, tmp_path / "a")[1]}
     assert before.keys() == after.keys() and all(before[app] != after[app] for app in before)

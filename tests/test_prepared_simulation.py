@@ -5,6 +5,7 @@ built only for the key); what does not run leaves it; a rebuild of the same app 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import shutil
 from pathlib import Path
@@ -20,6 +21,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import TraceStore
+from tests.conftest import REPO
 
 PLATFORMS = {"four": PlatformSpec("four", "crossbar", {"hosts": 4})}
 BASE = RunSpec("base", "four", "pingpong", 2, args=("-s", "1K", "-i", "1", "-w", "0"))
@@ -126,3 +128,22 @@ def test_the_provenance_is_what_runs(tmp_path: Path, apps: Path, monkeypatch: py
     assert isinstance(execute._simulate(run), StudyError)
     assert ran == [run.simulation.argv] and run.simulation.provenance()["argv"] == list(ran[0])
     assert set(run.simulation.provenance()["files"]) == {str(run.binary), str(run.platform_file), str(run.hostfile)}
+
+
+def test_every_entry_point_prepares_through_one_step() -> None:
+    """``smpirun_simulation`` is the one step that makes an smpirun command: no other module of the runner calls
+    ``smpirun_command`` (smpirun-on spliced its own options into the command it returned; the benchmarks built their
+    own), and each entry point that starts smpirun reaches it (run-jobs through its jobs' recordings)."""
+    callers = {}
+    for path in sorted((REPO / "study_runner").rglob("*.py")):
+        nodes = list(ast.walk(ast.parse(path.read_text())))
+        names = {node.id for node in nodes if isinstance(node, ast.Name)}
+        names |= {alias.name for node in nodes if isinstance(node, ast.ImportFrom) for alias in node.names}
+        callers[path.relative_to(REPO).as_posix()] = names  # what it uses (smpi.py defines smpirun_command)
+    building = sorted(path for path, names in callers.items() if "smpirun_command" in names)
+    assert building == ["study_runner/simulation/prepared.py"]
+    entry_points = ("tools/smpirun_on.py", "simulation/jobs.py", "tools/bench_sim.py", "tools/bench_ring.py",
+                    "batch/prepare.py", "simulation/tracing.py")  # fmt: skip
+    assert all("smpirun_simulation" in callers[f"study_runner/{path}"] for path in entry_points)
+    run_jobs = callers["study_runner/tools/run_jobs.py"]
+    assert "run_jobs" in run_jobs or "time_jobs" in run_jobs  # simulation.jobs records each job with it

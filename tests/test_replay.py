@@ -234,7 +234,9 @@ def test_a_replayed_allreduce_of_16_ranks_completes(tmp_path: Path) -> None:
     from generators import build_platform
     from generators import write_hostfile
     from generators import write_platform
-    from study_runner.simulation.replay import replay_command
+    from study_runner.simulation.prepared import smpirun_simulation
+    from study_runner.simulation.replay import replay_options
+    from study_runner.simulation.replay import replay_program
     from study_runner.simulation.smpi import run_smpirun_measured
 
     platform = build_platform("crossbar", {"hosts": 16})
@@ -243,9 +245,9 @@ def test_a_replayed_allreduce_of_16_ranks_completes(tmp_path: Path) -> None:
     for rank in range(16):
         (tmp_path / f"rank-{rank}.txt").write_text(f"{rank} init\n{rank} allreduce 1 0\n{rank} finalize\n")
     (tmp_path / "index.txt").write_text("".join(f"{tmp_path}/rank-{rank}.txt\n" for rank in range(16)))
-    command = replay_command(tmp_path / "crossbar.xml", tmp_path / "hosts", 16, SIMULATED_TIME_OPTIONS,
-                             tmp_path / "index.txt")  # fmt: skip
-    done = run_smpirun_measured(command, tmp_path, timeout=60, label="the replay")  # raises on a non-zero exit
+    options = replay_options(SIMULATED_TIME_OPTIONS, tmp_path / "index.txt")
+    replay = smpirun_simulation(replay_program(), (), tmp_path / "crossbar.xml", tmp_path / "hosts", 16, options)
+    done = run_smpirun_measured(replay.argv, tmp_path, timeout=60, label="the replay")  # raises on a non-zero exit
     assert replayed_records(done.stderr, "the replay")[0]["simulated_s"] > 0
 
 

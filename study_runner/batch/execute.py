@@ -15,11 +15,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +40,6 @@ from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
-from study_runner.simulation.smpi import SETUP_HINT
 from study_runner.simulation.smpi import SmpirunOutcome
 from study_runner.simulation.smpi import allow_simulations
 from study_runner.simulation.smpi import run_smpirun_measured
@@ -52,7 +48,7 @@ from study_runner.simulation.tracing import LINKS_TRACE_NAME
 from study_runner.simulation.tracing import link_bytes
 from study_runner.simulation.workdirs import work_directory
 
-__all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records", "simgrid_version"]
+__all__ = ["PreparedRun", "RunResult", "execute_runs", "parse_records"]
 
 
 @dataclass(frozen=True)
@@ -104,22 +100,6 @@ class RunResult:
     cached: bool
     wall_s: float | None
     peak_memory_mib: float | None = None
-
-
-@cache
-def simgrid_version() -> str:
-    """SimGrid's version string as smpirun reports it, and the build's fingerprint (part of every cache key).
-
-    The fingerprint (``scripts/setup``: source, options and patches) tells apart builds of one version: a result of
-    a SimGrid without a patch is not a result of the SimGrid with it.
-    """
-    smpirun = shutil.which("smpirun")
-    if smpirun is None:
-        raise StudyError(f"smpirun not found: {SETUP_HINT}")
-    done = subprocess.run([smpirun, "-version"], capture_output=True, text=True, timeout=60)
-    fingerprint = Path(smpirun).resolve().parents[1] / ".topolab-fingerprint"
-    build = fingerprint.read_text().strip() if fingerprint.is_file() else "not built by scripts/setup"
-    return f"{(done.stdout + done.stderr).strip()} (build {build})"
 
 
 def parse_records(stdout: str, label: str) -> list[dict[str, Any]]:

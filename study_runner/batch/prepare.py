@@ -27,7 +27,6 @@ from generators import write_platform
 from generators.errors import missing_build
 from generators.model import Platform
 from study_runner.batch.execute import PreparedRun
-from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
@@ -45,12 +44,13 @@ from study_runner.simulation.jobs import jobs_run_options
 from study_runner.simulation.node_memory import MemoryTarget
 from study_runner.simulation.node_memory import memory_mode_speed
 from study_runner.simulation.prepared import Simulation
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import record_options
-from study_runner.simulation.replay import replay_command
+from study_runner.simulation.replay import replay_options
 from study_runner.simulation.replay import replay_program
 from study_runner.simulation.simgrid_options import options_problem
-from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.tracing import LINK_BYTES_FORMAT
 from study_runner.simulation.tracing import tracing_options
 
@@ -103,10 +103,10 @@ def prepare_runs(
         compute, scale = _computation(spec, label, platforms[spec.platform], hosts, reference)
         options = (*compute, *spec.options)
         _check_options(label, options, checked)
-        command = smpirun_command(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options)
         files = {xml_paths[spec.platform]: xml_digests[spec.platform], hostfile: file_digest(hostfile),
                  binary: binary_digests[spec.app]}  # fmt: skip
-        simulation = Simulation(tuple(command), files, simgrid_version(), spec.output, built=(binary,))
+        simulation = smpirun_simulation(binary, args, xml_paths[spec.platform], hostfile, spec.ranks, options,
+                                        output=spec.output, files=files)  # fmt: skip
         run = PreparedRun(spec, label, simulation, hosts, binary, xml_paths[spec.platform], hostfile, scale)
         if spec.replay:
             if traces is None:
@@ -193,7 +193,9 @@ def _jobs_run(
         if spec.online:  # jobs_run --online runs the binary itself on the hosts of the hostfile
             ran = [str(job.app), *job.args, f"--hosts={hostfile}"]
         else:
-            ran = smpirun_command(job.app, job.args, xml, hostfile, len(hosts[job.name]), (*options, *record_options()))
+            recording = (*options, *record_options())
+            ran = smpirun_simulation(job.app, job.args, xml, hostfile, len(hosts[job.name]), recording, files=files)
+            ran = ran.argv
         command += ["--job", job.name, f"--start={job.start_s!r}", *ran]
     command += ["--online"] if spec.online else []
     command += jobs_run_options(jobs, options, spec.online)  # each of its simulations': the jobs together, each alone
@@ -208,13 +210,11 @@ def _traced(run: PreparedRun, args: tuple[str, ...], options: tuple[str, ...]) -
     """The twin of ``run`` (whose app arguments are ``args`` and SMPI options after the standard ones ``options``)
     that SimGrid traces: the same command with the link tracing flags, reading the same files, its result the bytes
     each link carried and what the app printed (``batch.execute``)."""
-    command = smpirun_command(
-        run.binary, args, run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options())
-    )
     output = "link series" if run.spec.counters else "links"
-    simulation = dataclasses.replace(
-        run.simulation, argv=tuple(command), output=output, facts={"format": LINK_BYTES_FORMAT}
-    )
+    simulation = smpirun_simulation(
+        run.binary, args, run.platform_file, run.hostfile, run.spec.ranks, (*options, *tracing_options()),
+        output=output, facts={"format": LINK_BYTES_FORMAT}, files=run.simulation.files,
+    )  # fmt: skip
     # tracing slows a simulation down (bgq-pairing's smallest run: 17 s, 27 s traced)
     spec = dataclasses.replace(run.spec, id=run.spec.traced_id, trace_links=False, timeout=2 * run.spec.timeout)
     return dataclasses.replace(run, spec=spec, label=f"{run.label} (traced)", simulation=simulation,
@@ -252,16 +252,15 @@ def _replay(
         raise StudyError(f'{online.label}: a replay needs compute = "off" (a benchmarked run is not repeatable)')
     speed = {host.name: host.speed for host in platform.hosts}
     speeds = [speed[name] for name in online.hosts]
-    command = smpirun_command(
-        online.binary, args, online.platform_file, online.hostfile, online.spec.ranks, (*options, *record_options())
-    )
     trace_files = {
         online.binary: online.simulation.files[online.binary],
         online.platform_file: f"host speeds {speeds[:1] if len(set(speeds)) == 1 else speeds}",
         online.hostfile: "any placement",
     }
-    recording = Simulation(tuple(command), trace_files, online.simulation.simgrid, None,
-                           {"trace": "SMPI time-independent"}, built=(online.binary,))  # fmt: skip
+    recording = smpirun_simulation(
+        online.binary, args, online.platform_file, online.hostfile, online.spec.ranks, (*options, *record_options()),
+        output=None, facts={"trace": "SMPI time-independent"}, files=trace_files,
+    )  # fmt: skip
     index = workdir / f"{recording.key}.replay"
     if recording.key not in recordings:
         recordings[recording.key] = dataclasses.replace(
@@ -272,12 +271,12 @@ def _replay(
             traces=traces,
         )
         traces.write_index(recording.key, online.spec.ranks, index)
-    command = replay_command(online.platform_file, online.hostfile, online.spec.ranks, options, index)
     replay_files = {
         online.platform_file: online.simulation.files[online.platform_file],
         online.hostfile: online.simulation.files[online.hostfile],
         replay_program(): online.simulation.simgrid,  # SimGrid's own program
         index: f"trace {recording.key}",
     }
-    replay = Simulation(tuple(command), replay_files, online.simulation.simgrid, "replay", built=(replay_program(),))
+    replay = smpirun_simulation(replay_program(), (), online.platform_file, online.hostfile, online.spec.ranks,
+                                replay_options(options, index), output="replay", files=replay_files)  # fmt: skip
     return dataclasses.replace(online, simulation=replay, recording=recordings[recording.key])

@@ -34,13 +34,13 @@ from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import app_not_found
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.replay import REPLAY_OPTIONS
 from study_runner.simulation.replay import record_options
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import binary_options
 from study_runner.simulation.smpi import run_smpirun_measured
-from study_runner.simulation.smpi import smpirun_command
 
 __all__ = [
     "JOBS_RUN",
@@ -170,8 +170,10 @@ def _record(
     directory.mkdir()
     hostfile = directory / "hosts"
     write_hostfile(hosts, hostfile)
-    command = smpirun_command(job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options()))
-    run_smpirun_measured(command, directory, timeout, f"job {job.name} (recording its trace)")
+    recording = smpirun_simulation(
+        job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options())
+    )
+    run_smpirun_measured(recording.argv, directory, timeout, f"job {job.name} (recording its trace)")
     index = directory / "ti-trace"
     files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
     if len(files) != len(hosts):

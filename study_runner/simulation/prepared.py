@@ -22,10 +22,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from generators import platform_files
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.cache import run_key
+from study_runner.simulation.smpi import simgrid_version
+from study_runner.simulation.smpi import smpirun_command
 
-__all__ = ["Simulation", "command_key"]
+__all__ = ["Simulation", "command_key", "smpirun_simulation"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class Simulation:
 
     ``files``: every file it reads by path, with what it contributes to the result (the SHA-256 of its bytes, or
     what stands for them: a trace recorded on any placement stands for every hostfile). ``simgrid``: the SimGrid
-    build (``batch.execute.simgrid_version``). ``output``: how its output is read (``json``, a third-party format,
+    build (``smpi.simgrid_version``). ``output``: how its output is read (``json``, a third-party format,
     ``replay``, ``jobs``, ``links``...; None for a recording, whose output is its trace). ``facts``: anything else
     that decides the result and that the argv does not say. ``built``: the files a rebuild changes (app binaries,
     topolab's and SimGrid's programs), left out of the history key by their content, kept by their name.
@@ -70,6 +73,32 @@ class Simulation:
         each file read with its digest, the SimGrid build, how the output was read and the other facts."""
         files = {str(path): digest for path, digest in self.files.items()}
         return {"argv": list(self.argv), "files": files, "simgrid": self.simgrid, **self._described()}
+
+
+def smpirun_simulation(
+    binary: Path,
+    args: Sequence[str],
+    platform: Path,
+    hostfile: Path,
+    ranks: int,
+    options: Sequence[str] = (),
+    *,
+    output: str | None = "json",
+    facts: Mapping[str, Any] | None = None,
+    files: Mapping[Path, str] | None = None,
+    launcher: Sequence[str] = (),
+) -> Simulation:
+    """The one way a simulation of ``binary`` under smpirun is prepared, for every entry point (a study's or sweep's
+    runs, their recordings, replays and traced twins, ``smpirun-on``, a job's recording, the benchmarks): its
+    command (``smpi.smpirun_command``: ``launcher`` holds smpirun's own options, ``options`` the run's SimGrid
+    options) and what it reads: ``files``, or by default the platform (a compiled one's library and parameters),
+    the hostfile and the binary, each by the SHA-256 of its bytes.
+    """
+    command = smpirun_command(binary, args, platform, hostfile, ranks, options, launcher)
+    if files is None:
+        platform_digest = "+".join(file_digest(part) for part in platform_files(Path(platform)))
+        files = {Path(platform): platform_digest, Path(hostfile): file_digest(hostfile), binary: file_digest(binary)}
+    return Simulation(tuple(command), files, simgrid_version(), output, facts or {}, built=(binary,))
 
 
 def command_key(command: Sequence[str], files: Mapping[Path, str], **facts: object) -> str:

@@ -3,7 +3,7 @@ platforms by SMPI's replayer instead of running the app again.
 
 A TI trace lists what each rank did, in order, without times: ``0 sendRecv 65536 1 65536 15``, ``0 allreduce 1 0``,
 ``0 compute 5e+06``. Recording (:func:`record_options`) is an ordinary run with SimGrid's TI tracing on; SimGrid
-writes one file per rank and an index that lists them. Replaying (:func:`replay_command`) runs SimGrid's
+writes one file per rank and an index that lists them. Replaying (:func:`replay_options`) runs SimGrid's
 ``smpireplaymain`` under ``smpirun -replay INDEX`` on any platform: point-to-point actions become the same SMPI
 messages, collective actions run SMPI's collective algorithms (the same ``smpi/<collective>`` and selector options
 must be given, and are: a replay takes the run's options), and ``compute`` actions (the apps' modelled computation,
@@ -39,7 +39,6 @@ from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import SETUP_HINT
-from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import work_directory
 
 __all__ = [
@@ -48,7 +47,7 @@ __all__ = [
     "TRACE_NAME",
     "TraceStore",
     "record_options",
-    "replay_command",
+    "replay_options",
     "replay_program",
     "replayed_records",
 ]
@@ -106,11 +105,10 @@ def replay_program() -> Path:
     return program
 
 
-def replay_command(platform: Path, hostfile: Path, ranks: int, options: Sequence[str], index: Path) -> list[str]:
-    """The smpirun command that replays the trace listed in ``index`` on ``platform``: topolab's standard options,
-    the recorded run's ``options``, then :data:`REPLAY_OPTIONS`."""
-    extra = (*options, *REPLAY_OPTIONS, "-replay", str(Path(index).absolute()))
-    return smpirun_command(replay_program(), (), platform, hostfile, ranks, extra)
+def replay_options(options: Sequence[str], index: Path) -> tuple[str, ...]:
+    """The options of the smpirun of SimGrid's replayer (:func:`replay_program`) that replays the trace listed in
+    ``index``: the recorded run's ``options``, then :data:`REPLAY_OPTIONS` (after topolab's standard ones)."""
+    return (*options, *REPLAY_OPTIONS, "-replay", str(Path(index).absolute()))
 
 
 def replayed_records(stderr: str, label: str) -> list[dict[str, Any]]:

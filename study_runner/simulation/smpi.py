@@ -52,6 +52,7 @@ __all__ = [
     "message_overhead_options",
     "run_smpirun",
     "run_smpirun_measured",
+    "simgrid_version",
     "smpi_tmpdir",
     "smpirun_command",
     "start_smpirun",
@@ -145,6 +146,22 @@ def folded_buffer_options(threshold_bytes: int) -> tuple[str, ...]:
     return (cfg("smpi/shared-malloc:local"), cfg(f"smpi/auto-shared-malloc-thresh:{threshold_bytes}"))
 
 
+@cache
+def simgrid_version() -> str:
+    """SimGrid's version string as smpirun reports it, and the build's fingerprint (part of every cache key).
+
+    The fingerprint (``scripts/setup``: source, options and patches) tells apart builds of one version: a result of
+    a SimGrid without a patch is not a result of the SimGrid with it.
+    """
+    smpirun = shutil.which("smpirun")
+    if smpirun is None:
+        raise StudyError(f"smpirun not found: {SETUP_HINT}")
+    done = subprocess.run([smpirun, "-version"], capture_output=True, text=True, timeout=60)
+    fingerprint = Path(smpirun).resolve().parents[1] / ".topolab-fingerprint"
+    build = fingerprint.read_text().strip() if fingerprint.is_file() else "not built by scripts/setup"
+    return f"{(done.stdout + done.stderr).strip()} (build {build})"
+
+
 def smpirun_command(
     binary: Path,
     args: Sequence[str],
@@ -152,9 +169,12 @@ def smpirun_command(
     hostfile: Path,
     ranks: int,
     options: Sequence[str] = (),
+    launcher: Sequence[str] = (),
 ) -> list[str]:
-    """The full smpirun command line: standard options first, then the options ``binary`` needs (its Fortran runtime
-    privatized: :func:`fortran_runtime`), the study's own options after (they win).
+    """The full smpirun command line: smpirun's own options (``launcher``: ``-tmpdir``, ``-keep-temps``...) after its
+    platform and hostfile, then topolab's standard options, the options ``binary`` needs (its Fortran runtime
+    privatized: :func:`fortran_runtime`), and the run's own ``options`` after (they win). Called by
+    ``simulation.prepared.smpirun_simulation`` only: a simulation is prepared one way.
 
     What ``binary`` needs follows from its bytes, which every cache key holds: a key is still made of what is run.
     """
@@ -167,6 +187,7 @@ def smpirun_command(
         str(Path(platform_xml).absolute()) if Path(platform_xml).suffix == ".so" else str(platform_xml),
         "-hostfile",
         str(hostfile),
+        *launcher,
         *STANDARD_OPTIONS,
         *binary_options(binary, options),
         *options,

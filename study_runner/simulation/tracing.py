@@ -45,9 +45,9 @@ from pathlib import Path
 
 from study_runner.errors import StudyError
 from study_runner.simulation.link_series import LinkSeries
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import run_smpirun_measured
-from study_runner.simulation.smpi import smpirun_command
 
 __all__ = [
     "LINKS_TRACE_NAME",
@@ -320,8 +320,8 @@ def traced_run(
     trace_file = Path(trace_file).absolute()
     label = label or f"traced {Path(binary).name}"
     trace_file.unlink(missing_ok=True)
-    command = smpirun_command(binary, args, platform, hostfile, ranks, (*options, *tracing_options(trace_file)))
-    outcome = run_smpirun_measured(command, trace_file.parent, timeout, label)
+    traced = smpirun_simulation(binary, args, platform, hostfile, ranks, (*options, *tracing_options(trace_file)))
+    outcome = run_smpirun_measured(traced.argv, trace_file.parent, timeout, label)
     if not trace_file.is_file():
         raise StudyError(f"{label}: smpirun wrote no trace {trace_file}")
     started = time.monotonic()

@@ -25,13 +25,13 @@ from pathlib import Path
 from generators.files import atomic_write_text
 from study_runner.batch.engine import Engine
 from study_runner.batch.execute import default_workers
-from study_runner.batch.execute import simgrid_version
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.replay import REPLAY_METRIC
 from study_runner.simulation.replay import TraceStore
+from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.workdirs import STOPPING
 from study_runner.simulation.workdirs import stopped
 from study_runner.simulation.workdirs import unwinding_signals

@@ -28,10 +28,10 @@ from study_runner.batch.execute import parse_records
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.smpi import NO_PRIVATIZATION
 from study_runner.simulation.smpi import NO_STACK_GUARD
 from study_runner.simulation.smpi import run_smpirun_measured
-from study_runner.simulation.smpi import smpirun_command
 from study_runner.tools.bench_sim import flat_cluster
 
 RANKS = (64, 256, 1024, 4096, 16384)
@@ -59,7 +59,7 @@ def _run(ranks: int, timed_laps: int, work: Path) -> dict[str, Any]:
         write_hostfile([f"host-{k}" for k in range(ranks)], work / f"flat-{ranks}.hosts")  # first: a platform
         atomic_write_text(platform, flat_cluster("10GBps")(ranks))  # written whole means both are there
     args = ["--laps", str(timed_laps), "--warmup", "1"]
-    command = smpirun_command(BIN_DIR / "ring", args, platform, work / f"flat-{ranks}.hosts", ranks, OPTIONS)
+    command = smpirun_simulation(BIN_DIR / "ring", args, platform, work / f"flat-{ranks}.hosts", ranks, OPTIONS).argv
     outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"ring of {ranks} ranks, {timed_laps} laps")
     (record,) = parse_records(outcome.stdout, "ring")
     return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib, "hop_s": record["hop_s"]}

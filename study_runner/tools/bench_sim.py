@@ -49,17 +49,17 @@ from generators import write_platform
 from generators.files import atomic_write_text
 from generators.model import Platform
 from study_runner.batch.execute import parse_records
-from study_runner.batch.execute import simgrid_version
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.smpi import NO_PRIVATIZATION
 from study_runner.simulation.smpi import NO_STACK_GUARD
 from study_runner.simulation.smpi import collective_option
 from study_runner.simulation.smpi import folded_buffer_options
 from study_runner.simulation.smpi import run_smpirun_measured
-from study_runner.simulation.smpi import smpirun_command
+from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.workdirs import unwinding_signals
 from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.study import load_study
@@ -306,7 +306,7 @@ CASES = (
 
 def _run(case: Case, platform: Path, hostfile: Path, work: Path) -> dict[str, Any]:
     """Simulate ``case`` on ``platform``; its wall time, peak memory and simulated time."""
-    command = smpirun_command(BIN / case.app, case.args, platform, hostfile, case.ranks, case.options)
+    command = smpirun_simulation(BIN / case.app, case.args, platform, hostfile, case.ranks, case.options).argv
     outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"{case.name} on {platform.name}")
     (record,) = parse_records(outcome.stdout, case.name)
     return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib,

@@ -61,11 +61,11 @@ from study_runner.simulation.compute import OFF_NOTICE
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
 from study_runner.simulation.node_memory import memory_mode_speed
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT
 from study_runner.simulation.smpi import smpi_tmpdir
-from study_runner.simulation.smpi import smpirun_command
 from study_runner.simulation.workdirs import owned_directory
 from study_runner.tools.counters import counters_directory
 from study_runner.tools.counters import counters_options
@@ -447,9 +447,9 @@ def prepare_run(argv: Sequence[str]) -> Prepared:
         _say(line)
     cfg_words = [*compute_options(args.compute, speed, local_work), *(cfg(option) for option in args.cfg)]
     cfg_words += counters_options(counters) if counters is not None else ()
-    command = smpirun_command(binary, program[1:], platform_path, hostfile, ranks, cfg_words)
-    options_end = command.index("-hostfile") + 2  # smpirun's own options come first (smpi.smpirun_command)
-    command = [*command[:options_end], *DIES_WITH_SMPIRUN, *_tmpdir_option(), *command[options_end:]]
+    launcher = (*DIES_WITH_SMPIRUN, *_tmpdir_option())
+    command = list(smpirun_simulation(binary, program[1:], platform_path, hostfile, ranks, cfg_words,
+                                      launcher=launcher).argv)  # fmt: skip
     if args.keep is not None:
         script = Path(args.keep).absolute() / "smpirun.sh"
         atomic_write_text(script, f'#!/bin/sh\n# written by {PROG}\nexec {shlex.join(command)} "$@"\n')

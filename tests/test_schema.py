@@ -97,6 +97,8 @@ def _toml(value: Any) -> str:
     """A TOML value: TOML writes lists and strings as JSON does, but its own booleans and infinities."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + " }"
     if isinstance(value, float) and value != value:
         return "nan"
     return "inf" if value == float("inf") else json.dumps(value)
@@ -116,6 +118,11 @@ VALUES = {  # good and bad values of each field, never a template (a study has n
     "ranks_per_node": st.sampled_from([1, 2, 0, 1.5, "1"]),
     "output": st.sampled_from(["json", "nas", "xml"]),
     "replay": st.sampled_from([True, False, "yes", 1]),
+    "folded_buffers": st.sampled_from([65536, 0, 2.5, "big"]),
+    "collectives": st.sampled_from([{"barrier": "ompi_bruck"}, {"barrier": 3}, {"Barrier": "x"}, {}, "rdb"]),
+    "message_overhead": st.sampled_from([5.4e-05, 0, -1e-6, float("inf")]),
+    "privatization": st.sampled_from([False, True, "no"]),
+    "stack_guard": st.sampled_from([False, 0]),
     "colour": st.sampled_from([1]),
 }
 
@@ -304,3 +311,19 @@ def test_each_edit_alone(kind: str, edit: tuple[str, str, str, str], tmp_path: P
     text, applied = _edited(kind, [*first, edit])
     assert applied[-1] == (edit[0], edit[3])
     _agreement(kind, text, applied, tmp_path)
+
+
+def test_the_typed_option_fields_are_the_options_they_name(tmp_path: Path) -> None:
+    """A run's option groups (``folded_buffers``, ``collectives``, ``message_overhead``, ``privatization``,
+    ``stack_guard``) give the SMPI options the raw ``--cfg`` words would, in a fixed order, before the raw ones."""
+    typed = ('folded_buffers = 65536\ncollectives = { barrier = "ompi_bruck", allreduce = "rdb" }\n'
+             'message_overhead = 5.4e-05\nprivatization = false\nstack_guard = false\n'
+             'options = ["--cfg=smpi/display-timing:yes"]\n')  # fmt: skip
+    sweep = 'name = "m"\n[grid]\nn = [1]\n[platform]\nfamily = "crossbar"\nhosts = 4\n[run]\napp = "pingpong"\n'
+    (tmp_path / "w.toml").write_text(sweep + "ranks = 2\n" + typed)
+    (point,) = load_sweep(tmp_path / "w.toml").points
+    assert point.options == (
+        "--cfg=smpi/shared-malloc:local", "--cfg=smpi/auto-shared-malloc-thresh:65536", "--cfg=smpi/barrier:ompi_bruck",
+        "--cfg=smpi/allreduce:rdb", "--cfg=smpi/os:2.7e-05", "--cfg=smpi/ois:2.7e-05", "--cfg=smpi/or:2.7e-05",
+        "--cfg=smpi/privatization:0", "--cfg=contexts/guard-size:0", "--cfg=smpi/display-timing:yes",
+    )  # fmt: skip

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +51,7 @@ __all__ = [
     "folded_buffer_options",
     "fortran_runtime",
     "message_overhead_options",
+    "option_groups",
     "run_smpirun",
     "run_smpirun_measured",
     "simgrid_version",
@@ -103,6 +105,29 @@ NO_STACK_GUARD = cfg("contexts/guard-size:0")
 EXACT_COMPUTATION = (cfg("smpi/sample-skip:no"), cfg("smpi/shared-malloc:no"))
 """Every iteration of a sampled loop runs and every rank has its own buffers: the program computes its real result
 (NAS EP's tallies)."""
+
+
+def option_groups(
+    folded_buffers: int | None = None,
+    collectives: Mapping[str, str] | None = None,
+    message_overhead: float | None = None,
+    privatization: bool = True,
+    stack_guard: bool = True,
+) -> tuple[str, ...]:
+    """The SMPI options of a run's typed fields (a study's or sweep's run names these groups instead of spelling
+    ``--cfg`` words), in this order: :func:`folded_buffer_options`, a :func:`collective_option` for each collective,
+    :func:`message_overhead_options`, :data:`NO_PRIVATIZATION`, :data:`NO_STACK_GUARD`.
+
+    >>> option_groups(65536, {"barrier": "ompi_bruck"}, privatization=False)[1:]
+    ('--cfg=smpi/auto-shared-malloc-thresh:65536', '--cfg=smpi/barrier:ompi_bruck', '--cfg=smpi/privatization:0')
+    """
+    return (
+        *(folded_buffer_options(folded_buffers) if folded_buffers is not None else ()),
+        *(collective_option(name, algorithm) for name, algorithm in (collectives or {}).items()),
+        *(message_overhead_options(message_overhead) if message_overhead is not None else ()),
+        *(() if privatization else (NO_PRIVATIZATION,)),
+        *(() if stack_guard else (NO_STACK_GUARD,)),
+    )
 
 
 def message_overhead_options(alpha: float) -> tuple[str, ...]:

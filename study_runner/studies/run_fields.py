@@ -22,6 +22,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.codes import app_path
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
+from study_runner.simulation.smpi import option_groups
 from study_runner.studies.schema import RUN_PROPERTIES
 from study_runner.studies.schema import RUN_SCHEMA
 from study_runner.studies.schema import check
@@ -100,7 +101,7 @@ def run_fields(
         "ranks": whole(raw["ranks"]),
         "args": strings(raw.get("args", [])),
         "placement": _placement(raw.get("placement")),
-        "options": strings(raw.get("options", [])),
+        "options": (*_option_groups(raw), *strings(raw.get("options", []))),
         "timeout": float(timeout),
         "size": None if size is None else float(size),
         "compute": compute,
@@ -113,6 +114,15 @@ def run_fields(
         "online": raw.get("online", False),
         "counters": raw.get("counters", False),
     }
+
+
+def _option_groups(raw: Mapping[str, Any]) -> tuple[str, ...]:
+    """The SMPI options of the run's typed fields (``simulation.smpi.option_groups``), checked by the schema."""
+    overhead = raw.get("message_overhead")
+    return option_groups(
+        whole(raw.get("folded_buffers")), raw.get("collectives"), None if overhead is None else float(overhead),
+        raw.get("privatization", True), raw.get("stack_guard", True),
+    )  # fmt: skip
 
 
 def _neighbours(raw: list[dict[str, Any]], where: str, path: str) -> tuple[Job, ...]:

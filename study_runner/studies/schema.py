@@ -109,7 +109,23 @@ RUN_PROPERTIES: dict[str, dict[str, Any]] = {
     "args": _described(_WORDS, "the app's arguments"),
     "placement": _described({"type": ["string", "array"], "items": {"type": "string"}},
                             "the host of each rank, or a named placement of the family (\"allocation:2,4,3\")"),
-    "options": _described(_WORDS, "extra smpirun --cfg flags"),
+    "options": _described(_WORDS, "extra smpirun --cfg flags (after those of the typed fields below)"),
+    "folded_buffers": _described({"type": "integer", "minimum": 1},
+                                 "bytes: every allocation at least this large is folded into shared memory that is "
+                                 "never touched, for a timing run that never reads its data (smpi/shared-malloc:local; "
+                                 "study_runner.simulation.smpi.folded_buffer_options)"),
+    "collectives": _described({"type": "object", "minProperties": 1,
+                               "propertyNames": {"pattern": "^[a-z_]+$"},
+                               "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9_]+$"}},
+                              "SMPI's algorithm for each collective, e.g. {barrier = \"ompi_bruck\", allreduce = "
+                              "\"rdb\"} (smpi/<collective>:<algorithm>)"),
+    "message_overhead": _described({**_POSITIVE},
+                                   "seconds of software overhead per eager message, half on each side (smpi/os, "
+                                   "smpi/ois, smpi/or: study_runner.simulation.smpi.message_overhead_options)"),
+    "privatization": _described({"type": "boolean"}, "each rank its own copy of the app's globals (default true; "
+                                "false for an app without mutable globals: one memory map fewer per rank)"),
+    "stack_guard": _described({"type": "boolean"}, "a guard page below each rank's stack (default true; false: one "
+                              "memory map fewer per rank)"),
     "timeout": _described(_POSITIVE, "seconds (default 600)"),
     "size": _described(_POSITIVE, "the run's relative cost, for the estimate of the time left only"),
     "compute": _described({"enum": list(COMPUTE_MODES)}, "charge the app's CPU bursts (\"benchmark\"), their memory "

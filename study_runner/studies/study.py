@@ -31,7 +31,13 @@ Example::
                                   #   time budget; its checks, notes and figures are left out without it
     full_args = ["-s", "1,1K,1M,1G"]  # optional: arguments under --full (the paper's whole benchmark,
     full_timeout = 86400          #   when the default runs a reduced one) and its timeout
-    options = []                  # optional: extra --cfg flags for smpirun
+    folded_buffers = 65536        # optional: bytes; allocations at least this large folded into shared memory that
+                                  # is never touched (a timing run that never reads its data)
+    collectives = { barrier = "ompi_bruck" }  # optional: SMPI's algorithm for each collective
+    message_overhead = 5.4e-05    # optional: s of software overhead per eager message, half on each side
+    privatization = true          # optional: false for an app without mutable globals (a memory map per rank)
+    stack_guard = true            # optional: false, no guard page below each rank's stack (a memory map per rank)
+    options = []                  # optional: extra --cfg flags for smpirun, after those of the fields above
     placement = []                # optional: host of each rank (default: platform order), or a named
                                   # placement of the family, e.g. "allocation:2,4,3" on an MLFM
     timeout = 600                 # optional: seconds

@@ -25,7 +25,10 @@ A sweep declares variables and how every point uses them::
     ranks = "{side * side}"
     args = ["-a", "{algorithm}", "-n", "1000", "-S", "{max(1, 1000 // blocks)}"]
     placement = ""                            # optional: a named placement of the family
-    options = []                              # optional: extra smpirun --cfg flags
+    folded_buffers = 65536                    # optional: the option groups of a study's run (studies.study):
+    collectives = { barrier = "ompi_bruck" }  #   folded buffers, collective algorithms, message overhead,
+    message_overhead = 5.4e-05                #   privatization, stack guard
+    options = []                              # optional: extra smpirun --cfg flags, after those
     timeout = 600                             # optional: seconds per point
     size = "{side * side * blocks}"           # optional: a point's relative cost (e.g. messages sent), for the
                                               #   estimate of the time left only (default: its rank count)

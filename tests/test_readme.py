@@ -4,6 +4,7 @@ the Debian packages are the ones scripts/setup installs, the Python ones those p
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -35,6 +36,18 @@ def test_the_tree_lists_every_command_in_scripts() -> None:
     commands = {p.name for p in (ROOT / "scripts").iterdir() if p.is_file()}
     listed = set(re.findall(r"[\w-]+", tree_entry("scripts/")))
     assert commands <= listed, f"add to the README's tree: {sorted(commands - listed)}"
+
+
+def test_the_tree_lists_every_folder_of_the_repository() -> None:
+    """Every top-level folder that git tracks, and every layer of the runner, has its entry in the tree."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    folders = {f"{path.split('/', 1)[0]}/" for path in tracked.splitlines() if "/" in path}
+    block = section("What is here").split("```text\n", 1)[1].split("```", 1)[0]
+    listed = {line.split()[0] for line in block.splitlines() if line.strip() and not line.startswith(" ")}
+    assert folders <= listed, f"add to the README's tree: {sorted(folders - listed)}"
+    layers = {f"{p.name}/" for p in (ROOT / "study_runner").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    runner = tree_entry("study_runner/")
+    assert all(f"\n  {layer}" in runner for layer in layers), f"the runner's layers are {sorted(layers)}"
 
 
 def test_the_debian_packages_are_the_ones_setup_installs() -> None:

@@ -107,7 +107,7 @@ def fill(
     ``released`` fraction of them (drawn too) ended: the hosts of the jobs still running, job by job. The hosts the
     ended jobs leave are the holes a new job gets: fragmentation grows with occupancy and released.
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> [len(job) for job in fill(crossbar(16), "contiguous", [2, 4], 0.75, 0.5, 1)]
     [2, 4]
     """

@@ -20,7 +20,7 @@ def link_loads(platform: Platform, flows: Iterable[tuple[str, str]]) -> Counter[
     directions, as they carry both. A flow between two ranks of one host crosses the host's intra-node
     link ``<host>_shm`` (``generators.node``); without one the model has no such route (``TopologyError``).
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> p = crossbar(3, nbl=1.0)
     >>> loads = link_loads(p, [("host-0", "host-1"), ("host-0", "host-2"), ("host-1", "host-0")])
     >>> loads["host-0_to_xbar"], loads["host-0_nbl"], loads["xbar_to_host-0"]

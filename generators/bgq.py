@@ -17,7 +17,7 @@ per direction) cut by a minimum balanced cut. Every node of a D-torus has 2D lin
 - per dimension; in a ring of length 2 both ports of a node reach the same neighbour, so a length-2
 ring counts as TWO links between its two nodes (the graph stays 2D-regular, as the paper's Eq. 1 and
 its Harper case of Lemma 3.2 need: a 2x2 torus has bisection 4, not 2). This differs from
-``generators.torus``, which writes one cable for a length-2 dimension; for BG/Q partitions it makes no
+``generators.topologies.torus``, which writes one cable for a length-2 dimension; for BG/Q partitions it makes no
 difference to the tables (cutting E never beats cutting the longest dimension). The cut of Lemma 3.2
 halves the longest dimension ``L``: ``2 * N / L`` links (the paper's ``2 N/L B``), e.g. 256 for one
 midplane. Theorem 3.1's bound (Eq. 3) is ``isoperimetric_bound``.
@@ -27,8 +27,8 @@ size may tie. ``best_partition`` takes the highest bisection and, among ties, th
 smallest canonical geometry; ``worst_partition`` the lowest bisection and, among ties, the
 lexicographically largest (e.g. the most ring-like).
 
-The torus family's ``partition`` placement allocates these partitions (``generators.torus``); the command that prints
-the best and worst geometries is ``python -m paper_models.bgq``.
+The torus family's ``partition`` placement allocates these partitions (``generators.topologies.torus``); the command
+that prints the best and worst geometries is ``python -m paper_models.bgq``.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ class Builder:
     public signature shows the declared defaults. Each step is a method: a parameter's trail is :meth:`request`
     (checked, estimated), then :meth:`make` (built, node and subnet applied).
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> p = crossbar(2, link_lat="100ns")
     >>> p.params["link_lat"], p.params["link_bw"], p.given
     (1e-07, 1000000000.0, {'hosts': 2, 'link_lat': '100ns'})
@@ -161,7 +161,7 @@ def family(
     carries the :class:`Family` as ``.family``, and its documentation gains a Parameters section written from
     ``params``.
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> crossbar.family.name, [param.name for param in crossbar.family.params][:2]
     ('crossbar', ['hosts', 'link_bw'])
     >>> [line.strip() for line in crossbar.__doc__.split("Parameters")[1].splitlines()[2:4]]

@@ -1,16 +1,18 @@
 """The registry of topology families: name -> the family each builder declares (``generators.declare.family``).
 
-A family is a module of this package that declares one (``@family(...)`` before its builder): importing this module
-imports each of them, and the declaration registers the family. Adding a family is adding its module.
+A family is a module of ``generators.topologies`` that declares one (``@family(...)`` before its builder): importing
+this module imports every module of that package, and the declaration registers the family. Adding a family is adding
+its module there.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from generators import topologies
 from generators.declare import REGISTRY
 from generators.errors import TopologyError
 from generators.errors import shown
@@ -31,10 +33,9 @@ __all__ = [
 
 
 def _declared_families() -> dict[str, Family]:
-    """Import every module of this package that declares a family; the families they registered, by name."""
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        if "\n@family(" in path.read_text(encoding="utf-8"):
-            importlib.import_module(f"generators.{path.stem}")
+    """Import every module of ``generators.topologies``; the families they registered, by name."""
+    for module in sorted(pkgutil.iter_modules(topologies.__path__), key=lambda found: found.name):
+        importlib.import_module(f"{topologies.__name__}.{module.name}")
     return dict(sorted(REGISTRY.items()))
 
 

@@ -262,7 +262,8 @@ class CompiledZone:
 class Grid:
     """The shape of a torus-like machine: the length of each dimension and whether it wraps around.
 
-    Node ``host-<k>`` has the coordinates ``generators.torus.coordinates(k, dims)`` (first dimension fastest).
+    Node ``host-<k>`` has the coordinates ``generators.topologies.torus.coordinates(k, dims)`` (first dimension
+    fastest).
     """
 
     dims: tuple[int, ...]

@@ -189,7 +189,7 @@ def apply_node(
     host to itself when the platform has a routing graph, and ``shm`` set; a compiled zone's parameter file gets
     the non-default node keys. A platform whose node values were already applied is refused (applied once).
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> p = apply_node(crossbar(2), cores=4, shm_bw=1e10, shm_lat=5e-7)
     >>> p.hosts[0], p.route("host-1", "host-1"), p.links["host-1_shm"].sharing
     (Host(name='host-0', speed=1000000000.0, cores=4), ['host-1_shm'], 'FATPIPE')

@@ -52,7 +52,7 @@ def place_ranks(
     (``generators.node``). ``ranks`` None means every slot (hosts x ``ranks_per_node``). ``TopologyError`` if the
     ranks do not fit, or if ``order`` names an unknown host or a host twice.
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> place_ranks(crossbar(3), 5, ranks_per_node=2)
     ['host-0', 'host-0', 'host-1', 'host-1', 'host-2']
     """

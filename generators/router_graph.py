@@ -1,6 +1,7 @@
 """Direct networks given by their router graph: hosts on every router, one cable per edge, minimal routes.
 
-What the low-diameter families (Slim Fly, ``generators.slimfly``) share once their family has drawn the graph:
+What the low-diameter families (Slim Fly, ``generators.topologies.slimfly``) share once their family has drawn the
+graph:
 
 * Names: routers ``router-<r>`` (r = 0 .. R-1), hosts ``host-<r>-<k>`` (port k of router r), listed router by
   router, port fastest, so that host-r-k is host number ``r * p + k`` (p hosts per router); a cable is two

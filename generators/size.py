@@ -12,8 +12,8 @@ counts of the model built, so an estimate cannot drift from its builder.
 The limits, from measurements on this machine (2 cores, 23 GB; ``docs/``, ``platforms/``):
 
 * XML: 1 GB (:data:`MAX_XML_BYTES`). The largest XML the project calls practical is a Full zone of explicit routes
-  for about 2000 hosts (``generators.torus.MAX_EXPLICIT_HOSTS`` = 2048): 879 MB for 2048 hosts, 21 s and 529 MB of
-  RSS for SimGrid to load it (measured on SimGrid 3.32, docs/simgrid.md). The writer streams about 5 to 9 MB/s
+  for about 2000 hosts (``generators.topologies.torus.MAX_EXPLICIT_HOSTS`` = 2048): 879 MB for 2048 hosts, 21 s and
+  529 MB of RSS for SimGrid to load it (measured on SimGrid 3.32, docs/simgrid.md). The writer streams about 5 to 9 MB/s
   (crossbar 512 with NBL: 48.8 MB in 5.3 s; a 8x8x4 torus: 16.1 MB in 3.1 s), so 1 GB is already two to three
   minutes of writing.
 * Model: 2 GB (:data:`MAX_MODEL_BYTES`). The largest platform shipped, Sequoia (``platforms/``: a 16x16x16x12x2 torus,

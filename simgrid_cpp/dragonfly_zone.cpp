@@ -1,5 +1,5 @@
 /*
- * dragonfly_zone.cpp - the dragonfly of generators/dragonfly.py as a compiled
+ * dragonfly_zone.cpp - the dragonfly of generators/topologies/dragonfly.py as a compiled
  * SimGrid platform: hosts, cables and routes of the Python model, name for
  * name, each route computed on demand by the model's rule (minimal, Valiant,
  * or adaptive: UGAL-L or UGAL-G), so that a Frontier-shaped machine (37888
@@ -25,7 +25,7 @@
  *
  * Names: hosts host-g-r-k, routers router-g-r (not SimGrid elements: routes
  * name links only), cables <a>_to_<b>. The rules (gateway, intermediate, mix)
- * are those of generators/dragonfly.py, line for line; tests compare every
+ * are those of generators/topologies/dragonfly.py, line for line; tests compare every
  * route through the loader. Spread and adaptive routes are those of
  * paths.hpp: minimal spreads over the copies of the global cable; Valiant
  * over every intermediate group and copies; UGAL chooses among the minimal

@@ -1,6 +1,6 @@
 /*
  * fattree_zone.cpp - the fat tree of three or more levels of
- * generators/fattree.py as a compiled SimGrid platform: servers, switches'
+ * generators/topologies/fattree.py as a compiled SimGrid platform: servers, switches'
  * cables and D-mod-K routes of the Python model, name for name, each route
  * computed on demand (a three-level tree of 36-port switches: 11664 servers).
  *

@@ -1,5 +1,5 @@
 /*
- * hyperx_zone.cpp - the HyperX of generators/hyperx.py as a compiled SimGrid
+ * hyperx_zone.cpp - the HyperX of generators/topologies/hyperx.py as a compiled SimGrid
  * platform: hosts, cables and routes of the Python model, name for name,
  * each route computed on demand by the model's rule (dimension-ordered, a
  * lane per pair of hosts), so that memory is linear in the machine.
@@ -27,7 +27,7 @@
  * switch-<a>_to_switch-<b> and back for a < b, with "#<lane>" (0 .. K-1) when
  * K > 1. Routes: for each dimension in order where the switches differ, one
  * hop straight to the destination's coordinate; every hop on lane
- * mix(src * H + dst) mod K. The rules are those of generators/hyperx.py, line
+ * mix(src * H + dst) mod K. The rules are those of generators/topologies/hyperx.py, line
  * for line; tests compare every route through the loader.
  *
  * DAL (Ahn et al., SC 2009, Sect. 4: dimensionally-adaptive, load-balanced):
@@ -53,7 +53,7 @@ using topolab::Route;
 using topolab::ZoneParams;
 
 
-constexpr size_t MAX_DIMS   = 32;       /* generators.torus.MAX_DIMS */
+constexpr size_t MAX_DIMS   = 32;       /* generators.topologies.torus.MAX_DIMS */
 constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
 
 class HyperXZone : public topolab::RoutedZone {

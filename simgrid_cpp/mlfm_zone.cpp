@@ -1,5 +1,5 @@
 /*
- * mlfm_zone.cpp - the multi-layer full mesh of generators/mlfm.py as a
+ * mlfm_zone.cpp - the multi-layer full mesh of generators/topologies/mlfm.py as a
  * compiled SimGrid platform: servers, cables and routes of the Python model,
  * name for name, each route computed on demand by the paper's rule in O(1)
  * (the XML platform is a Dijkstra zone over a routing graph of about 7000
@@ -35,7 +35,7 @@
  * slowest), layer by layer, for column a then column b, the cable
  * leaf-i-c_to_spine-a-b and spine-a-b_to_leaf-i-c (spine_bw, link_lat).
  *
- * Routing (generators/mlfm.py, line for line), from server (i, j, k) to
+ * Routing (generators/topologies/mlfm.py, line for line), from server (i, j, k) to
  * server (i', j', k'): the source's limiter, its cable up; unless both are on
  * one leaf, up to a spine and down to leaf (i', j'): spine {j, j'} when
  * j != j', else spine {j, c} with c = (j + k + 1) mod (d + 1) (source choice)

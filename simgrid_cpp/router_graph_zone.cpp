@@ -3,7 +3,7 @@
  * compiled SimGrid platform: p hosts on each of R routers, one duplex cable
  * per edge of the graph, minimal routes computed on demand by the rule of
  * generators/router_graph.py (the zone of the low-diameter families: the
- * Slim Fly of generators/slimfly.py).
+ * Slim Fly of generators/topologies/slimfly.py).
  *
  * The parameter file ($TOPOLAB_ROUTER_GRAPH_PARAMS, or NAME.params beside
  * NAME.so) has the keys of every compiled zone (zone_common.hpp: name,

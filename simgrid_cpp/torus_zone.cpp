@@ -1,5 +1,5 @@
 /*
- * torus_zone.cpp - the N-dimensional torus / mesh of generators/torus.py as a
+ * torus_zone.cpp - the N-dimensional torus / mesh of generators/topologies/torus.py as a
  * compiled SimGrid platform, for machines too large for explicit routes
  * (Mira: 49152 nodes).
  *

@@ -1,9 +1,9 @@
 """The allgather app (Sugiyama et al.'s Ring and Bruck, Fig. 1 and 2) and memcpy_bench under smpirun and MPICH.
 
-Every smpirun here uses topolab's standard options on a crossbar from generators.crossbar (rank r on host-r): a message
-from host-i to host-j crosses host-i_to_xbar then xbar_to_host-j, one full-duplex cable per host, so in every step of
-both algorithms (each rank sends one message and receives one, from distinct partners) every cable direction carries
-exactly one message: no contention, a message of S bytes takes latency + (S + envelope) / bandwidth.
+Every smpirun here uses topolab's standard options on a crossbar from generators.topologies.crossbar (rank r on host-r):
+a message from host-i to host-j crosses host-i_to_xbar then xbar_to_host-j, one full-duplex cable per host, so in every
+step of both algorithms (each rank sends one message and receives one, from distinct partners) every cable direction
+carries exactly one message: no contention, a message of S bytes takes latency + (S + envelope) / bandwidth.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def test_a_block_is_the_box_of_a_torus_or_mesh(
     family: str, params: dict[str, object], placement: str, box: tuple[tuple[int, int], ...]
 ) -> None:
     """A torus's own allocation: a box of the machine (a Blue Gene/Q partition), its hosts in the machine's order."""
-    from generators.torus import coordinates
+    from generators.topologies.torus import coordinates
 
     platform = build_platform(family, params)
     dims = tuple(platform.params.get("dims") or (platform.params["width"], platform.params["height"]))
@@ -207,14 +207,14 @@ class TestFamilyAllocations:
     TREE = build_platform("fattree", {"radix": 4, "levels": 3})
 
     def test_groups_are_their_hosts_group_by_group(self) -> None:
-        from generators.dragonfly import host_coordinates
+        from generators.topologies.dragonfly import host_coordinates
 
         hosts = place_ranks(self.DRAGONFLY, None, "groups:3,0-1")
         assert [host_coordinates(h)[0] for h in hosts] == [3] * 4 + [0] * 4 + [1] * 4
         assert hosts[:4] == [h for h in self.DRAGONFLY.host_names if h.startswith("host-3-")]
 
     def test_leaves_and_pods_are_their_servers(self) -> None:
-        from generators.fattree import server_coordinates
+        from generators.topologies.fattree import server_coordinates
 
         leaves = [server_coordinates(h)[0] for h in place_ranks(self.TREE, None, "leaves:0,3")]
         assert leaves == [0, 0, 3, 3]  # radix 4: 2 servers a leaf
@@ -249,7 +249,7 @@ class TestBlueGeneQPartitions:
     @staticmethod
     def extents(platform: Platform, hosts: list[str]) -> tuple[int, ...]:
         """The extent of each dimension of the box ``hosts`` fill (and that they fill it)."""
-        from generators.torus import coordinates
+        from generators.topologies.torus import coordinates
 
         dims = tuple(platform.params["dims"])
         points = [coordinates(int(host.removeprefix("host-")), dims) for host in hosts]

@@ -147,7 +147,7 @@ def test_bisection_is_theorem_3_1_bound_at_half():
 # --- brute force ---------------------------------------------------------------------------------------
 # A ring of length 2 is modelled as ONE edge of weight 2: both the + and the - port of a node lead to the
 # other node, i.e. two links (the paper's graph is 2D-regular; Lemma 3.2's all-2 case is Harper's hypercube
-# with every link doubled). With weight 1 (one cable, as generators.torus writes it) the formula is wrong
+# with every link doubled). With weight 1 (one cable, as generators.topologies.torus writes it) the formula is wrong
 # for tori made only of length-2 rings, e.g. a 2x2 torus (a 4-cycle) has bisection 2, not 4.
 
 

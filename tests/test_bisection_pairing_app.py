@@ -1,6 +1,6 @@
 """The bisection_pairing app (the torus partition paper's Sect. 4.1, furthest-node scheme) under smpirun and MPICH.
 
-Every smpirun here uses topolab's standard options on a torus from generators.torus (rank r on host-r, node
+Every smpirun here uses topolab's standard options on a torus from generators.topologies.torus (rank r on host-r, node
 coordinates first dimension fastest), 1 GBps links with 1 us latency unless a test needs latency 0.
 """
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from generators import torus
-from generators.tofu import fx10
-from generators.tofu import shape_hosts
+from generators.topologies.tofu import fx10
+from generators.topologies.tofu import shape_hosts
 from paper_models import collision_allgather as model
 
 

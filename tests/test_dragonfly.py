@@ -1,4 +1,4 @@
-"""generators/dragonfly.py: the closed forms of Kim et al.'s dragonfly (counts, cables per router, hops), the
+"""generators/topologies/dragonfly.py: the closed forms of Kim et al.'s dragonfly (counts, cables per router, hops), the
 throughput limits of static routing under uniform and adversarial traffic, and SimGrid's own DRAGONFLY against the
 model. The compiled zone (simgrid_cpp/dragonfly_zone.cpp) through SimGrid's loader, up to a Frontier-shaped machine:
 tests/test_compiled_zones.py."""
@@ -19,11 +19,11 @@ from generators import TopologyError
 from generators import build_platform
 from generators import write_platform
 from generators.analysis import link_loads
-from generators.dragonfly import Dragonfly
-from generators.dragonfly import dragonfly
-from generators.dragonfly import host_coordinates
 from generators.mixing import mix
 from generators.model import Platform
+from generators.topologies.dragonfly import Dragonfly
+from generators.topologies.dragonfly import dragonfly
+from generators.topologies.dragonfly import host_coordinates
 from tests.conftest import shift_times
 
 BALANCED = {"groups": 9, "routers": 4, "hosts": 2, "global_ports": 2}  # a = 2p = 2h, g = ah + 1 (Kim et al.)

@@ -20,7 +20,7 @@ from generators.families import FAMILIES
 from generators.families import build_platform
 from generators.model import CABLE
 from generators.model import Platform
-from generators.torus import coordinates
+from generators.topologies.torus import coordinates
 from tests.conftest import REPO
 
 PNG = b"\x89PNG\r\n\x1a\n"

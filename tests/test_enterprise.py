@@ -12,7 +12,7 @@ from generators import TopologyError
 from generators import build_platform
 from generators import enterprise
 from generators import write_platform
-from generators.enterprise import module_of
+from generators.topologies.enterprise import module_of
 
 
 class TestEnterprise:

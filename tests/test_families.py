@@ -16,7 +16,7 @@ from tests.conftest import REPO
 
 PROBE = '''"""A probe family of tests/test_families.py: a crossbar under another name."""
 
-from generators.crossbar import crossbar, estimate
+from generators.topologies.crossbar import crossbar, estimate
 from generators.declare import family
 from generators.params import Param, positive_int
 
@@ -56,9 +56,10 @@ def test_every_family_is_registered_exported_and_drawn() -> None:
 
 
 def test_adding_a_family_module_is_the_whole_job(tmp_path) -> None:
-    """A new module that declares a family is found, built, offered by the CLI and drawn, with no other change."""
+    """A new module of generators.topologies that declares a family is found, built, offered by the CLI and drawn, with
+    no other change."""
     name = f"probe{os.getpid()}"
-    module = REPO / "generators" / f"{name}.py"
+    module = REPO / "generators" / "topologies" / f"{name}.py"
     module.write_text(PROBE.replace("NAME", name))
     try:
         checked = subprocess.run([sys.executable, "-c", CHECK, name, str(tmp_path)], capture_output=True, text=True,

@@ -13,8 +13,8 @@ from generators import TopologyError
 from generators import build_platform
 from generators import fattree
 from generators import write_platform
-from generators.fattree import estimate
 from generators.schedules import alltoall_steps
+from generators.topologies.fattree import estimate
 from tests.conftest import shift_times
 from tests.conftest import simgrid_link_count
 from tests.test_mlfm import cable_loads

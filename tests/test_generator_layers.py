@@ -5,7 +5,7 @@
     pieces      what families are built from: the node, paths and router graphs, allocation policies, collective
                 schedules, OpenSM's tables (generators.opensm) and fabric files
     declaring   a family's declaration (generators.declare) and the subnet manager's parameters every family takes
-    families    the topology families, one module each (a family may build on another: tofu on torus)
+    families    the topology families, one module each in generators.topologies (tofu builds on torus)
     registry    the registry of families, named placements, the ready machines, drawing
     commands    the command lines and the package's front door
 
@@ -29,7 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "model": ("model", "params", "analysis", "writer", "bgq"),
     "pieces": ("node", "spread", "router_graph", "allocation", "schedules", "opensm", "ibnetdiscover"),
     "declaring": ("subnet", "declare"),
-    "families": tuple("crossbar dragonfly enterprise fattree hyperx mlfm slimfly threequads tofu torus".split()),
+    "families": ("topologies",),
     "registry": ("families", "placement", "machines", "drawing"),
     "commands": ("cli", "opensm_cli", "opensm_failures", "__main__", "__init__", "opensm.__main__"),
 }
@@ -99,10 +99,10 @@ def test_an_upward_or_hidden_import_is_caught(tmp_path: Path) -> None:
     inside a function (the cycle a lazy import would dodge), each fail it."""
     copy = tmp_path / "generators"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    model, torus = copy / "model.py", copy / "torus.py"
-    model.write_text(model.read_text() + "\n\nfrom generators.torus import torus\n")
+    model, torus = copy / "model.py", copy / "topologies" / "torus.py"
+    model.write_text(model.read_text() + "\n\nfrom generators.topologies.torus import torus\n")
     torus.write_text(torus.read_text() + "\n\ndef _late() -> None:\n    from generators.faults import draw\n")
     wrong = wrong_imports(copy)
     assert len(wrong) == 2, wrong
-    assert "generators.model (layer 1) imports generators.torus (layer 4)" in wrong[0]
-    assert "generators.torus imports generators.faults inside a function" in wrong[1]
+    assert "generators.model (layer 1) imports generators.topologies.torus (layer 4)" in wrong[0]
+    assert "generators.topologies.torus imports generators.faults inside a function" in wrong[1]

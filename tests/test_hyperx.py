@@ -1,5 +1,5 @@
-"""generators/hyperx.py: the closed forms of Ahn et al.'s HyperX (counts, switch degrees, hops, lanes), the loads of
-static dimension-ordered routing under shifts and all-to-all. The compiled zone (simgrid_cpp/hyperx_zone.cpp)
+"""generators/topologies/hyperx.py: the closed forms of Ahn et al.'s HyperX (counts, switch degrees, hops, lanes), the
+loads of static dimension-ordered routing under shifts and all-to-all. The compiled zone (simgrid_cpp/hyperx_zone.cpp)
 through SimGrid's loader, up to a 6174-host machine of 36-port switches: tests/test_compiled_zones.py."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import pytest
 
 from generators import TopologyError
 from generators.analysis import link_loads
-from generators.hyperx import HyperX
-from generators.hyperx import host_coordinates
-from generators.hyperx import hyperx
 from generators.model import Platform
 from generators.params import check_params
 from generators.size import Size
-from generators.torus import coordinates
+from generators.topologies.hyperx import HyperX
+from generators.topologies.hyperx import host_coordinates
+from generators.topologies.hyperx import hyperx
+from generators.topologies.torus import coordinates
 from tests.test_size import counted
 
 

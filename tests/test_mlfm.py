@@ -22,13 +22,13 @@ from generators import mlfm
 from generators import place_ranks
 from generators import platform_suffix
 from generators import write_platform
-from generators.mlfm import allocation_hosts
 from generators.model import Platform
 from generators.model import RoutingGraph
 from generators.schedules import alltoall_steps
 from generators.schedules import check_mlfm_allocation
 from generators.schedules import mlfm_destination
 from generators.subnet import SUBNET_APPLIED
+from generators.topologies.mlfm import allocation_hosts
 from study_runner.studies.study import load_study
 from tests.conftest import REPO
 from tests.conftest import assert_loader_routes_equal_model

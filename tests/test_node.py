@@ -29,13 +29,13 @@ from generators import write_hostfile
 from generators import write_platform
 from generators.families import FAMILIES
 from generators.families import platform_size
-from generators.mlfm import allocation_hosts
 from generators.model import Platform
 from generators.node import APPLIED
 from generators.node import MAX_CORES
 from generators.node import NODE_PARAMS
 from generators.node import apply_node
 from generators.size import Size
+from generators.topologies.mlfm import allocation_hosts
 from generators.writer import platform_suffix
 from generators.writer import write_parameters
 from study_runner.batch.execute import parse_records

@@ -13,10 +13,10 @@ from generators import build_platform
 from generators import mesh
 from generators import torus
 from generators.families import FAMILIES
-from generators.mlfm import mlfm
 from generators.node import APPLIED
 from generators.params import REQUIRED
 from generators.subnet import SUBNET_APPLIED
+from generators.topologies.mlfm import mlfm
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))

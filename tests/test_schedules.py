@@ -25,7 +25,7 @@ from generators.schedules import pairing_steps
 from generators.schedules import pipe_node
 from generators.schedules import shift_steps
 from generators.schedules import transpose_steps
-from generators.torus import coordinates
+from generators.topologies.torus import coordinates
 from study_runner.batch.execute import parse_records
 from study_runner.simulation.smpi import run_smpirun
 from study_runner.simulation.smpi import smpirun_command

@@ -1,6 +1,6 @@
-"""generators/slimfly.py: the MMS router graphs of Besta and Hoefler's Slim Fly checked by their properties (order
-2q^2, degree (3q - delta)/2, diameter 2, undirected; q = 5 the Hoffman-Singleton graph), the finite fields they are
-built on, the counts against the estimate, minimal routes, and the router graphs the generic compiled zone
+"""generators/topologies/slimfly.py: the MMS router graphs of Besta and Hoefler's Slim Fly checked by their properties
+(order 2q^2, degree (3q - delta)/2, diameter 2, undirected; q = 5 the Hoffman-Singleton graph), the finite fields they
+are built on, the counts against the estimate, minimal routes, and the router graphs the generic compiled zone
 (simgrid_cpp/router_graph_zone.cpp) refuses; its hosts, links and routes through SimGrid's loader:
 tests/test_compiled_zones.py."""
 
@@ -23,8 +23,8 @@ from generators.model import CABLE
 from generators.model import Platform
 from generators.router_graph import RouterGraph
 from generators.router_graph import host_coordinates
-from generators.slimfly import mms_graph
-from generators.slimfly import slimfly
+from generators.topologies.slimfly import mms_graph
+from generators.topologies.slimfly import slimfly
 from tests.conftest import compiled_zone_error
 
 QS = [3, 4, 5, 7, 8, 9, 11, 13]

@@ -15,7 +15,7 @@ from generators import build_platform
 from generators import crossbar
 from generators import place_ranks
 from generators import write_platform
-from generators.mlfm import allocation_hosts
+from generators.topologies.mlfm import allocation_hosts
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.tools.smpirun_on import DIES_WITH_SMPIRUN

@@ -16,11 +16,11 @@ from generators import link_loads
 from generators import max_link_load
 from generators import place_ranks
 from generators import write_platform
-from generators.enterprise import BACKPLANE
 from generators.schedules import default_transpose_assignment
 from generators.schedules import transpose_steps
-from generators.threequads import coordinates
-from generators.threequads import threequads
+from generators.topologies.enterprise import BACKPLANE
+from generators.topologies.threequads import coordinates
+from generators.topologies.threequads import threequads
 
 SIMGRID_OWN_LINKS = 1
 

@@ -19,8 +19,8 @@ from generators import torus
 from generators import write_platform
 from generators.model import Grid
 from generators.model import Platform
-from generators.torus import MAX_EXPLICIT_HOSTS
-from generators.torus import coordinates
+from generators.topologies.torus import MAX_EXPLICIT_HOSTS
+from generators.topologies.torus import coordinates
 from tests.conftest import compiled_zone_error
 from tests.conftest import simgrid_link_count
 

@@ -61,7 +61,7 @@ def test_every_time_unit_is_exact(digits: str, unit: str, scale: Fraction) -> No
 
 def test_the_generator_and_the_cli_spelling_write_the_same_latency() -> None:
     """torus((3, 3)) and ``--dims 3x3`` (whose default is the text "100ns") give the same link latency."""
-    from generators.torus import torus
+    from generators.topologies.torus import torus
 
     by_function = torus((3, 3)).links["host-0_to_host-1"].latency
     by_text = build_platform("torus", {"dims": "3x3"}).links["host-0_to_host-1"].latency

@@ -6,7 +6,7 @@
  *
  * Geometry. The nodes form a torus of dimensions L0 x L1 x ... (--dims),
  * one rank per node; rank r is the node with coordinates c, first dimension
- * fastest: r = c0 + L0*(c1 + L1*(c2 + ...)) (as generators.torus numbers its
+ * fastest: r = c0 + L0*(c1 + L1*(c2 + ...)) (as generators.topologies.torus numbers its
  * hosts). The furthest-node scheme pairs c with its antipode, coordinate
  * (c_i + L_i/2) mod L_i in every dimension, at the maximal hop distance
  * HOPS = sum(L_i/2). That is a perfect matching (an involution without fixed

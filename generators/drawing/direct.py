@@ -18,10 +18,10 @@ from generators.drawing.geometry import Point
 from generators.drawing.geometry import arc
 from generators.drawing.geometry import box
 from generators.drawing.style import palette_color
-from generators.hyperx import host_coordinates as hyperx_coordinates
 from generators.model import Platform
 from generators.router_graph import host_coordinates as router_graph_coordinates
-from generators.torus import coordinates
+from generators.topologies.hyperx import host_coordinates as hyperx_coordinates
+from generators.topologies.torus import coordinates
 
 __all__ = ["hyperx_layout", "slimfly_layout"]
 

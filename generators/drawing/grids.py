@@ -23,8 +23,8 @@ from generators.drawing.geometry import arc
 from generators.drawing.geometry import box
 from generators.drawing.style import palette_color
 from generators.model import Platform
-from generators.tofu import UNIT
-from generators.torus import coordinates
+from generators.topologies.tofu import UNIT
+from generators.topologies.torus import coordinates
 
 __all__ = ["torus_layout"]
 

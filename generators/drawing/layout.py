@@ -90,7 +90,7 @@ def layout(platform: Platform) -> Layout:
 
     A family without a layout of its own (:data:`FAMILY_LAYOUTS`) gets the generic one (``direct.ring_layout``).
 
-    >>> from generators.crossbar import crossbar
+    >>> from generators.topologies.crossbar import crossbar
     >>> lay = layout(crossbar(3, nbl=1.0))
     >>> sorted(lay.positions), [e.links for e in lay.edges][0], dict(lay.node_links)["host-0"]
     (['host-0', 'host-1', 'host-2', 'xbar'], ('host-0_to_xbar', 'xbar_to_host-0'), ('host-0_nbl',))

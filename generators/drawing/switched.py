@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from generators.dragonfly import host_coordinates as dragonfly_coordinates
 from generators.drawing.elements import Draft
 from generators.drawing.elements import Group
 from generators.drawing.elements import Route
@@ -20,14 +19,15 @@ from generators.drawing.geometry import box
 from generators.drawing.geometry import scurve
 from generators.drawing.geometry import spread
 from generators.drawing.style import palette_color
-from generators.enterprise import BACKPLANE
-from generators.enterprise import module_of
-from generators.fattree import server_coordinates as fattree_coordinates
-from generators.fattree import shape as fattree_shape
-from generators.mlfm import server_coordinates
 from generators.model import Platform
-from generators.threequads import coordinates as threequads_coordinates
-from generators.threequads import switch_of
+from generators.topologies.dragonfly import host_coordinates as dragonfly_coordinates
+from generators.topologies.enterprise import BACKPLANE
+from generators.topologies.enterprise import module_of
+from generators.topologies.fattree import server_coordinates as fattree_coordinates
+from generators.topologies.fattree import shape as fattree_shape
+from generators.topologies.mlfm import server_coordinates
+from generators.topologies.threequads import coordinates as threequads_coordinates
+from generators.topologies.threequads import switch_of
 
 __all__ = [
     "crossbar_layout",
@@ -216,7 +216,7 @@ def _mlfm_layers(platform: Platform, draft: Draft, d: int) -> tuple[int, float]:
     per_row = d if d <= 6 else math.ceil(math.sqrt(d))  # servers per row under a leaf
     leaf_pitch = per_row + 1.0
     layer_width = (d + 1) * leaf_pitch - 1.0
-    # leaf-<layer>-<column>: generators.mlfm reads server names (server_coordinates) but exports no leaf reader
+    # leaf-<layer>-<column>: generators.topologies.mlfm reads server names (server_coordinates), exports no leaf reader
     leaves = {r: tuple(int(part) for part in r.split("-")[1:]) for r in platform.routers if r.startswith("leaf-")}
     layers = sorted({i for i, _ in leaves.values()})
     layers_per_row = len(layers) if d <= 6 else math.ceil(math.sqrt(len(layers)))
@@ -253,7 +253,7 @@ def mlfm_layout(platform: Platform) -> Draft:
     layers, width = _mlfm_layers(platform, draft, d)
     spines = [r for r in platform.routers if r.startswith("spine-")]
 
-    def label(spine: str) -> str:  # spine-<a>-<b> joins leaf columns a and b (no reader in generators.mlfm)
+    def label(spine: str) -> str:  # spine-<a>-<b> joins leaf columns a and b (no reader in generators.topologies.mlfm)
         a, b = spine.removeprefix("spine-").split("-")
         return f"{{{a},{b}}}"
 

@@ -20,8 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from generators import link_loads
-from generators.enterprise import BACKPLANE
 from generators.schedules import transpose_steps
+from generators.topologies.enterprise import BACKPLANE
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.studies import heatmaps
 from study_runner.studies.context import StudyContext

@@ -9,7 +9,7 @@ users specify nodes in 3-D"; the experiments use the shapes 1x6x4 and 2x3x4 (24 
 Physical network. Dimensions (X, Y, Z, A, B, C): a Tofu unit of 12 nodes is A x B x C = 2 x 3 x 2, A and
 C meshes of 2 (one cable), B a ring of 3; units are cabled as an X x Y x Z torus (``xyz``, ``xyz_wrap``).
 Node ``host-k`` has coordinates (x, y, z, a, b, c), X fastest: ``k = x + X*(y + Y*(z + Z*(a + 2*(b + 3*c))))``.
-The platform is what ``generators.torus.torus(dims=(X, Y, Z, 2, 3, 2), wrap=(wx, wy, wz, False, True,
+The platform is what ``generators.topologies.torus.torus(dims=(X, Y, Z, 2, 3, 2), wrap=(wx, wy, wz, False, True,
 False))`` (one implementation: its cables, dimension-ordered routing X first with SimGrid's tie rule,
 endpoint-only limiter and compiled zone), renamed ``tofu-XxYxZ`` (``-wrap<flags>`` appended when X, Y, Z
 are not all wrapped) in family ``tofu``. Real Tofu routes X, Y, Z, A, B, C in an order of its own and can
@@ -31,7 +31,7 @@ Parameters (``python -m generators tofu --help``):
 * ``nbl``: 4 link bandwidths, a DOCUMENTED MODELLING CHOICE. A Tofu node has 4 RDMA engines (Tofu network
   interfaces), each injecting at up to one link's bandwidth (Ajima et al., "Tofu: A 6D Mesh/Torus
   Interconnect for Exascale Computers", IEEE Computer 42(11), 2009; Hot Interconnects 2009), so at most 4
-  of its 10 links are fed at once. The model's limiter (``generators.torus``) is endpoint-only and caps
+  of its 10 links are fed at once. The model's limiter (``generators.topologies.torus``) is endpoint-only and caps
   a node's injection PLUS reception together: nbl = 4 means 4 x 5 = 20 GB/s shared by everything the
   node sends and receives, not 20 GB/s each way. It binds only when a node has more than 4 links' worth
   of traffic in flight in total (e.g. 3 sends and 2 receives at full rate); ring and Bruck allgather steps
@@ -81,10 +81,10 @@ from generators.params import nbl_param
 from generators.params import nonnegative_int
 from generators.params import optional
 from generators.size import Size
-from generators.torus import build_torus
-from generators.torus import coordinates
-from generators.torus import estimate as torus_estimate
-from generators.torus import index
+from generators.topologies.torus import build_torus
+from generators.topologies.torus import coordinates
+from generators.topologies.torus import estimate as torus_estimate
+from generators.topologies.torus import index
 
 __all__ = [
     "FOLDS",
@@ -227,7 +227,7 @@ def _machine(
 
 
 def estimate(params: Mapping[str, Any]) -> Size:
-    """What :func:`tofu` builds: the torus estimate (``generators.torus.estimate``) of its 6-D shape.
+    """What :func:`tofu` builds: the torus estimate (``generators.topologies.torus.estimate``) of its 6-D shape.
 
     >>> estimate({"xyz": (4, 4, 4), "preset": None, "xyz_wrap": (True,), "nbl": 4.0, "zone": "compiled"}).hosts
     768

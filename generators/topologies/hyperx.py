@@ -9,8 +9,8 @@ butterfly of Kim, Dally and Abts (ISCA 2007) is a HyperX with K = 1 and every ``
 clique of switches.
 
 Names: switch ``switch-<i>``, where i is the number of its coordinates with the first dimension fastest
-(``generators.torus.index``); host ``host-<i>-<k>`` on port k of switch i. Hosts are listed switch by switch, port
-fastest: host-i-k is host number ``i * hosts + k``. A cable between switches a < b is two directed links,
+(``generators.topologies.torus.index``); host ``host-<i>-<k>`` on port k of switch i. Hosts are listed switch by
+switch, port fastest: host-i-k is host number ``i * hosts + k``. A cable between switches a < b is two directed links,
 ``switch-<a>_to_switch-<b>`` and ``switch-<b>_to_switch-<a>``; with K > 1 the parallel cables are lanes 0 .. K-1,
 ``switch-<a>_to_switch-<b>#<lane>`` and back (``generators.model.duplex_link``).
 
@@ -34,8 +34,8 @@ Representation: always a compiled zone (``simgrid_cpp/hyperx_zone.cpp``, sharing
 other compiled zones), which builds the same hosts and links, name for name, and computes each route on demand
 by the same rule, in memory linear in the machine. Explicit routes are hosts^2 (38 million for the 6174-host
 machine). In a plain graph of switches, two switches that differ in two coordinates have two fewest-links paths;
-a layered graph (one graph-only router per switch and dimension, as ``generators.torus`` does) would leave only
-the dimension-ordered one, but no graph can choose a lane per pair of hosts.
+a layered graph (one graph-only router per switch and dimension, as ``generators.topologies.torus`` does) would leave
+only the dimension-ordered one, but no graph can choose a lane per pair of hosts.
 """
 
 from __future__ import annotations
@@ -76,9 +76,9 @@ from generators.spread import framed
 from generators.spread import hop_latency
 from generators.spread import spread_evenly
 from generators.spread import spread_param
-from generators.torus import MAX_DIMS
-from generators.torus import coordinates
-from generators.torus import index
+from generators.topologies.torus import MAX_DIMS
+from generators.topologies.torus import coordinates
+from generators.topologies.torus import index
 
 __all__ = ["HyperX", "estimate", "host_coordinates", "host_name", "hyperx", "switch_name"]
 
@@ -145,8 +145,8 @@ def switch_name(switch: int) -> str:
 
 
 def _shape(params: Mapping[str, Any]) -> HyperX:
-    """The checked shape: at most ``generators.torus.MAX_DIMS`` dimensions, and parallel cables only where there
-    are two switches to join (so that K always counts in the size: a huge one is refused by the limits)."""
+    """The checked shape: at most ``generators.topologies.torus.MAX_DIMS`` dimensions, and parallel cables only where
+    there are two switches to join (so that K always counts in the size: a huge one is refused by the limits)."""
     dims = params["dims"]
     if len(dims) > MAX_DIMS:
         raise TopologyError(

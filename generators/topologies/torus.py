@@ -329,7 +329,7 @@ def build_torus(
     grid: Grid, link_bw: float, link_lat: float, nbl: float | None, host_speed: float, zone: str
 ) -> Platform:
     """What :func:`torus` builds from checked values (node values not applied), for a family whose machine is a
-    torus under a name of its own (``generators.tofu``: the writer names a compiled zone by its platform)."""
+    torus under a name of its own (``generators.topologies.tofu``: the writer names a compiled zone by its platform)."""
     form = _representation(grid.dims, grid.wraps, zone)
     compiled, layered = form == "compiled", form == "graph"
     names = [f"host-{k}" for k in range(math.prod(grid.dims))]

@@ -1,4 +1,4 @@
-"""The hosts of a ready compiled platform (``study_runner.tools.platform_files.compiled_hosts``): rebuilt once from
+"""The hosts of a ready compiled platform (``study_runner.simulation.platform_files.compiled_hosts``): rebuilt once from
 its ``.params`` provenance line, then read from the cache (Fugaku's 158,976 nodes took 14.6 s to rebuild, silent, in
 every smpirun-on run before; 0.8 s to smpirun with the list kept)."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from study_runner.tools import platform_files
-from study_runner.tools.platform_files import compiled_hosts
+from study_runner.simulation import platform_files
+from study_runner.simulation.platform_files import compiled_hosts
 from tests.conftest import REPO
 
 PARAMS = REPO / "platforms" / "bgq-partitions" / "16x4x4x4x2.params"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.tools.debian_source import fetch_source
+from study_runner.simulation.debian_source import fetch_source
 from study_runner.tools.espresso import PH_BENCHMARK
 from study_runner.tools.espresso import SOURCE
 from study_runner.tools.espresso import build_qe

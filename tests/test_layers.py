@@ -1,7 +1,8 @@
 """The runner's layers, as its folders show them, depend one way: a module imports its own layer or a lower one.
 
     errors, paths          what every layer shares
-    simulation/            one smpirun: options, its output, computation, tracing, work dirs, the cache, codes
+    simulation/            one smpirun: the prepared simulation, options, its output, computation, tracing, work
+                           dirs, the cache, codes, platform files and their cache, Debian sources
     batch/                 many simulations: prepared runs, the engines, the estimate of the time left, progress
     studies/               study files, their checks and analyses, reports
     sweeps/                sweep files, their tables and plots

@@ -26,9 +26,9 @@ from study_runner.simulation.compute import calibration_path
 from study_runner.simulation.compute import machine_key
 from study_runner.simulation.node_memory import MemoryBandwidth
 from study_runner.simulation.node_memory import memory_path
+from study_runner.simulation.platform_files import core_speed
+from study_runner.simulation.platform_files import node_memory
 from study_runner.tools.memory_fraction import fraction_from_ratio
-from study_runner.tools.platform_files import core_speed
-from study_runner.tools.platform_files import node_memory
 from study_runner.tools.smpirun_on import UsageError
 from study_runner.tools.smpirun_on import prepare
 from tests.conftest import REPO

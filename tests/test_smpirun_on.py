@@ -433,7 +433,7 @@ def test_this_machine_is_its_calibrated_platform(tmp_path: Path) -> None:
 
     from study_runner.simulation.compute import calibration
     from study_runner.simulation.node_memory import memory_bandwidth
-    from study_runner.tools.platform_files import node_memory
+    from study_runner.simulation.platform_files import node_memory
     from study_runner.tools.this_machine import intra_node
 
     binary = tmp_path / "pi"

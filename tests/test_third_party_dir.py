@@ -1,5 +1,6 @@
 """Third-party builds (Quantum ESPRESSO, HPCC) live once per machine, beside SimGrid's build, not in each clone's
-cache: a fresh clone, or CI's clean checkout, reuses them (``study_runner.tools.debian_source.third_party_dir``)."""
+cache: a fresh clone, or CI's clean checkout, reuses them
+(``study_runner.simulation.debian_source.third_party_dir``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from study_runner.simulation.cache import default_cache_dir
-from study_runner.tools.debian_source import third_party_dir
+from study_runner.simulation.debian_source import third_party_dir
 
 
 def test_the_clones_cache_maps_to_the_machines_builds(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

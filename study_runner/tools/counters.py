@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from study_runner.errors import StudyError
+from study_runner.errors import UsageError
 from study_runner.simulation.counters import HEATMAP
 from study_runner.simulation.counters import LINKS_CSV
 from study_runner.simulation.counters import SERIES_CSV
 from study_runner.simulation.counters import write_counters
+from study_runner.simulation.platform_files import platform_model
+from study_runner.simulation.platform_files import ranks_on_hosts
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.tracing import tracing_options
-from study_runner.tools.platform_files import UsageError
-from study_runner.tools.platform_files import platform_model
-from study_runner.tools.platform_files import ranks_on_hosts
 
 __all__ = ["TRACE", "counters_directory", "counters_options", "run_with_counters"]
 

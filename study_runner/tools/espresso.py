@@ -1,7 +1,7 @@
 """Quantum ESPRESSO's pw.x (Debian's source package ``espresso`` 6.7), unmodified: a Fortran 90 MPI code whose
 ranks each write their own files, judged by its own test suite's reference energy.
 
-The code is fetched and built once per machine (``study_runner.tools.debian_source``) with the MPI's Fortran
+The code is fetched and built once per machine (``study_runner.simulation.debian_source``) with the MPI's Fortran
 compiler (smpif90 or MPICH's mpif90), QE's own ``configure`` without ScaLAPACK or OpenMP (BLAS and LAPACK: Debian's
 OpenBLAS, FFT: QE's internal one) and ``make pw``. One build setting is set by hand: ``FOX_FLAGS = -fPIC`` in
 ``make.inc``, the flags of QE's bundled XML library, which ``configure`` means to set and leaves empty (its test
@@ -31,11 +31,11 @@ from typing import Any
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import run_key
 from study_runner.simulation.codes import compiler_identity
-from study_runner.tools.debian_source import Source
-from study_runner.tools.debian_source import build_once
-from study_runner.tools.debian_source import copy_tree
-from study_runner.tools.debian_source import fetch_source
-from study_runner.tools.debian_source import third_party_dir
+from study_runner.simulation.debian_source import Source
+from study_runner.simulation.debian_source import build_once
+from study_runner.simulation.debian_source import copy_tree
+from study_runner.simulation.debian_source import fetch_source
+from study_runner.simulation.debian_source import third_party_dir
 
 __all__ = [
     "ENERGY_TOLERANCE_RY",

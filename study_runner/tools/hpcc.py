@@ -49,12 +49,12 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import run_key
 from study_runner.simulation.codes import COMPILERS
 from study_runner.simulation.codes import compiler_identity
+from study_runner.simulation.debian_source import Source
+from study_runner.simulation.debian_source import build_once
+from study_runner.simulation.debian_source import copy_tree
+from study_runner.simulation.debian_source import fetch_source
+from study_runner.simulation.debian_source import third_party_dir
 from study_runner.simulation.workdirs import work_directory
-from study_runner.tools.debian_source import Source
-from study_runner.tools.debian_source import build_once
-from study_runner.tools.debian_source import copy_tree
-from study_runner.tools.debian_source import fetch_source
-from study_runner.tools.debian_source import third_party_dir
 
 __all__ = [
     "CHECKED",
@@ -116,7 +116,7 @@ FIGURES = (
 
 def fetch_hpcc(cache_dir: Path | None = None) -> Path:
     """The unpacked HPCC source tree, ``<builds>/hpcc/src/<digest>/hpcc-1.5.0``: downloaded and unpacked once, the
-    tarball checked against Debian's (``study_runner.tools.debian_source``)."""
+    tarball checked against Debian's (``study_runner.simulation.debian_source``)."""
     return fetch_source(SOURCE, cache_dir)
 
 

@@ -23,8 +23,8 @@ import argparse
 
 from generators.errors import TopologyError
 from generators.units import parse_bandwidth
+from study_runner.errors import UsageError
 from study_runner.simulation.node_memory import MemoryTarget
-from study_runner.tools.platform_files import UsageError
 
 __all__ = ["MEMORY_MODE", "fraction", "memory_target", "unused"]
 

@@ -10,7 +10,7 @@ With a family, the platform is built from the family's parameters (the options o
 ``<cache>/platforms/<key>/`` (``<cache>`` is ``$TOPOLAB_CACHE`` or ``.topolab-cache/``); the key is the SHA-256 of
 the family, its validated parameters, the generators' source and, for a compiled platform, the shared object it
 copies. Later calls with the same platform reuse that directory untouched, however the parameters are spelled, once
-its files match the SHA-256 its ``platform.json`` records (``study_runner.tools.platform_cache``; else it is written
+its files match the SHA-256 its ``platform.json`` records (``simulation.platform_cache``; else it is written
 again, with a warning). The hostfile is written under ``<cache>/hostfiles/`` (named by its content, and rewritten
 when it no longer holds it): rank i on the i-th host of the placement, which is the platform's host order by
 default, a named placement of the family (``allocation:2,4,3``) or a list of hosts (``host-0,host-63``). ``--np``
@@ -54,6 +54,7 @@ from generators.placement import named_placement
 from generators.placement import place_ranks
 from generators.writer import platform_files
 from study_runner.errors import StudyError
+from study_runner.errors import UsageError
 from study_runner.simulation.binaries import check_smpi_binary
 from study_runner.simulation.cache import default_cache_dir
 from study_runner.simulation.compute import COMPUTE_MODES
@@ -61,6 +62,16 @@ from study_runner.simulation.compute import OFF_NOTICE
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
 from study_runner.simulation.node_memory import memory_mode_speed
+from study_runner.simulation.platform_cache import hostfile_path
+from study_runner.simulation.platform_cache import platform_directory
+from study_runner.simulation.platform_cache import write_platform_directory
+from study_runner.simulation.platform_files import compiled_hosts
+from study_runner.simulation.platform_files import core_speed
+from study_runner.simulation.platform_files import hostfile_slots
+from study_runner.simulation.platform_files import node_memory
+from study_runner.simulation.platform_files import platform_model
+from study_runner.simulation.platform_files import ranks_per_host
+from study_runner.simulation.platform_files import xml_hosts
 from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
@@ -74,17 +85,6 @@ from study_runner.tools.memory_mode import MEMORY_MODE
 from study_runner.tools.memory_mode import fraction
 from study_runner.tools.memory_mode import memory_target
 from study_runner.tools.memory_mode import unused
-from study_runner.tools.platform_cache import hostfile_path
-from study_runner.tools.platform_cache import platform_directory
-from study_runner.tools.platform_cache import write_platform_directory
-from study_runner.tools.platform_files import UsageError
-from study_runner.tools.platform_files import compiled_hosts
-from study_runner.tools.platform_files import core_speed
-from study_runner.tools.platform_files import hostfile_slots
-from study_runner.tools.platform_files import node_memory
-from study_runner.tools.platform_files import platform_model
-from study_runner.tools.platform_files import ranks_per_host
-from study_runner.tools.platform_files import xml_hosts
 from study_runner.tools.this_machine import THIS_MACHINE
 from study_runner.tools.this_machine import describe_this_machine
 from study_runner.tools.this_machine import this_machine

@@ -18,9 +18,9 @@ from generators.files import atomic_write_text
 from generators.model import Platform
 from generators.params import positive_int
 from generators.units import parse_speed
+from study_runner.errors import UsageError
 
 __all__ = [
-    "UsageError",
     "compiled_hosts",
     "core_speed",
     "hostfile_slots",
@@ -33,10 +33,6 @@ __all__ = [
 
 PROVENANCE_CHARS = 1 << 16
 """How far into a platform file its provenance line may start (it is the first comment: a few hundred bytes in)."""
-
-
-class UsageError(Exception):
-    """Bad input: reported as one line, exit status 2, before anything runs."""
 
 
 def xml_hosts(path: Path) -> list[str]:

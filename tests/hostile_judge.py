@@ -11,7 +11,9 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -135,3 +137,31 @@ def run_command(argv: Sequence[str], env: dict[str, str], cwd: Path, seconds: fl
     if "Traceback (most recent call last)" in done.stderr:
         return Outcome(done.returncode, done.stderr, "traceback", stdout=done.stdout)
     return Outcome(done.returncode, done.stderr, stdout=done.stdout)
+
+
+def summary(report: Path, seconds: int) -> str:
+    """What the cases of a long run did (``scripts/check-hostile-input``): how many ran, and each kind of failure.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "report.jsonl"
+    >>> case = {"verdict": "ok", "valid": True, "test": "t", "argv": []}
+    >>> _ = path.write_text(json.dumps(case) + "\\n" + json.dumps({**case, "verdict": "hang", "valid": False}) + "\\n")
+    >>> print(summary(path, 5).splitlines()[1:3])
+    ['hostile input: 2 cases in 5 s (1 valid, 1 invalid)', '  tracebacks: 0']
+    """
+    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines() if line.strip()]
+    verdicts = Counter(record["verdict"] for record in records)
+    valid = sum(record["valid"] for record in records)
+    lines = ["", f"hostile input: {len(records)} cases in {seconds} s ({valid} valid, {len(records) - valid} invalid)"]
+    kinds = (("tracebacks", "traceback"), ("hangs", "hang"), ("invalid values accepted", "invalid_accepted"),
+             ("valid values refused", "valid_refused"))  # fmt: skip
+    for label, verdict in kinds:
+        lines.append(f"  {label}: {verdicts.pop(verdict, 0)}")
+    verdicts.pop("ok", None)
+    lines.append(f"  other failures: {sum(verdicts.values())}" + (f" {dict(verdicts)}" if verdicts else ""))
+    lines += [f"  e.g. {r['verdict']}: {r['test']}: {r['argv']}" for r in records if r["verdict"] != "ok"][:5]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # scripts/check-hostile-input: python -m tests.hostile_judge REPORT SECONDS
+    print(summary(Path(sys.argv[1]), int(sys.argv[2])))

@@ -193,9 +193,9 @@ def _jobs_run(
         if spec.online:  # jobs_run --online runs the binary itself on the hosts of the hostfile
             ran = [str(job.app), *job.args, f"--hosts={hostfile}"]
         else:
-            recording = (*options, *record_options())
-            ran = smpirun_simulation(job.app, job.args, xml, hostfile, len(hosts[job.name]), recording, files=files)
-            ran = ran.argv
+            recorded = (*options, *record_options())
+            ranks = len(hosts[job.name])
+            ran = list(smpirun_simulation(job.app, job.args, xml, hostfile, ranks, recorded, files=files).argv)
         command += ["--job", job.name, f"--start={job.start_s!r}", *ran]
     command += ["--online"] if spec.online else []
     command += jobs_run_options(jobs, options, spec.online)  # each of its simulations': the jobs together, each alone

@@ -89,3 +89,53 @@ def test_refusing_is_one_error_naming_the_figures(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(BusyMachine, match=r"^this machine is busy: 1\.2 of \d+ cores taken by other work over 0\.5 s"):
         compute.calibrate(tmp_path, refuse_busy=True)
     assert not calibration_path(tmp_path).exists()
+
+
+def _measuring_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, runs: list[list[float]]) -> None:
+    """The DGEMM runs of each calibration's child, in turn: ``runs[i]`` are the samples of the i-th measurement."""
+    queue = tmp_path / "runs.json"
+    queue.write_text(json.dumps(runs))
+    script = (
+        f"import json, pathlib; queue = pathlib.Path({str(queue)!r}); runs = json.loads(queue.read_text()); "
+        "print(json.dumps({'samples': runs.pop(0), 'numpy': 'test'})); queue.write_text(json.dumps(runs))"
+    )
+    monkeypatch.setattr(compute, "_MEASURE", script)
+    monkeypatch.setattr(machine_load, "busy_cores", lambda: 0.05)
+    monkeypatch.setattr(machine_load, "_warned", set())
+
+
+def test_a_speed_no_core_has_is_measured_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _measuring_runs(monkeypatch, tmp_path, [[3e12] * 7, [5e10] * 7])
+    measured = compute.calibrate(tmp_path)
+    assert measured.flops == 5e10 and measured.doubts == () and "DOUBTFUL" not in measured.describe()
+    said = capsys.readouterr().err
+    assert "compute speed looks wrong (speed 3e+03 Gflop/s is outside 2-500 Gflop/s): measuring it again" in said
+
+
+def test_runs_far_apart_twice_are_kept_flagged_and_said_at_every_use(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    spread = [1e10, 3e10, 3e10, 3e10, 3e10, 3e10, 3e10]
+    _measuring_runs(monkeypatch, tmp_path, [spread, spread])
+    measured = compute.calibrate(tmp_path)
+    assert measured.flops == 3e10 and measured.doubts == ("runs spread 3x (1e+10-3e+10)",)
+    described = measured.describe()
+    assert "DOUBTFUL (runs spread 3x" in described and "scripts/calibrate-compute --force" in described
+    assert "measured twice still looks wrong (runs spread 3x" in capsys.readouterr().err
+    assert json.loads(calibration_path(tmp_path).read_text())["doubts"] == ["runs spread 3x (1e+10-3e+10)"]
+    assert calibration(tmp_path) == measured and calibration(tmp_path) == measured  # read back; said once
+    assert capsys.readouterr().err.count("compute speed was doubtful (runs spread 3x") == 1
+
+
+def test_the_busy_intra_node_path_and_memory_are_doubtful() -> None:
+    from study_runner.simulation.node_memory import MemoryBandwidth
+    from study_runner.tools.this_machine import IntraNode
+
+    busy = IntraNode(1.33e-3, 1.37e9, {}, "ping-pong", "now")  # issue 61: measured beside other work
+    assert busy.find_doubts() == ("latency 1.33e+03 us is outside 0.05-20 us",)
+    assert IntraNode(4e-7, 3.7e9, {}, "ping-pong", "now").find_doubts() == ()  # this VM idle
+    memory = MemoryBandwidth(2e10, 3e10, 2, (2e10, 2.1e10), (1e10, 3e10), "stream", "now")
+    assert memory.find_doubts() == ("all cores' passes spread 3x (1e+10-3e+10)",)
+    assert MemoryBandwidth(2e10, 3e10, 2, (2e10, 2.1e10), (2.9e10, 3e10), "stream", "now").find_doubts() == ()

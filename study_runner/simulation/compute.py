@@ -48,9 +48,13 @@ from typing import TypeVar
 from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.machine_load import Bound
 from study_runner.simulation.machine_load import BusyMachine
 from study_runner.simulation.machine_load import busy_note
 from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import figure_doubts
+from study_runner.simulation.machine_load import measured_with_doubts
+from study_runner.simulation.machine_load import read_doubts
 from study_runner.simulation.machine_load import warn_if_flagged
 from study_runner.simulation.simgrid_options import cfg
 
@@ -117,14 +121,26 @@ class Calibration:
     """When, ISO 8601 (UTC)."""
     busy_cores: float = 0.0
     """Cores other work kept busy just before (``machine_load``): over ``BUSY_CORES``, the figure is flagged."""
+    doubts: tuple[str, ...] = ()
+    """Why the figure is doubtful (``machine_load.figure_doubts``), when it still was measured again."""
 
     def describe(self) -> str:
         """One line: the figure, its spread and how it was measured."""
         low, high = min(self.samples), max(self.samples)
         return (
             f"{self.flops / 1e9:.2f} Gflop/s per core ({low / 1e9:.2f}-{high / 1e9:.2f} over {len(self.samples)} "
-            f"runs) on {self.cpu}, {self.method}, measured {self.measured}{busy_note(self.busy_cores, AGAIN)}"
+            f"runs) on {self.cpu}, {self.method}, measured {self.measured}"
+            f"{busy_note(self.busy_cores, AGAIN, self.doubts)}"
         )
+
+    def find_doubts(self) -> tuple[str, ...]:
+        """What is doubtful in this calibration: a speed no core has, or runs far apart."""
+        return figure_doubts({"speed": (self.flops, CORE_SPEED)}, {"runs": self.samples})
+
+
+CORE_SPEED = Bound(2e9, 5e11, "Gflop/s", 1e9)
+"""DGEMM on one core of any machine topolab runs on: a 2 GHz core of 2010 with SSE2 does 8 Gflop/s, an AVX-512 core
+with two FMA units at 4 GHz peaks at 256 (this VM's: 35-83)."""
 
 
 def _cpu_model() -> str:
@@ -179,6 +195,13 @@ def calibrate(cache_dir: Path | None = None, *, refuse_busy: bool = False) -> Ca
     """Measure this machine's reference speed now and cache it (replacing an earlier calibration); on a busy machine
     refused when ``refuse_busy`` (``machine_load.BusyMachine``), else measured and flagged."""
     busy = check_quiet("the compute speed", AGAIN, refuse=refuse_busy)
+    result = measured_with_doubts(lambda: _measure_speed(busy), Calibration.find_doubts, "the compute speed", AGAIN)
+    store_measurement(calibration_path(cache_dir), result)
+    return result
+
+
+def _measure_speed(busy: float) -> Calibration:
+    """The DGEMM runs of a child Python (one BLAS thread), as a calibration."""
     environment = {**os.environ, **ONE_THREAD}
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE], capture_output=True, text=True, env=environment, timeout=600, check=False
@@ -188,7 +211,7 @@ def calibrate(cache_dir: Path | None = None, *, refuse_busy: bool = False) -> Ca
         raise StudyError(f"the compute calibration failed: {tail}")
     measured = json.loads(done.stdout)
     samples = tuple(float(s) for s in measured["samples"])
-    result = Calibration(
+    return Calibration(
         flops=statistics.median(samples),
         samples=samples,
         method=(
@@ -200,8 +223,6 @@ def calibrate(cache_dir: Path | None = None, *, refuse_busy: bool = False) -> Ca
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         busy_cores=round(busy, 3),
     )
-    store_measurement(calibration_path(cache_dir), result)
-    return result
 
 
 def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calibration | None:
@@ -209,12 +230,12 @@ def calibration(cache_dir: Path | None = None, *, measure: bool = True) -> Calib
     measured busy says so (once)."""
     found = cached_measurement(
         calibration_path(cache_dir),
-        lambda raw: Calibration(**{**raw, "samples": tuple(raw["samples"])}),
+        lambda raw: Calibration(**{**raw, "samples": tuple(raw["samples"]), "doubts": read_doubts(raw)}),
         (lambda: calibrate(cache_dir)) if measure else None,
         "a calibration",
     )
     if found is not None:
-        warn_if_flagged("this machine's compute speed", found.busy_cores, AGAIN)
+        warn_if_flagged("this machine's compute speed", found.busy_cores, AGAIN, found.doubts)
     return found
 
 

@@ -42,8 +42,12 @@ from study_runner.simulation.compute import ONE_THREAD
 from study_runner.simulation.compute import cached_measurement
 from study_runner.simulation.compute import machine_key
 from study_runner.simulation.compute import store_measurement
+from study_runner.simulation.machine_load import Bound
 from study_runner.simulation.machine_load import busy_note
 from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import figure_doubts
+from study_runner.simulation.machine_load import measured_with_doubts
+from study_runner.simulation.machine_load import read_doubts
 from study_runner.simulation.machine_load import warn_if_flagged
 
 __all__ = [
@@ -122,6 +126,8 @@ class MemoryBandwidth:
     """When, ISO 8601 (UTC)."""
     busy_cores: float = 0.0
     """Cores other work kept busy just before (``machine_load``): over ``BUSY_CORES``, the figures are flagged."""
+    doubts: tuple[str, ...] = ()
+    """Why the figures are doubtful (``machine_load.figure_doubts``), when they still were measured again."""
 
     @property
     def share(self) -> float:
@@ -138,8 +144,20 @@ class MemoryBandwidth:
             f"memory {self.core_Bps / 1e9:.2f} GB/s for one core ({spread(self.core_samples)}), "
             f"{self.node_Bps / 1e9:.2f} GB/s for all {self.cores} cores together ({spread(self.node_samples)}; "
             f"{self.share:.2f} of a core's own rate each), {self.method}, measured {self.measured}"
-            f"{busy_note(self.busy_cores, AGAIN)}"
+            f"{busy_note(self.busy_cores, AGAIN, self.doubts)}"
         )
+
+    def find_doubts(self) -> tuple[str, ...]:
+        """What is doubtful in this measurement: a bandwidth no core has, or passes far apart."""
+        return figure_doubts(
+            {"one core": (self.core_Bps, CORE_MEMORY), "all cores": (self.node_Bps, CORE_MEMORY.times(self.cores))},
+            {"one core's passes": self.core_samples, "all cores' passes": self.node_samples},
+        )
+
+
+CORE_MEMORY = Bound(1e9, 2e11, "GB/s", 1e9)
+"""What one core streams on any machine topolab runs on: DDR3 of 2010 gives a core several GB/s, HBM parts of today
+up to some 100 (this VM's: 12.6-35.8)."""
 
 
 def _run(mode: str, processes: int) -> list[list[float]]:
@@ -165,10 +183,19 @@ def measure_memory(cache_dir: Path | None = None, *, refuse_busy: bool = False) 
     """Measure this machine's memory bandwidth now and cache it (replacing an earlier measurement); on a busy machine
     refused when ``refuse_busy``, else measured and flagged (``machine_load``)."""
     busy = check_quiet("the memory bandwidth", AGAIN, refuse=refuse_busy)
+    result = measured_with_doubts(
+        lambda: _measure_bandwidth(busy), MemoryBandwidth.find_doubts, "the memory bandwidth", AGAIN
+    )
+    store_measurement(memory_path(cache_dir), result)
+    return result
+
+
+def _measure_bandwidth(busy: float) -> MemoryBandwidth:
+    """STREAM's Add by one core alone, then by every core at once, in child Pythons."""
     cores = os.cpu_count() or 1
     core_samples = pass_rates(_run("core", 1))
     node_samples = pass_rates(_run("node", cores))
-    result = MemoryBandwidth(
+    return MemoryBandwidth(
         core_Bps=statistics.median(core_samples),
         node_Bps=statistics.median(node_samples),
         cores=cores,
@@ -182,8 +209,6 @@ def measure_memory(cache_dir: Path | None = None, *, refuse_busy: bool = False) 
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         busy_cores=round(busy, 3),
     )
-    store_measurement(memory_path(cache_dir), result)
-    return result
 
 
 def memory_path(cache_dir: Path | None = None) -> Path:
@@ -196,12 +221,14 @@ def memory_bandwidth(cache_dir: Path | None = None, *, measure: bool = True) -> 
     measured busy says so (once)."""
     found = cached_measurement(
         memory_path(cache_dir),
-        lambda raw: MemoryBandwidth(**{**raw, **{key: tuple(raw[key]) for key in ("core_samples", "node_samples")}}),
+        lambda raw: MemoryBandwidth(
+            **{**raw, **{key: tuple(raw[key]) for key in ("core_samples", "node_samples")}, "doubts": read_doubts(raw)}
+        ),
         (lambda: measure_memory(cache_dir)) if measure else None,
         "a memory bandwidth",
     )
     if found is not None:
-        warn_if_flagged("this machine's memory bandwidth", found.busy_cores, AGAIN)
+        warn_if_flagged("this machine's memory bandwidth", found.busy_cores, AGAIN, found.doubts)
     return found
 
 

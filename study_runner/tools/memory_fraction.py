@@ -43,6 +43,7 @@ from study_runner.simulation.compute import ONE_THREAD
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.machine_load import BusyMachine
 from study_runner.simulation.machine_load import check_quiet
+from study_runner.simulation.machine_load import figure_doubts
 from study_runner.simulation.node_memory import ELEMENTS
 from study_runner.simulation.node_memory import memory_bandwidth
 from study_runner.tools.smpirun_on import UsageError
@@ -73,6 +74,11 @@ class Fraction:
     share: float
     busy_cores: float = 0.0
     """Cores other work kept busy before the measurement (``machine_load``)."""
+
+    @property
+    def doubts(self) -> tuple[str, ...]:
+        """Runs alone, or loaded, far apart (``machine_load.figure_doubts``): something else ran beside some."""
+        return figure_doubts({}, {"runs alone": self.alone_s, "runs loaded": self.loaded_s})
 
     @property
     def ratio(self) -> float:
@@ -175,7 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(json.dumps({"memory_fraction": round(result.fraction, 3), "ratio": result.ratio, "share": result.share,
                       "alone_s": result.alone_s, "loaded_s": result.loaded_s,
-                      "busy_cores": round(result.busy_cores, 3)}))  # fmt: skip
+                      "busy_cores": round(result.busy_cores, 3), "doubts": list(result.doubts)}))  # fmt: skip
+    if result.doubts:
+        print(f"{PROG}: warning: doubtful ({'; '.join(result.doubts)}): measure again when this machine is idle",
+              file=sys.stderr)  # fmt: skip
     print(
         f"{PROG}: computation {statistics.median(result.alone_s):.3f} s alone, "
         f"{statistics.median(result.loaded_s):.3f} s with the other cores streaming (x{result.ratio:.3f}; a core "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,16 @@ RUNNERS = {
 }
 
 
+def assert_one_failure_line(errors: list[str], stderr: str, status: int, cause: str | None) -> None:
+    """The run's ``errors`` lines are one, saying the crash (``cause`` None) or SimGrid's ``cause``; no traceback."""
+    assert len(errors) == 1, stderr[-800:]
+    if cause is None:
+        assert f"the MPI application crashed: the simulation died of SIGSEGV (exit status {status})" in errors[0]
+    else:
+        assert f"the MPI application failed: {cause}" in errors[0], errors[0]
+    assert "Traceback" not in stderr
+
+
 def cached_results(cache: Path) -> list[Path]:
     return sorted(cache.glob("[0-9a-f][0-9a-f]/*.json"))
 
@@ -179,10 +190,31 @@ def test_a_failing_run_fails_the_study_and_the_sweep(
     done = run_module(module, str(path), tmp_path=tmp_path)
     assert done.returncode != 0
     errors = [line for line in done.stderr.splitlines() if line.startswith(prefix)]
-    assert len(errors) == 1, done.stderr[-800:]
-    if cause is None:
-        assert f"the MPI application crashed: the simulation died of SIGSEGV (exit status {status})" in errors[0]
-    else:
-        assert f"the MPI application failed: {cause}" in errors[0], errors[0]
-    assert "Traceback" not in done.stderr
+    assert_one_failure_line(errors, done.stderr, status, cause)
     assert cached_results(tmp_path / "cache") == []
+
+
+JOBS = """[platform]
+family = "crossbar"
+hosts = 4
+[[jobs]]
+name = "failing"
+app = "fail"
+ranks = 4
+args = {args}
+"""
+
+
+@pytest.mark.parametrize(("how", "rest", "status", "cause"), FAILURES, ids=IDS)
+def test_a_failing_job_fails_run_jobs_in_smpirun_ons_words(
+    how: str, rest: list[str], status: int, cause: str | None, bin_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 61, point 5: a job that fails fails ``scripts/run-jobs`` with one error line in the words of
+    smpirun-on, a study and a sweep (a deadlock while the job's trace was recorded was said to be a SIGABRT crash)."""
+    path = tmp_path / "jobs.toml"
+    path.write_text(JOBS.format(args=json.dumps(fail_args(how, rest))))
+    command = [sys.executable, "-m", "study_runner.tools.run_jobs", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert done.returncode != 0
+    errors = [line for line in done.stderr.splitlines() if line.startswith("scripts/run-jobs: error:")]
+    assert_one_failure_line(errors, done.stderr, status, cause)

@@ -1,9 +1,9 @@
-"""SimGrid patches 0020, 0022 and 0024: the max-min solver re-solves, when flows start or end, only the flows whose rate
-the change can alter (``maxmin/incremental``, on by default), first only those on the changed links where the rest
-stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation ends when a
-whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random networks
+"""SimGrid patches 0020, 0022, 0024 and 0025: the max-min solver re-solves, when flows start or end, only the flows
+whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the changed links where
+the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation ends
+when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random networks
 (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its comment says what it
-exercises."""
+exercises. Patch 0025 finds each level's constraints to saturate in a heap (``maxmin/level-heap``, on by default)."""
 
 from __future__ import annotations
 
@@ -74,6 +74,17 @@ def test_one_walk_of_each_constraint_gives_the_dates_of_two(bin_dir: Path, seed:
     on = "--cfg=maxmin/incremental:yes"
     one_walk = end_dates(bin_dir, seed, on, local, flows=400)
     assert one_walk == end_dates(bin_dir, seed, on, local, "--cfg=maxmin/incremental-single-walk:no", flows=400)
+
+
+@pytest.mark.parametrize("incremental", ["--cfg=maxmin/incremental:yes", "--cfg=maxmin/incremental:no"])
+@pytest.mark.parametrize("seed", [1, 3, 8, 9])
+def test_a_heap_of_levels_gives_the_dates_of_the_scan(bin_dir: Path, seed: int, incremental: str) -> None:
+    """Patch 0025: the constraints that saturate at each level are found in a heap of their levels instead of by
+    reading every unsaturated constraint (``maxmin/level-heap``, on by default): the same constraints (exactly the
+    lowest level, ties in the table's order), so every date is the same, bit for bit, with rate caps (a level set by
+    a bound), FATPIPE links and whole or incremental solves."""
+    heap = end_dates(bin_dir, seed, incremental, flows=400)
+    assert heap == end_dates(bin_dir, seed, incremental, "--cfg=maxmin/level-heap:no", flows=400)
 
 
 def test_the_dates_depend_on_the_network(bin_dir: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from study_runner.paths import BIN_DIR
 
-__all__ = ["cfg", "cfg_problem", "cfg_value", "collective_algorithms", "options_problem"]
+__all__ = ["cfg", "cfg_problem", "cfg_value", "cfgs", "collective_algorithms", "options_problem"]
 
 _CFG = "--cfg="
 """How smpirun takes a SimGrid option: ``--cfg=NAME:VALUE``."""
@@ -35,6 +35,15 @@ def cfg(option: str) -> str:
     ('--cfg=network/model:CM02', '--cfg=smpi/or:1e-6')
     """
     return _CFG + option.removeprefix(_CFG)
+
+
+def cfgs(*options: str) -> tuple[str, ...]:
+    """The smpirun words of a group of SimGrid options, each written ``NAME:VALUE`` (:func:`cfg`), in order.
+
+    >>> cfgs("smpi/wtime:0", "smpi/or:1e-6")
+    ('--cfg=smpi/wtime:0', '--cfg=smpi/or:1e-6')
+    """
+    return tuple(cfg(option) for option in options)
 
 
 def cfg_value(word: str) -> str | None:

@@ -33,6 +33,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation import memory
 from study_runner.simulation.binaries import elf_linkage
 from study_runner.simulation.simgrid_options import cfg
+from study_runner.simulation.simgrid_options import cfgs
 
 __all__ = [
     "EAGER_LIMIT_BYTES",
@@ -83,12 +84,14 @@ EAGER_LIMIT_BYTES = 65536
 """SMPI's default ``smpi/send-is-detached-thresh``: messages below it are sent eagerly (detached)."""
 
 STANDARD_OPTIONS: tuple[str, ...] = (
-    cfg("network/model:CM02"),
-    cfg("network/crosstraffic:0"),
-    cfg("network/TCP-gamma:1e12"),
-    cfg("smpi/wtime:0"),
-    cfg("smpi/simulate-computation:no"),
-    cfg("smpi/coll-selector:ompi"),
+    *cfgs(
+        "network/model:CM02",
+        "network/crosstraffic:0",
+        "network/TCP-gamma:1e12",
+        "smpi/wtime:0",
+        "smpi/simulate-computation:no",
+        "smpi/coll-selector:ompi",
+    ),
     "--log=root.thres:warning",
 )
 

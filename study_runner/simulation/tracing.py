@@ -47,6 +47,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
+from study_runner.simulation.simgrid_options import cfgs
 from study_runner.simulation.smpi import run_smpirun_measured
 
 __all__ = [
@@ -63,15 +64,15 @@ __all__ = [
 TRACE_PRECISION = 15
 """Decimals of the times and values in the trace: 1e-15 s, i.e. 2e-6 bytes per interval at 2 GB/s."""
 
-TRACING_OPTIONS: tuple[str, ...] = (
-    cfg("tracing:yes"),
+TRACING_OPTIONS: tuple[str, ...] = cfgs(
+    "tracing:yes",
     # Link containers and their bandwidth_used variable (tracing/uncategorized alone implied it in 3.32).
-    cfg("tracing/platform:yes"),
-    cfg("tracing/uncategorized:yes"),
+    "tracing/platform:yes",
+    "tracing/uncategorized:yes",
     # The topology graph (Paje links between hosts, routers and links) is not needed (and building it aborted
     # SimGrid 3.32 on a Dijkstra zone, "dynar is not that long"; 4.1 builds it).
-    cfg("tracing/platform/topology:no"),
-    cfg(f"tracing/precision:{TRACE_PRECISION}"),
+    "tracing/platform/topology:no",
+    f"tracing/precision:{TRACE_PRECISION}",
 )
 """The smpirun flags that trace link usage, without the file name (see :func:`tracing_options`)."""
 

@@ -293,6 +293,23 @@ def exact_check(**fields: object) -> str:
     return "[[checks]]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
 
 
+Edit = tuple[str, str]
+"""An edit of a good file's text: (old, new)."""
+
+
+def edit_cases(*cases: tuple[Edit, str | None]) -> pytest.MarkDecorator:
+    """Parametrize a test by ``edit``, an :data:`Edit` of a good file, and ``message``, what the edited file must
+    give (an error's words; None where the edit leaves the file good)."""
+    return pytest.mark.parametrize(("edit", "message"), cases)
+
+
+def apply_edit(text: str, edit: Edit, count: int = -1) -> str:
+    """``text`` with ``edit`` made (in its first ``count`` places, or all), after checking its old text is there:
+    a case whose old text the good file no longer holds would test nothing."""
+    assert edit[0] in text
+    return text.replace(*edit, count)
+
+
 def mpiexec(binary: Path, ranks: int, *args: str) -> subprocess.CompletedProcess[str]:
     """``binary`` (an app built with the system's ``mpicc``) run by MPICH's ``mpiexec`` on ``ranks`` processes."""
     command = ["mpiexec", "-n", str(ranks), str(binary), *args]

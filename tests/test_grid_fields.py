@@ -16,6 +16,8 @@ from study_runner.errors import StudyError
 from study_runner.studies import analyses
 from study_runner.studies.study import load_study
 from tests.conftest import REPO
+from tests.conftest import Edit
+from tests.conftest import apply_edit
 
 # A shipped study file, one edit, and the error it must give when it loads (the old code loaded each of them and
 # failed, if at all, after every simulation had run: a KeyError or "has 0 runs at ..., not one").
@@ -32,12 +34,10 @@ EDITS = [
 
 @pytest.mark.parametrize(("study", "edit", "message"), EDITS, ids=[case[0] for case in EDITS])
 def test_a_study_without_what_its_analysis_reads_fails_when_it_loads(
-    tmp_path: Path, study: str, edit: tuple[str, str], message: str
+    tmp_path: Path, study: str, edit: Edit, message: str
 ) -> None:
-    text = (REPO / "studies" / f"{study}.toml").read_text()
-    assert edit[0] in text
     edited = tmp_path / f"{study}.toml"
-    edited.write_text(text.replace(*edit))
+    edited.write_text(apply_edit((REPO / "studies" / f"{study}.toml").read_text(), edit))
     with pytest.raises(StudyError) as raised:
         load_study(edited)
     assert str(raised.value) == f"{edited}: {message}"

@@ -26,6 +26,9 @@ from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.tools.run_jobs import main as run_jobs_main
 from tests.conftest import BIN
+from tests.conftest import Edit
+from tests.conftest import apply_edit
+from tests.conftest import edit_cases
 
 TORUS = build_platform("torus", {"dims": "4x4x2"})
 A2A = ("-s", "256K", "-i", "1", "-w", "0")
@@ -301,25 +304,22 @@ class TestJobsInRuns:
         (background,) = points[0].neighbours
         assert (background.name, background.ranks) == ("background", None) and "256K" in background.args
 
-    @pytest.mark.parametrize(
-        ("edit", "message"),
-        [
-            (('name = "background"', 'name = "measured"'), "run.neighbours: 'measured' names the run's own job"),
-            (("background = true", "background = true\nranks = 4"), "run.neighbours[0]: needs exactly one of ranks"),
-            (("background = true", "background = true\nhosts = 4"), "run.neighbours[0]: unknown key 'hosts'"),
-            (("ranks = 16\n", "ranks = 16\nreplay = true\n"), 'run: neighbours need compute = "off" and no replay'),
-            (("[[run.neighbours]]", "[[run.neighbours]]\nname = 'x'\napp = 'shift'\nranks = 2\n[[run.neighbours]]"),
-             None),
-        ],
+    @edit_cases(
+        (('name = "background"', 'name = "measured"'), "run.neighbours: 'measured' names the run's own job"),
+        (("background = true", "background = true\nranks = 4"), "run.neighbours[0]: needs exactly one of ranks"),
+        (("background = true", "background = true\nhosts = 4"), "run.neighbours[0]: unknown key 'hosts'"),
+        (("ranks = 16\n", "ranks = 16\nreplay = true\n"), 'run: neighbours need compute = "off" and no replay'),
+        (("[[run.neighbours]]", "[[run.neighbours]]\nname = 'x'\napp = 'shift'\nranks = 2\n[[run.neighbours]]"),
+         None),
     )  # fmt: skip
     def test_a_bad_neighbour_is_one_error_naming_its_path(
-        self, tmp_path: Path, edit: tuple[str, str], message: str | None
+        self, tmp_path: Path, edit: Edit, message: str | None
     ) -> None:
         from study_runner.errors import StudyError
         from study_runner.sweeps.sweep import load_sweep
 
         path = tmp_path / "shared.toml"
-        path.write_text(SHARED_SWEEP.replace(*edit, 1))
+        path.write_text(apply_edit(SHARED_SWEEP, edit, 1))
         if message is None:  # two neighbours: fine
             assert len(load_sweep(path).points[0].neighbours) == 2
             return
@@ -361,17 +361,14 @@ class TestJobsInRuns:
             records[online] = results["point-1"].records
         assert records[True] == records[False] and records[True][0]["slowdown"] > 1.05
 
-    @pytest.mark.parametrize(
-        ("edit", "message"),
-        [
-            (("app = \"shift\"\nargs = [\"-R\"", "app = \"no_such_app\"\nargs = [\"-R\""),
-             "job background: app binary"),
-            (("ranks = 16\n", "ranks = 40\n"), "job measured: 40 ranks need 40 hosts; 32 of torus-4x4x2's 32 are free"),
-            (("ranks = 16\n", "ranks = 16\nplacement = 'block:4x4x1'\n"), None),
-        ],
+    @edit_cases(
+        (("app = \"shift\"\nargs = [\"-R\"", "app = \"no_such_app\"\nargs = [\"-R\""),
+         "job background: app binary"),
+        (("ranks = 16\n", "ranks = 40\n"), "job measured: 40 ranks need 40 hosts; 32 of torus-4x4x2's 32 are free"),
+        (("ranks = 16\n", "ranks = 16\nplacement = 'block:4x4x1'\n"), None),
     )  # fmt: skip
     def test_jobs_that_cannot_run_are_found_before_anything_runs(
-        self, tmp_path: Path, edit: tuple[str, str], message: str | None
+        self, tmp_path: Path, edit: Edit, message: str | None
     ) -> None:
         """A missing binary or jobs that do not fit are one error from the prepare step (nothing simulated); the run's
         own placement is its hosts, the background the rest."""
@@ -380,7 +377,7 @@ class TestJobsInRuns:
         from study_runner.sweeps.sweep import load_sweep
 
         path = tmp_path / "shared.toml"
-        path.write_text(SHARED_SWEEP.replace(*edit, 1))
+        path.write_text(apply_edit(SHARED_SWEEP, edit, 1))
         sweep = load_sweep(path)
         if message is None:
             _, runs = prepare_runs("shared", sweep.platforms, sweep.points[:1], False, BIN, tmp_path)

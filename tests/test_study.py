@@ -12,6 +12,9 @@ from study_runner.errors import StudyError
 from study_runner.studies.study import load_study
 from study_runner.studies.study import study_names
 from tests.conftest import REPO
+from tests.conftest import Edit
+from tests.conftest import apply_edit
+from tests.conftest import edit_cases
 from tests.conftest import exact_check
 from tests.conftest import run_table
 
@@ -143,24 +146,21 @@ def test_full_only_runs_run_under_full_only(tmp_path: Path) -> None:
         load_study(write_study(tmp_path, text.replace("full_only = true", 'full_only = "yes"')))
 
 
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "figures: unknown key 'pingpnog'; known: pingpong, two_"),
-        (('pingpong = "pingpong"', 'pingpong = "ping"'), "[figures] pingpong: 'ping' is not a run of the study"),
-        (('two_exchanges = "exchange_two"\n', ""), "figures: missing 'two_exchanges'"),
-        # a traced run's twin has an id of its own; a replay has no app run to trace
-        (('id = "exchange_one"', 'id = "pingpong.links"'), "run id pingpong.links is the id of run pingpong's traced"),
-        (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true needs"),
-        (("trace_links = true\n", 'trace_links = true\ncompute = "benchmark"\n'), 'and compute = "off"'),
-    ],
+@edit_cases(
+    (('pingpong = "pingpong"', 'pingpnog = "pingpong"'), "figures: unknown key 'pingpnog'; known: pingpong, two_"),
+    (('pingpong = "pingpong"', 'pingpong = "ping"'), "[figures] pingpong: 'ping' is not a run of the study"),
+    (('two_exchanges = "exchange_two"\n', ""), "figures: missing 'two_exchanges'"),
+    # a traced run's twin has an id of its own; a replay has no app run to trace
+    (('id = "exchange_one"', 'id = "pingpong.links"'), "run id pingpong.links is the id of run pingpong's traced"),
+    (("trace_links = true\n", "trace_links = true\nreplay = true\n"), "run pingpong: trace_links = true needs"),
+    (("trace_links = true\n", 'trace_links = true\ncompute = "benchmark"\n'), 'and compute = "off"'),
 )
-def test_figures_keep_to_what_the_analysis_reads(edit: tuple[str, str], message: str, tmp_path: Path) -> None:
+def test_figures_keep_to_what_the_analysis_reads(edit: Edit, message: str, tmp_path: Path) -> None:
     """A study's [figures] is checked against its analysis's FIGURES when it loads (issue 42: a typo was a KeyError
     after every simulation had run)."""
-    assert edit[0] in GOOD_STUDY
+    text = apply_edit(GOOD_STUDY, edit)
     with pytest.raises(StudyError, match=re.escape(message)):
-        load_study(write_study(tmp_path, GOOD_STUDY.replace(*edit)))
+        load_study(write_study(tmp_path, text))
 
 
 def test_a_study_run_has_the_fields_of_a_sweep_point(tmp_path: Path) -> None:

@@ -21,6 +21,9 @@ from generators.opensm import fabric_of
 from generators.opensm import opensm_platform
 from generators.opensm import run_opensm
 from generators.writer import write_platform
+from tests.conftest import Edit
+from tests.conftest import apply_edit
+from tests.conftest import edit_cases
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -97,22 +100,17 @@ def test_a_run_between_hosts_cut_apart_stops_with_simgrids_words(tmp_path: Path,
     assert "from server-0-1 to server-0-0 but there is no connecting path between these two hosts" in run.stderr
 
 
-@pytest.mark.parametrize(
-    ("edit", "message"),
-    [
-        (("fwd 20 ", "fwd 21 "), "fwd lines must follow the switches in order"),
-        (("\nnodes 16 20\n", "\nnodes 16 21\n"), "must give 'nodes H S' and as many host and switch lines"),
-        (("\nattach 3 ", "\nattach 4 "), "bad attach 'attach 4"),
-        (("fwd 35 71", "fwd 35 999"), "bad entry in the forwarding table of switch 35"),
-    ],
+@edit_cases(
+    (("fwd 20 ", "fwd 21 "), "fwd lines must follow the switches in order"),
+    (("\nnodes 16 20\n", "\nnodes 16 21\n"), "must give 'nodes H S' and as many host and switch lines"),
+    (("\nattach 3 ", "\nattach 4 "), "bad attach 'attach 4"),
+    (("fwd 35 71", "fwd 35 999"), "bad entry in the forwarding table of switch 35"),
 )
-def test_a_malformed_table_is_one_error_line(tmp_path: Path, bin_dir: Path, edit: tuple[str, str], message: str):
+def test_a_malformed_table_is_one_error_line(tmp_path: Path, bin_dir: Path, edit: Edit, message: str):
     compiled, _ = routed("fattree", {"radix": 4, "levels": 3}, "ftree")
     write_platform(compiled, tmp_path / "t.so")
     params = tmp_path / "t.params"
-    text = params.read_text()
-    assert edit[0] in text
-    params.write_text(text.replace(edit[0], edit[1], 1))
+    params.write_text(apply_edit(params.read_text(), edit, 1))
     done = subprocess.run([str(bin_dir / "platform_check"), str(tmp_path / "t.so")], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.startswith("topolab tables zone: error: ") and message in done.stderr

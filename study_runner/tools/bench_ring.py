@@ -104,12 +104,27 @@ def markdown(rows: list[dict[str, Any]], label: str, simgrid: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def error_line(prog: str, message: str, status: int = 2) -> int:
+    """Print ``<prog>: error: <message>`` on stderr and return the exit status, ``status`` (2: a bad argument)."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return status
+
+
+def write_results(stem: str, data: dict[str, Any], text: str) -> None:
+    """Write a benchmark's results, ``data`` to ``results/benchmarks/<stem>.json`` and its table ``text`` (also
+    printed) to ``<stem>.md``."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(RESULTS / f"{stem}.json", json.dumps(data, indent=1) + "\n")
+    atomic_write_text(RESULTS / f"{stem}.md", text)
+    print(text)
+
+
 def use_simgrid(prefix: Path | None, prog: str) -> Path | None:
     """Put the SimGrid installed at ``prefix`` (default: .venv/simgrid) first on PATH and return its resolved path;
     None, after one error line naming ``prog``, where it has no bin/smpirun."""
     simgrid = (prefix or REPO / ".venv" / "simgrid").resolve()
     if not (simgrid / "bin" / "smpirun").is_file():
-        print(f"{prog}: error: no SimGrid at {simgrid} (no bin/smpirun)", file=sys.stderr)
+        error_line(prog, f"no SimGrid at {simgrid} (no bin/smpirun)")
         return None
     os.environ["PATH"] = f"{simgrid / 'bin'}{os.pathsep}{os.environ['PATH']}"
     return simgrid
@@ -133,11 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         sizes = []
     if args.repeat < 1:
-        print(f"bench-ring: error: --repeat takes a count of 1 or more, got {args.repeat}", file=sys.stderr)
-        return 2
+        return error_line("bench-ring", f"--repeat takes a count of 1 or more, got {args.repeat}")
     if not sizes or min(sizes) < 2:
-        print(f"bench-ring: error: --ranks takes rank counts of 2 or more, got {args.ranks!r}", file=sys.stderr)
-        return 2
+        return error_line("bench-ring", f"--ranks takes rank counts of 2 or more, got {args.ranks!r}")
     simgrid = use_simgrid(args.simgrid, "bench-ring")
     if simgrid is None:
         return 2
@@ -148,13 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(measure(ranks, args.work, args.repeat))
             print(f"bench-ring: {ranks} ranks: {rows[-1]['us_per_message']:.2f} us per message", file=sys.stderr)
     except StudyError as error:
-        print(f"bench-ring: error: {error}", file=sys.stderr)
-        return 1
-    RESULTS.mkdir(parents=True, exist_ok=True)
+        return error_line("bench-ring", str(error), 1)
     data = {"label": args.label, "simgrid": str(simgrid), "rows": rows}
-    atomic_write_text(RESULTS / f"ring-{args.label}.json", json.dumps(data, indent=1) + "\n")
-    atomic_write_text(RESULTS / f"ring-{args.label}.md", markdown(rows, args.label, str(simgrid)))
-    print(markdown(rows, args.label, str(simgrid)))
+    write_results(f"ring-{args.label}", data, markdown(rows, args.label, str(simgrid)))
     return 0
 
 

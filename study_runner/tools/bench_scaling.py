@@ -18,17 +18,17 @@ log(wall time) against log(ranks), least squares over its measured sizes: 2 wher
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
-from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
+from study_runner.tools.bench_ring import error_line
 from study_runner.tools.bench_ring import use_simgrid
+from study_runner.tools.bench_ring import write_results
 from study_runner.tools.bench_sim import dragonfly_alltoall
 from study_runner.tools.bench_sim import measure
 
@@ -117,12 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     sizes = _sizes(args.ranks)
     if not sizes:
-        print(f"bench-scaling: error: --ranks takes multiples of 32 from 64, got {args.ranks!r}", file=sys.stderr)
-        return 2
+        return error_line("bench-scaling", f"--ranks takes multiples of 32 from 64, got {args.ranks!r}")
     routings = args.routing.split(",")
     if unknown := [r for r in routings if r not in ROUTINGS]:
-        print(f"bench-scaling: error: unknown routing {unknown[0]!r} (known: {', '.join(ROUTINGS)})", file=sys.stderr)
-        return 2
+        return error_line("bench-scaling", f"unknown routing {unknown[0]!r} (known: {', '.join(ROUTINGS)})")
     simgrid = use_simgrid(args.simgrid, "bench-scaling")
     if simgrid is None:
         return 2
@@ -130,14 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         series = [measure_series(routing, sizes, args.work, args.max_wall) for routing in routings]
     except StudyError as error:
-        print(f"bench-scaling: error: {error}", file=sys.stderr)
-        return 1
-    RESULTS.mkdir(parents=True, exist_ok=True)
+        return error_line("bench-scaling", str(error), 1)
     data = {"label": args.label, "simgrid": str(simgrid), "max_wall_s": args.max_wall, "series": series}
-    atomic_write_text(RESULTS / f"scaling-{args.label}.json", json.dumps(data, indent=1) + "\n")
-    text = markdown(series, args.label, str(simgrid), args.max_wall)
-    atomic_write_text(RESULTS / f"scaling-{args.label}.md", text)
-    print(text)
+    write_results(f"scaling-{args.label}", data, markdown(series, args.label, str(simgrid), args.max_wall))
     return 0
 
 

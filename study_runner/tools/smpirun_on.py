@@ -153,9 +153,15 @@ def _say(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr, flush=True)
 
 
-def _common_options(parser: argparse.ArgumentParser, *, memory_bandwidths: bool = True) -> None:
+def _text_option(parser: argparse.ArgumentParser, option: str, metavar: str, help_text: str) -> None:
+    """Add ``option``, whose value is a text that must not be empty."""
+    parser.add_argument(option, metavar=metavar, type=nonempty, help=help_text)
+
+
+def _common_options(parser: argparse.ArgumentParser, *, placement_help: str, memory_bandwidths: bool = True) -> None:
     # Values stay text, checked by prepare(): an empty one is an error, never the default (--keep '' would
     # otherwise write into the current directory).
+    _text_option(parser, "--placement", "SPEC", placement_help)
     parser.add_argument("--np", metavar="N", help="number of ranks (default: every slot placed)")
     parser.add_argument(
         "--ranks-per-node", metavar="K", help="K consecutive ranks on each host of the placement (default 1)"
@@ -177,14 +183,9 @@ def _common_options(parser: argparse.ArgumentParser, *, memory_bandwidths: bool 
     parser.add_argument(
         "--cfg", action="append", default=[], metavar="OPT", help="SimGrid option, after the standard ones (wins)"
     )
-    parser.add_argument(
-        "--keep", metavar="DIR", type=nonempty, help="also write platform, hostfile and smpirun.sh into DIR"
-    )
-    parser.add_argument(
-        "--counters",
-        metavar="DIR",
-        type=nonempty,
-        help="trace the run: per-link bytes, utilisation over time and a heat map into DIR",
+    _text_option(parser, "--keep", "DIR", "also write platform, hostfile and smpirun.sh into DIR")
+    _text_option(
+        parser, "--counters", "DIR", "trace the run: per-link bytes, utilisation over time and a heat map into DIR"
     )
 
 
@@ -198,29 +199,18 @@ def _family_parser(family: str) -> argparse.ArgumentParser:
     )
     add_family_params(parser, spec)
     named = ", ".join(f"{name}:ARG" for name in (*ALLOCATION_POLICIES, *spec.placements))
-    parser.add_argument(
-        "--placement",
-        metavar="SPEC",
-        type=nonempty,
-        help=f"named placement ({named}) or comma-separated hosts, rank i on the i-th (default: the platform's host "
-        "order)",
+    placement = (
+        f"named placement ({named}) or comma-separated hosts, rank i on the i-th (default: the platform's host order)"
     )
-    _common_options(parser, memory_bandwidths=False)
+    _common_options(parser, placement_help=placement, memory_bandwidths=False)
     return parser
 
 
 def _file_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, usage=USAGE, allow_abbrev=False)
-    parser.add_argument(
-        "--hostfile", metavar="FILE", type=nonempty, help="smpirun hostfile (default: the platform's hosts)"
-    )
-    parser.add_argument(
-        "--placement",
-        metavar="SPEC",
-        type=nonempty,
-        help="hosts in order (host-0,host-63), or a named placement of the family a topolab file records (random:3)",
-    )
-    _common_options(parser)
+    _text_option(parser, "--hostfile", "FILE", "smpirun hostfile (default: the platform's hosts)")
+    placement = "hosts in order (host-0,host-63), or a named placement of the family a topolab file records (random:3)"
+    _common_options(parser, placement_help=placement)
     return parser
 
 

@@ -1,10 +1,11 @@
 """``python -m study_runner [STUDY ...] [--quick | --full]``: run studies, write ``results/``, check them.
 
-For each study: build its platforms, run its simulations (cached, in parallel on Dask: locally, or on a Dask
-scheduler or Slurm / PBS jobs with the options ``scripts/sweep`` takes, ``batch.engine_cli``), compute its
-checks and figures (in a thread, while the next study's simulations run), then move ``runs.csv``,
-``summary.json`` and the figures into ``results/<study>/``; then draw a picture of every topology family into
-``results/families/`` (skipped when up to date) and rewrite ``results/REPORT.md``, all of it staged in a hidden
+For each study: build its platforms (in a thread, while the previous study's simulations run, unless that would
+measure this machine), run its simulations (cached, in parallel on Dask: locally, or on a Dask scheduler or Slurm /
+PBS jobs with the options ``scripts/sweep`` takes, ``batch.engine_cli``), compute its checks and figures (in a
+thread, while the next study's simulations run), then move ``runs.csv``, ``summary.json`` and the figures into
+``results/<study>/``; draw a picture of every topology family into ``results/families/`` (skipped when up to date;
+in the same thread, first) and rewrite ``results/REPORT.md``, all of it staged in a hidden
 directory of ``results/`` and put in place at the end, renames only (``report.swap_in``). Exit status: 0
 when every check passes, 1 when a check fails, 2 for bad input or a failing environment (unknown study,
 malformed file, missing binary, failed smpirun, a full disk, an unwritable cache), in which case nothing under
@@ -21,6 +22,7 @@ from concurrent.futures import Future
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from study_runner.batch.engine import Engine
 from study_runner.batch.engine import job_script
 from study_runner.batch.engine_cli import add_engine_arguments
 from study_runner.batch.engine_cli import engine_from_args
@@ -35,11 +37,15 @@ from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.checks import StudyOutcome
 from study_runner.studies.checks import studies_pass_line
 from study_runner.studies.listing import study_listing
-from study_runner.studies.pipeline import simulate_study
+from study_runner.studies.pipeline import ReadyStudy
+from study_runner.studies.pipeline import measures_machine
+from study_runner.studies.pipeline import ready_study
+from study_runner.studies.pipeline import run_study
 from study_runner.studies.pipeline import write_study
 from study_runner.studies.report import draw_families
 from study_runner.studies.report import swap_in
 from study_runner.studies.report import write_report
+from study_runner.studies.study import Study
 from study_runner.studies.study import load_study
 from study_runner.studies.study import study_names
 
@@ -84,6 +90,51 @@ def _print_checks(verdicts: dict[str, StudyOutcome], written: _Written | None) -
         print(line, file=sys.stderr)
 
 
+def _discard(ahead: Future[ReadyStudy] | None) -> None:
+    """A study prepared ahead that will not run (an earlier study failed): its work directory removed."""
+    if ahead is None:
+        return
+    try:
+        ready = ahead.result()
+    except BaseException:  # its own failure is not the one to report: the earlier study's is
+        return
+    ready.scratch.close()
+
+
+def _run_studies(
+    studies: list[Study], args: argparse.Namespace, cache: Cache, engine: Engine, stage: Path
+) -> dict[str, StudyOutcome]:
+    """Run each study's simulations, the next one prepared while they run (``ready_study``), and write each one's
+    checks and figures into ``stage`` while the next one's run (``write_study``); return their outcomes."""
+    verdicts: dict[str, StudyOutcome] = {}
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer,
+        ThreadPoolExecutor(1, thread_name_prefix="prepare-study") as preparer,
+    ):
+        pictures = writer.submit(draw_families, args.results, stage)
+        written: _Written | None = None
+        ahead: Future[ReadyStudy] | None = None
+        try:
+            for index, study in enumerate(studies):
+                mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
+                print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
+                if ahead is not None:
+                    ready, ahead = ahead.result(), None
+                else:
+                    ready = ready_study(study, args.quick, args.bin, cache)
+                following = studies[index + 1] if index + 1 < len(studies) else None
+                if following is not None and not measures_machine(following, args.quick):
+                    ahead = preparer.submit(ready_study, following, args.quick, args.bin, cache)
+                ctx = run_study(ready, args.quick, cache, engine)
+                _print_checks(verdicts, written)  # the previous study's, written while this one's simulations ran
+                written = (study.name, writer.submit(write_study, ctx, stage))
+            _print_checks(verdicts, written)
+        finally:
+            _discard(ahead)
+        pictures.result()
+    return verdicts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the studies named in ``argv``; return the exit status."""
     parser = _parser()
@@ -106,22 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         studies = [load_study(name) for name in (args.studies or study_names())]
         if args.full:
             studies = [study.full_benchmark() for study in studies]
-        verdicts: dict[str, StudyOutcome] = {}
         kept = "runs"
         args.results.mkdir(parents=True, exist_ok=True)
         # Everything a run writes is staged in one hidden directory of results/ and swapped in at the end (renames
         # only): a full disk, a failure or a kill on the way leaves results/ as it was (the next run removes the stage).
         with unwinding_signals(), work_directory("run", parent=args.results) as stage:
-            with ThreadPoolExecutor(1, thread_name_prefix="write-study") as writer:
-                written: _Written | None = None
-                for study in studies:
-                    mode = " (quick)" if args.quick else " (full benchmark)" if args.full else ""
-                    print(f"{study.name}{mode}: {study.title}", file=sys.stderr)
-                    ctx = simulate_study(study, args.quick, args.bin, cache, engine)
-                    _print_checks(verdicts, written)  # the previous study's, written while this one's simulations ran
-                    written = (study.name, writer.submit(write_study, ctx, stage))
-                _print_checks(verdicts, written)
-            draw_families(args.results, stage)
+            verdicts = _run_studies(studies, args, cache, engine, stage)
             write_report(args.results, stage)
             swap_in(stage, args.results)
             report = args.results / "REPORT.md"

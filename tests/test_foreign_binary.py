@@ -84,3 +84,15 @@ def test_what_is_no_elf_file_is_left_to_smpirun(tmp_path: Path) -> None:
     truncated = tmp_path / "truncated"
     truncated.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(20))  # a header that points nowhere
     assert smpi_binary_problem(truncated) is None
+
+
+def test_a_program_rebuilt_under_the_same_name_is_read_again(tmp_path: Path) -> None:
+    """The headers are read once per version of a file (``elf_linkage``): rebuilt with mpicc where smpicc's build
+    was, the same path is refused."""
+    loadable = built_with("smpicc", tmp_path)
+    foreign = built_with("mpicc", tmp_path)
+    path = tmp_path / "app"
+    shutil.copy(loadable, path)
+    assert smpi_binary_problem(path) is None
+    shutil.copy(foreign, path)
+    assert smpi_binary_problem(path) is not None

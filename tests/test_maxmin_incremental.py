@@ -1,10 +1,10 @@
-"""SimGrid patches 0020, 0022, 0024, 0025 and 0026: the max-min solver re-solves, when flows start or end, only the flows
-whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the changed links where
-the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation ends
-when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random networks
-(spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its comment says what it
-exercises. Patch 0025 finds each level's constraints to saturate in a heap (``maxmin/level-heap``, on by default),
-where 0026 pushes a constraint's new level once per level."""
+"""SimGrid patches 0020, 0022, 0024, 0025 and 0026: the max-min solver re-solves, when flows start or end, only the
+flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the changed links
+where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation
+ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random
+networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its comment says what
+it exercises. Patch 0025 finds each level's constraints to saturate in a heap (``maxmin/level-heap``, on by
+default), where 0026 pushes a constraint's new level once per level."""
 
 from __future__ import annotations
 
@@ -80,8 +80,8 @@ def test_one_walk_of_each_constraint_gives_the_dates_of_two(bin_dir: Path, seed:
 @pytest.mark.parametrize("incremental", ["--cfg=maxmin/incremental:yes", "--cfg=maxmin/incremental:no"])
 @pytest.mark.parametrize("seed", [1, 3, 8, 9])
 def test_a_heap_of_levels_gives_the_dates_of_the_scan(bin_dir: Path, seed: int, incremental: str) -> None:
-    """Patches 0025 and 0026: the constraints that saturate at each level are found in a heap of their levels instead of by
-    reading every unsaturated constraint (``maxmin/level-heap``, on by default): the same constraints (exactly the
+    """Patches 0025 and 0026: the constraints that saturate at each level are found in a heap of their levels instead
+    of by reading every unsaturated constraint (``maxmin/level-heap``, on by default): the same constraints (exactly the
     lowest level, ties in the table's order), so every date is the same, bit for bit, with rate caps (a level set by
     a bound), FATPIPE links and whole or incremental solves."""
     heap = end_dates(bin_dir, seed, incremental, flows=400)

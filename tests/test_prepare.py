@@ -3,6 +3,7 @@ anything is simulated, and a prepared run is keyed by what decides its result, n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,9 +67,15 @@ def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeyp
 
 
 def test_an_option_simgrid_does_not_know_is_found_before_any_simulation(tmp_path: Path, bin_dir: Path) -> None:
-    """Each distinct option set is checked by SimGrid when the study is prepared (issue 42: only smpirun-on did;
-    a study or sweep with a typo aborted its first simulation with a C++ backtrace)."""
+    """Each distinct option set is checked by SimGrid when the study loads (issue 62), so that a reproduction stops
+    before its first study runs, and again when a study is prepared (issue 42: only smpirun-on did; a study or sweep
+    with a typo aborted its first simulation with a C++ backtrace)."""
     bad = GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\noptions = ["--cfg=network/modle:CM02"]', 1)
-    study = load_study(write_study(tmp_path, bad))
+    with pytest.raises(
+        StudyError, match=r"study\.toml: run pingpong: --cfg: SimGrid has no option 'network/modle' \(smpirun"
+    ):
+        load_study(write_study(tmp_path, bad))
+    study = load_study(write_study(tmp_path, GOOD_STUDY))
+    study = replace(study, runs=[replace(run, options=("--cfg=network/modle:CM02",)) for run in study.runs])
     with pytest.raises(StudyError, match=r"mini/pingpong: --cfg: SimGrid has no option 'network/modle'"):
         prepare_study(study, False, bin_dir, tmp_path)

@@ -9,6 +9,7 @@ dlopen refuses it, and SimGrid aborts with its raw ``dlopen failed ...`` text, a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,19 @@ class Linkage:
 
 def elf_linkage(binary: Path) -> Linkage | None:
     """The linkage of ``binary``, or None when it is not an ELF file, or one that cannot be read or is damaged. Its
-    program headers are read (section headers may be stripped): the dynamic segment's entries."""
+    program headers are read (section headers may be stripped): the dynamic segment's entries. Read once per version
+    of the file (its inode, size and modification time): a study's runs ask about the same few apps hundreds of
+    times."""
+    try:
+        found = binary.stat()
+    except OSError:
+        return None
+    return _read_linkage(binary.resolve(), found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_linkage(binary: Path, inode: int, size: int, mtime_ns: int) -> Linkage | None:
+    """:func:`elf_linkage` of one version of a file (the last three arguments name the version)."""
     try:
         with open(binary, "rb") as file:
             if file.read(4) != _ELF_MAGIC:

@@ -1,11 +1,14 @@
-"""One study from its file to ``results/<study>/``: prepare its runs and execute them (``simulate_study``), then make
-its checks, notes and figures and put the complete directory in place in one rename (``write_study``, which
+"""One study from its file to ``results/<study>/``: prepare its runs (``ready_study``, which ``scripts/repro`` runs
+beside the previous study's simulations) and execute them (``run_study``; ``simulate_study`` does both), then make its
+checks, notes and figures and put the complete directory in place in one rename (``write_study``, which
 ``scripts/repro`` runs beside the next study's simulations)."""
 
 from __future__ import annotations
 
 import csv
 import importlib
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -30,7 +33,15 @@ from study_runner.studies.checks import verdict_text
 from study_runner.studies.context import StudyContext
 from study_runner.studies.study import Study
 
-__all__ = ["prepare_study", "simulate_study", "write_study"]
+__all__ = [
+    "ReadyStudy",
+    "measures_machine",
+    "prepare_study",
+    "ready_study",
+    "run_study",
+    "simulate_study",
+    "write_study",
+]
 
 
 def prepare_study(
@@ -75,14 +86,51 @@ def _write_runs_csv(path: Path, study: Study, results: dict[str, RunResult], qui
                 writer.writerow(row)
 
 
+@dataclass
+class ReadyStudy:
+    """A study's runs made ready (``ready_study``): its platforms, its prepared runs, and the work directory that
+    holds the platform files and hostfiles they read (removed when ``scratch`` closes, after ``run_study``)."""
+
+    study: Study
+    platforms: dict[str, Platform]
+    runs: list[PreparedRun]
+    scratch: ExitStack
+
+
+def measures_machine(study: Study, quick: bool) -> bool:
+    """Whether preparing ``study`` may measure this machine (a run that models computation reads this machine's
+    calibration, measured first if there is none): such a study is not prepared beside other simulations, which
+    would make the measurement a busy one."""
+    return any(spec.compute != "off" for spec in study.selected_runs(quick))
+
+
+def ready_study(study: Study, quick: bool, bin_dir: Path, cache: Cache) -> ReadyStudy:
+    """The study's runs (its quick ones under ``quick``) prepared in a new work directory (``prepare_study``); a
+    missing analysis module stops the study before anything is prepared. The caller runs it (``run_study``) or
+    closes its ``scratch``."""
+    _analysis(study)
+    scratch = ExitStack()
+    try:
+        directory = scratch.enter_context(work_directory(study.name))  # the platform files and hostfiles runs read
+        platforms, runs = prepare_study(study, quick, bin_dir, directory, TraceStore.of_cache(cache.directory))
+    except BaseException:
+        scratch.close()
+        raise
+    return ReadyStudy(study, platforms, runs, scratch)
+
+
+def run_study(ready: ReadyStudy, quick: bool, cache: Cache, engine: Engine) -> StudyContext:
+    """Run a prepared study's simulations (``engine``: where, ``batch.engine``), then remove its work directory:
+    what its analysis reads."""
+    with ready.scratch:
+        results = execute_runs(ready.runs, cache, engine=engine)
+    return StudyContext(ready.study, quick, ready.platforms, results)
+
+
 def simulate_study(study: Study, quick: bool, bin_dir: Path, cache: Cache, engine: Engine) -> StudyContext:
     """Prepare and run the study's simulations (its quick ones under ``quick``): what its analysis reads.
     ``engine``: where the simulations run (``batch.engine``)."""
-    _analysis(study)  # a missing analysis module stops the study before anything is simulated
-    with work_directory(study.name) as scratch:  # the platform files and hostfiles the runs read
-        platforms, runs = prepare_study(study, quick, bin_dir, scratch, TraceStore.of_cache(cache.directory))
-        results = execute_runs(runs, cache, engine=engine)
-    return StudyContext(study, quick, platforms, results)
+    return run_study(ready_study(study, quick, bin_dir, cache), quick, cache, engine)
 
 
 def _write_counters(ctx: StudyContext, directory: Path) -> None:

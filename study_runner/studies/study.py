@@ -91,6 +91,7 @@ from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
+from study_runner.simulation.simgrid_options import options_problem
 from study_runner.studies.figure_fields import figures_problem
 from study_runner.studies.generate import generated_runs
 from study_runner.studies.grid_fields import grids_problem
@@ -253,6 +254,19 @@ def _analysis_module(analysis: str) -> ModuleType | None:
         return None
 
 
+def _check_simgrid_options(runs: list[RunSpec], where: str) -> None:
+    """Ask SimGrid about each distinct set of the runs' options (their typed fields' and any raw ``--cfg``) when
+    the study loads: a typo in the last study of a reproduction is found before the first one runs. Without a
+    build of topolab's apps, SimGrid's own check is left to the runs (``simulation.simgrid_options``)."""
+    asked: set[tuple[str, ...]] = set()
+    for run in runs:
+        if run.options not in asked:
+            asked.add(run.options)
+            problem = options_problem(run.options)
+            if problem is not None:
+                raise StudyError(f"{where}: run {run.id}: {problem}")
+
+
 def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
     """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
     path = Path(name_or_path)
@@ -279,6 +293,7 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
+    _check_simgrid_options(runs, where)
     twins = [run for run in runs if (run.trace_links or run.counters) and run.traced_id in {o.id for o in runs}]
     if twins:
         raise StudyError(f"{where}: run id {twins[0].traced_id} is the id of run {twins[0].id}'s traced twin")

@@ -10,6 +10,7 @@ about half the time; the time the app sees is the computation SMPI charged), nev
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from study_runner.simulation.node_memory import memory_path
 from study_runner.simulation.smpi import smpirun_command
 from study_runner.studies.study import load_study
 from study_runner.sweeps.sweep import load_sweep
+from study_runner.tools.this_machine import _intra_path
+from study_runner.tools.this_machine import intra_node
 from tests.conftest import smpicc_test_program
 from tests.test_study import GOOD_STUDY
 
@@ -132,6 +135,17 @@ def test_a_damaged_measurement_is_one_error(tmp_path: Path, figure: str) -> None
     path.write_text(damaged)
     with pytest.raises(StudyError, match=message):
         read(tmp_path)
+
+
+def test_a_damaged_intra_node_path_is_one_error_that_says_how_to_measure_it_again(tmp_path: Path) -> None:
+    """The intra-node path is cached as the compute speed and the memory are; ``calibrate-compute --force`` does not
+    measure it, so its error says what does."""
+    path = _intra_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"latency_s": 1}')
+    remedy = rf"remove {re.escape(str(path))} \(the next smpirun-on this-machine measures it again\)$"
+    with pytest.raises(StudyError, match=f"is not an intra-node calibration topolab wrote: {remedy}"):
+        intra_node(tmp_path)
 
 
 class TestOptions:

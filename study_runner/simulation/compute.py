@@ -172,18 +172,21 @@ def store_measurement(path: Path, result: object) -> None:
 
 
 def cached_measurement(
-    path: Path, read: Callable[[dict[str, Any]], T], measure: Callable[[], T] | None, what: str
+    path: Path,
+    read: Callable[[dict[str, Any]], T],
+    measure: Callable[[], T] | None,
+    what: str,
+    remedy: str = f"remove it, or run {AGAIN}",
 ) -> T | None:
     """The measurement cached at ``path`` (``read`` from its JSON), or ``measure()`` when there is none (None without
-    ``measure``); ``StudyError`` naming ``what`` it should be when the file is not one topolab wrote."""
+    ``measure``); ``StudyError`` naming ``what`` it should be, and the ``remedy``, when the file is not one topolab
+    wrote."""
     try:
         return read(json.loads(path.read_text()))
     except FileNotFoundError:
         return measure() if measure is not None else None
     except (ValueError, TypeError, KeyError):
-        raise StudyError(
-            f"{path} is not {what} topolab wrote: remove it, or run scripts/calibrate-compute --force"
-        ) from None
+        raise StudyError(f"{path} is not {what} topolab wrote: {remedy}") from None
 
 
 def calibration_path(cache_dir: Path | None = None) -> Path:

@@ -96,21 +96,29 @@ def check_quiet(what: str, again: str, *, refuse: bool) -> float:
     return busy
 
 
+def _flags(busy: float, doubts: Sequence[str]) -> tuple[str | None, str | None]:
+    """What flags a measurement, in the words both :func:`busy_note` and :func:`warn_if_flagged` put in parentheses:
+    the cores other work took when it was taken busy, and its doubts (None for each flag it does not have)."""
+    taken = f"{busy:.1f} cores taken by other work" if busy > BUSY_CORES else None
+    return taken, "; ".join(doubts) if doubts else None
+
+
 def busy_note(busy: float, again: str, doubts: Sequence[str] = ()) -> str:
     """What a description of a measurement adds when it was taken busy, or is doubtful: the figures and how to
     measure again."""
-    said = [f"MEASURED BUSY ({busy:.1f} cores taken by other work)"] if busy > BUSY_CORES else []
-    said += [f"DOUBTFUL ({'; '.join(doubts)})"] if doubts else []
+    taken, doubtful = _flags(busy, doubts)
+    said = [f"MEASURED BUSY ({taken})"] * (taken is not None) + [f"DOUBTFUL ({doubtful})"] * (doubtful is not None)
     return f"; {', '.join(said)}: {again}" if said else ""
 
 
 def warn_if_flagged(what: str, busy: float, again: str, doubts: Sequence[str] = ()) -> None:
     """Say once per process that the cached ``what`` a run uses was measured busy, or is doubtful, and how to measure
     it again."""
-    if (busy > BUSY_CORES or doubts) and what not in _warned:
+    taken, doubtful = _flags(busy, doubts)
+    if (taken or doubtful) and what not in _warned:
         _warned.add(what)
-        why = [f"measured while this machine was busy ({busy:.1f} cores taken by other work)"] * (busy > BUSY_CORES)
-        why += [f"doubtful ({'; '.join(doubts)})"] if doubts else []
+        why = [f"measured while this machine was busy ({taken})"] * (taken is not None)
+        why += [f"doubtful ({doubtful})"] * (doubtful is not None)
         print(
             f"topolab: warning: {what} was {' and is '.join(why)}: the figures that use it are off; "
             f"when it is idle: {again}",

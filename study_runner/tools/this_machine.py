@@ -18,16 +18,16 @@ import json
 import os
 import subprocess
 import time
-from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.files import atomic_write_text
 from study_runner.errors import StudyError
 from study_runner.paths import REPO
 from study_runner.simulation.cache import default_cache_dir
+from study_runner.simulation.compute import cached_measurement
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import machine_key
+from study_runner.simulation.compute import store_measurement
 from study_runner.simulation.machine_load import Bound
 from study_runner.simulation.machine_load import busy_note
 from study_runner.simulation.machine_load import check_quiet
@@ -98,7 +98,7 @@ def measure_intra_node(cache_dir: Path | None = None) -> IntraNode:
     result = measured_with_doubts(
         lambda: _pingpong(busy), IntraNode.find_doubts, "the intra-node path", _again(cache_dir)
     )
-    atomic_write_text(_intra_path(cache_dir), json.dumps(asdict(result), indent=1) + "\n")
+    store_measurement(_intra_path(cache_dir), result)
     return result
 
 
@@ -128,16 +128,16 @@ def _intra_path(cache_dir: Path | None) -> Path:
 
 def intra_node(cache_dir: Path | None = None) -> IntraNode:
     """This machine's cached intra-node path, measured first if there is none."""
-    path = _intra_path(cache_dir)
-    if not path.is_file():
-        return measure_intra_node(cache_dir)
-    try:
-        raw = json.loads(path.read_text())
-        found = IntraNode(**{**raw, "doubts": read_doubts(raw)})
-        warn_if_flagged("this machine's intra-node path", found.busy_cores, _again(cache_dir), found.doubts)
-        return found
-    except (ValueError, TypeError):
-        raise StudyError(f"{path} is not an intra-node calibration topolab wrote: remove it") from None
+    found = cached_measurement(
+        _intra_path(cache_dir),
+        lambda raw: IntraNode(**{**raw, "doubts": read_doubts(raw)}),
+        lambda: measure_intra_node(cache_dir),
+        "an intra-node calibration",
+        remedy=_again(cache_dir),
+    )
+    assert found is not None  # measured when not cached
+    warn_if_flagged("this machine's intra-node path", found.busy_cores, _again(cache_dir), found.doubts)
+    return found
 
 
 THIS_MACHINE = "this-machine"

@@ -210,7 +210,8 @@ def test_a_failing_job_fails_run_jobs_in_smpirun_ons_words(
     how: str, rest: list[str], status: int, cause: str | None, bin_dir: Path, tmp_path: Path
 ) -> None:
     """Issue 61, point 5: a job that fails fails ``scripts/run-jobs`` with one error line in the words of
-    smpirun-on, a study and a sweep (a deadlock while the job's trace was recorded was said to be a SIGABRT crash)."""
+    smpirun-on, a study and a sweep (a deadlock while the job's trace was recorded was said to be a SIGABRT crash:
+    SimGrid's TI tracing aborted, fixed by SimGrid patch 0027, which this test is the test of)."""
     path = tmp_path / "jobs.toml"
     path.write_text(JOBS.format(args=json.dumps(fail_args(how, rest))))
     command = [sys.executable, "-m", "study_runner.tools.run_jobs", str(path)]

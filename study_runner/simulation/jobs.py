@@ -173,17 +173,9 @@ def _record(
     recording = smpirun_simulation(
         job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options())
     )
-    label = f"job {job.name} (recording its trace)"
-    try:
-        run_smpirun_measured(recording.argv, directory, timeout, label)
-    except StudyError as traced_failure:
-        if "SIGABRT" not in str(traced_failure):
-            raise
-        # SimGrid's TI tracing aborts ("container with name rank-1 not found") where a rank exits early or the ranks
-        # deadlock, before SimGrid says how the application failed: run untraced, the job says it in smpirun-on's words
-        untraced = smpirun_simulation(job.app, job.args, platform_file, hostfile, len(hosts), options)
-        run_smpirun_measured(untraced.argv, directory, timeout, label)
-        raise
+    # A failing app fails its recording in smpirun-on's words (SimGrid patch 0027: the TI tracing aborted where a
+    # rank exited early or the ranks deadlocked, before SimGrid said how the application failed)
+    run_smpirun_measured(recording.argv, directory, timeout, f"job {job.name} (recording its trace)")
     index = directory / "ti-trace"
     files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
     if len(files) != len(hosts):

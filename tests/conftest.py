@@ -90,9 +90,40 @@ def _needs_simgrid(args: object) -> bool:
     return False
 
 
+SERIAL = {
+    "tests/test_machine_load.py": "busy loops on every core; asserts how busy this machine is (another test's load "
+    "counts as busy, and the loops slow every other test)",
+    "tests/test_compute.py": "measures this machine (DGEMM calibration, memory bandwidth, once per module: a worker "
+    "each would measure twice, each beside the other's load)",
+    "tests/test_opensm.py::test_an_engine_that_cannot_route_the_fabric_is_an_error_not_minhop": "asserts no ibsim or "
+    "OpenSM runs on this machine afterwards (pgrep): another test's OpenSM would be seen",
+    "tests/test_opensm.py::test_two_runs_at_once_do_not_clash_and_agree": "the same pgrep check",
+    "tests/test_opensm.py::test_a_time_limit_stops_both_and_leaves_nothing": "the same pgrep check, and a 0.8 s limit",
+    "tests/test_setup_lock.py::test_two_setups_started_together_build_once": "the first setup must take the lock "
+    "within a 0.3 s head start (wall time)",
+    "tests/test_size.py::test_huge_requests_are_refused_at_once": "wall time: refused within 1 s, 5 s with Python's "
+    "start",
+    "tests/test_size.py::test_python_callers_are_refused_before_anything_is_allocated": "wall time: within 1 s",
+}
+"""The tests that cannot run beside another one, and why: they measure this machine or its load, assert what runs on
+it, or assert wall times. ``scripts/test --quick`` runs the others on 2 workers (pytest-xdist), then these alone
+(marker ``serial``, given here to a module's tests or to a test's cases); the whole suite runs everything serially."""
+
+
+def _serial(nodeid: str) -> bool:
+    return any(nodeid == key or nodeid.startswith((f"{key}::", f"{key}[")) for key in SERIAL)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if QUICK:
         _skip_simgrid_programs()
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _serial(item.nodeid):
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.hookimpl(wrapper=True)

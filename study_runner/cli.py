@@ -26,6 +26,7 @@ from study_runner.batch.engine import Engine
 from study_runner.batch.engine import job_script
 from study_runner.batch.engine_cli import add_engine_arguments
 from study_runner.batch.engine_cli import engine_from_args
+from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import REPO
 from study_runner.simulation.cache import Cache
@@ -155,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(job_script(engine.batch), end="")
             return 0
         studies = [load_study(name) for name in (args.studies or study_names())]
+        for problem in filter(None, (study.simgrid_options_problem() for study in studies)):
+            raise StudyError(problem)  # a typo in the last study is found before the first one runs
         if args.full:
             studies = [study.full_benchmark() for study in studies]
         kept = "runs"

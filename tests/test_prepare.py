@@ -3,6 +3,8 @@ anything is simulated, and a prepared run is keyed by what decides its result, n
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from study_runner.errors import StudyError
 from study_runner.simulation import prepared
 from study_runner.studies.pipeline import prepare_study
 from study_runner.studies.study import load_study
+from tests.conftest import REPO
 from tests.test_study import GOOD_STUDY
 from tests.test_study import write_study
 
@@ -67,15 +70,23 @@ def test_the_key_is_made_from_the_command(tmp_path: Path, bin_dir: Path, monkeyp
 
 
 def test_an_option_simgrid_does_not_know_is_found_before_any_simulation(tmp_path: Path, bin_dir: Path) -> None:
-    """Each distinct option set is checked by SimGrid when the study loads (issue 62), so that a reproduction stops
-    before its first study runs, and again when a study is prepared (issue 42: only smpirun-on did; a study or sweep
-    with a typo aborted its first simulation with a C++ backtrace)."""
+    """Each distinct option set is checked by SimGrid when ``scripts/repro`` loads its studies (issue 62), so that a
+    reproduction stops before its first study runs, and again when a study is prepared (issue 42: only smpirun-on
+    did; a study or sweep with a typo aborted its first simulation with a C++ backtrace)."""
     bad = GOOD_STUDY.replace('"-w", "0"]', '"-w", "0"]\noptions = ["--cfg=network/modle:CM02"]', 1)
-    with pytest.raises(
-        StudyError, match=r"study\.toml: run pingpong: --cfg: SimGrid has no option 'network/modle' \(smpirun"
-    ):
-        load_study(write_study(tmp_path, bad))
+    path = write_study(tmp_path, bad)
+    unknown = "--cfg: SimGrid has no option 'network/modle' (smpirun --help-cfg lists them)"
+    assert load_study(path).simgrid_options_problem() == f"{path}: run pingpong: {unknown}"
+    done = subprocess.run(
+        [sys.executable, "-m", "study_runner", "sanity-alpha-beta", str(path), "--results", str(tmp_path / "r"),
+         "--cache", str(tmp_path / "c")],
+        capture_output=True, text=True, cwd=REPO, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        f"scripts/repro: error: {path}: run pingpong: {unknown}"
+    ]
+    assert not (tmp_path / "r").exists()  # sanity-alpha-beta, first, did not run
     study = load_study(write_study(tmp_path, GOOD_STUDY))
-    study = replace(study, runs=[replace(run, options=("--cfg=network/modle:CM02",)) for run in study.runs])
+    study = replace(study, runs=tuple(replace(run, options=("--cfg=network/modle:CM02",)) for run in study.runs))
     with pytest.raises(StudyError, match=r"mini/pingpong: --cfg: SimGrid has no option 'network/modle'"):
         prepare_study(study, False, bin_dir, tmp_path)

@@ -197,6 +197,20 @@ class Study:
         """The runs of the full study, or of its quick version."""
         return tuple(run for run in self.runs if (run.quick or not quick) and not run.full_only)
 
+    def simgrid_options_problem(self) -> str | None:
+        """What SimGrid says of the first of the runs' distinct option sets (their typed fields' and any raw
+        ``--cfg``) that it refuses, naming the study file and the run; None when it takes them all (or when topolab's
+        apps are not built: the runs' own check then says it). ``scripts/repro`` asks it of every study it loads,
+        before the first one runs."""
+        asked: set[tuple[str, ...]] = set()
+        for run in self.runs:
+            if run.options not in asked:
+                asked.add(run.options)
+                problem = options_problem(run.options)
+                if problem is not None:
+                    return f"{self.path or self.name}: run {run.id}: {problem}"
+        return None
+
     def full_benchmark(self) -> Study:
         """The study with every run that declares ``full_args`` running them, and its ``full_only`` runs (--full)."""
         runs = tuple(
@@ -254,19 +268,6 @@ def _analysis_module(analysis: str) -> ModuleType | None:
         return None
 
 
-def _check_simgrid_options(runs: list[RunSpec], where: str) -> None:
-    """Ask SimGrid about each distinct set of the runs' options (their typed fields' and any raw ``--cfg``) when
-    the study loads: a typo in the last study of a reproduction is found before the first one runs. Without a
-    build of topolab's apps, SimGrid's own check is left to the runs (``simulation.simgrid_options``)."""
-    asked: set[tuple[str, ...]] = set()
-    for run in runs:
-        if run.options not in asked:
-            asked.add(run.options)
-            problem = options_problem(run.options)
-            if problem is not None:
-                raise StudyError(f"{where}: run {run.id}: {problem}")
-
-
 def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study:
     """Load and validate a study by name (``sanity-alpha-beta``) or by the path of its TOML file."""
     path = Path(name_or_path)
@@ -293,7 +294,6 @@ def load_study(name_or_path: str | Path, directory: Path = STUDIES_DIR) -> Study
         runs.append(replace(run, grid=point.block, variables=point.variables))
     if not runs:
         raise StudyError(f"{where}: the study has no run: declare [[runs]] or [[generate]] tables")
-    _check_simgrid_options(runs, where)
     twins = [run for run in runs if (run.trace_links or run.counters) and run.traced_id in {o.id for o in runs}]
     if twins:
         raise StudyError(f"{where}: run id {twins[0].traced_id} is the id of run {twins[0].id}'s traced twin")

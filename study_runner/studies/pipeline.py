@@ -1,5 +1,5 @@
 """One study from its file to ``results/<study>/``: prepare its runs (``ready_study``, which ``scripts/repro`` runs
-beside the previous study's simulations) and execute them (``run_study``; ``simulate_study`` does both), then make its
+beside the previous study's simulations) and execute them (``run_study``), then make its
 checks, notes and figures and put the complete directory in place in one rename (``write_study``, which
 ``scripts/repro`` runs beside the next study's simulations)."""
 
@@ -39,7 +39,6 @@ __all__ = [
     "prepare_study",
     "ready_study",
     "run_study",
-    "simulate_study",
     "write_study",
 ]
 
@@ -127,12 +126,6 @@ def run_study(ready: ReadyStudy, quick: bool, cache: Cache, engine: Engine) -> S
     return StudyContext(ready.study, quick, ready.platforms, results)
 
 
-def simulate_study(study: Study, quick: bool, bin_dir: Path, cache: Cache, engine: Engine) -> StudyContext:
-    """Prepare and run the study's simulations (its quick ones under ``quick``): what its analysis reads.
-    ``engine``: where the simulations run (``batch.engine``)."""
-    return run_study(ready_study(study, quick, bin_dir, cache), quick, cache, engine)
-
-
 def _write_counters(ctx: StudyContext, directory: Path) -> None:
     """The network counters of every run the study file declares ``counters = true`` (and that ran), in
     ``directory/<run id>/`` (``simulation.counters``)."""
@@ -145,7 +138,7 @@ def _write_counters(ctx: StudyContext, directory: Path) -> None:
 
 
 def write_study(ctx: StudyContext, results_dir: Path) -> tuple[StudyOutcome, list[str]]:
-    """Make the study's checks, notes and figures from its simulations (``simulate_study``) and put
+    """Make the study's checks, notes and figures from its simulations (``run_study``) and put
     ``results_dir/<study>/`` in place in one rename; return its outcome (whether every check passed or missed as
     documented, and how many missed) and one line per check (what ``scripts/repro`` prints). It prints nothing
     itself, so that it can run beside the next study's simulations."""

@@ -1,14 +1,16 @@
-"""SimGrid patches 0020, 0022, 0024, 0025 and 0026: the max-min solver re-solves, when flows start or end, only the
+"""SimGrid patches 0020, 0022, 0024, 0025, 0026 and 0028: the max-min solver re-solves, when flows start or end, only the
 flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the changed links
 where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation
 ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random
 networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its comment says what
 it exercises. Patch 0025 finds each level's constraints to saturate in a heap (``maxmin/level-heap``, on by
-default), where 0026 pushes a constraint's new level once per level."""
+default), where 0026 pushes a constraint's new level once per level; 0028 lets a local solve follow a change through
+more rounds before it solves the whole component."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -86,6 +88,25 @@ def test_a_heap_of_levels_gives_the_dates_of_the_scan(bin_dir: Path, seed: int, 
     a bound), FATPIPE links and whole or incremental solves."""
     heap = end_dates(bin_dir, seed, incremental, flows=400)
     assert heap == end_dates(bin_dir, seed, incremental, "--cfg=maxmin/level-heap:no", flows=400)
+
+
+def test_a_local_solve_follows_a_change_past_four_rounds_and_ends_fair(bin_dir: Path) -> None:
+    """Patch 0028: a local solve (0022) may take 16 rounds, each adding up to 8 variables for each one it has solved,
+    before it solves the whole component instead; it gave up after 4 rounds, or at once when a round added more
+    variables than it had solved, which on the 1024-rank UGAL-G all-to-all made 75 thousand whole solves of thousands
+    of links. On a denser network (30 hosts, 60 core links, 400 flows) with every incremental solve compared with a
+    whole one (``maxmin/incremental-check``), local solves of more than 4 rounds happen and are fair (each logs its
+    rounds at ``ker_lmm`` verbose; SimGrid without 0028 logs none)."""
+    done = subprocess.run(
+        [str(bin_dir / "maxmin_incremental_check"), "1", "400", "30", "60"]
+        + ["--cfg=maxmin/incremental-check:yes", "--log=root.thres:critical", "--log=ker_lmm.thres:verbose"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rounds = [int(n) for n in re.findall(r"local solve: fair after (\d+) rounds", done.stderr)]
+    assert any(n > 4 for n in rounds), sorted(set(rounds))
 
 
 def test_the_dates_depend_on_the_network(bin_dir: Path) -> None:

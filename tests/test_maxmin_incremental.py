@@ -1,11 +1,11 @@
-"""SimGrid patches 0020, 0022, 0024, 0025, 0026 and 0028: the max-min solver re-solves, when flows start or end, only the
-flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the changed links
-where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow and computation
-ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds seeded random
-networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its comment says what
-it exercises. Patch 0025 finds each level's constraints to saturate in a heap (``maxmin/level-heap``, on by
-default), where 0026 pushes a constraint's new level once per level; 0028 lets a local solve follow a change through
-more rounds before it solves the whole component."""
+"""SimGrid patches 0020, 0022, 0024, 0025, 0026 and 0028: the max-min solver re-solves, when flows start or end,
+only the flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the
+changed links where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow
+and computation ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds
+seeded random networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its
+comment says what it exercises. Patch 0025 finds each level's constraints to saturate in a heap
+(``maxmin/level-heap``, on by default), where 0026 pushes a constraint's new level once per level; 0028 lets a local
+solve follow a change through more rounds before it solves the whole component."""
 
 from __future__ import annotations
 
@@ -97,9 +97,10 @@ def test_a_local_solve_follows_a_change_past_four_rounds_and_ends_fair(bin_dir: 
     of links. On a denser network (30 hosts, 60 core links, 400 flows) with every incremental solve compared with a
     whole one (``maxmin/incremental-check``), local solves of more than 4 rounds happen and are fair (each logs its
     rounds at ``ker_lmm`` verbose; SimGrid without 0028 logs none)."""
+    network = ["1", "400", "30", "60"]  # seed, flows, hosts, core links
+    logs = ["--log=root.thres:critical", "--log=ker_lmm.thres:verbose"]
     done = subprocess.run(
-        [str(bin_dir / "maxmin_incremental_check"), "1", "400", "30", "60"]
-        + ["--cfg=maxmin/incremental-check:yes", "--log=root.thres:critical", "--log=ker_lmm.thres:verbose"],
+        [str(bin_dir / "maxmin_incremental_check"), *network, "--cfg=maxmin/incremental-check:yes", *logs],
         capture_output=True,
         text=True,
         timeout=300,

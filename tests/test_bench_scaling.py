@@ -1,5 +1,5 @@
 """scripts/bench-scaling: its dragonflies of matching size, the growth exponent it fits, its arguments, and two real
-runs of the smallest sizes."""
+runs of the smallest sizes; bench-sim's dragonfly cases compare routings on one machine."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from study_runner.tools import bench_scaling
+from study_runner.tools.bench_sim import CASES
 from study_runner.tools.bench_sim import dragonfly_alltoall
 
 
@@ -29,6 +30,22 @@ def test_1024_ranks_is_the_dragonfly_of_interconnect_checks_and_bench_sim() -> N
     assert (case.params["groups"], case.params["global_ports"], case.params["port_order"]) == (33, 4, "consecutive")
     assert "spread" not in case.params
     assert dragonfly_alltoall("ugal-g", 1024, "packet").params["spread"] == "packet"
+
+
+@pytest.mark.parametrize("pattern", ["adversarial", "random"])
+def test_the_shift_cases_compare_routings_on_the_machine_of_the_all_to_all(pattern: str) -> None:
+    """bench-sim's one-shift cases (interconnect-checks' runs): minimal and UGAL-G per packet, the same shift and
+    options, on the 1056-server dragonfly of the 1024-rank all-to-all."""
+    cases = {case.name: case for case in CASES}
+    minimal = cases[f"dragonfly-1056-shift-{pattern}-minimal"]
+    packet = cases[f"dragonfly-1056-shift-{pattern}-ugal-g-packet"]
+    assert (minimal.args, minimal.options, minimal.ranks) == (packet.args, packet.options, 1056)
+    routing = {"routing", "spread"}
+    machine = {k: v for k, v in dragonfly_alltoall("minimal", 1024).params.items() if k not in routing}
+    for case in (minimal, packet):
+        assert {k: v for k, v in case.params.items() if k not in routing} == machine
+    assert minimal.params.get("routing", "minimal") == "minimal" and "spread" not in minimal.params
+    assert (packet.params["routing"], packet.params["spread"]) == ("ugal-g", "packet")
 
 
 @given(st.floats(0.5, 4.0), st.floats(1e-3, 1e3), st.lists(st.sampled_from([64, 256, 512, 1024, 4096]), min_size=2))

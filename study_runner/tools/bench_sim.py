@@ -9,8 +9,9 @@ one timed round, the study's SMPI options) on Mira's partitions of 512 to 49152 
 24 x 8 x 8 x 4 x 2; one nbl-combine run on the 16 x 32 DELTA mesh (the study's slowest of that mesh); the MLFM
 all-to-all on d = 18 (6156 servers, compiled zone): one phase (256 MiB blocks, ``alltoall --phases 2``) and all
 6156 (1 MiB blocks); the pairwise all-to-all of 1024 ranks (1 MiB blocks) on a dragonfly of 1056 servers, with
-minimal routing and with UGAL-G (a route chosen from the network's loads for each of its million messages); the
-pairing on all of Fugaku (158976 ranks; skipped where Linux allows too few memory maps).
+minimal routing and with UGAL-G (a route chosen from the network's loads for each of its million messages); one
+shift of 4 MiB on that dragonfly, adversarial and random, minimal and UGAL-G per packet, as interconnect-checks runs
+it; the pairing on all of Fugaku (158976 ranks; skipped where Linux allows too few memory maps).
 Each runs on topolab's platform (the compiled torus, tofu and MLFM zones, the mesh's XML) and, as a reference, on
 the SimGrid cluster that carries the same run:
 ``<cluster topology="TORUS">`` for the pairing (the same routes: dimension order, SimGrid's own tie rule, no
@@ -35,6 +36,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +64,14 @@ from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.workdirs import unwinding_signals
 from study_runner.simulation.workdirs import work_directory
+from study_runner.studies.study import Study
 from study_runner.studies.study import load_study
+from study_runner.tools.bench_sim_report import markdown
 from study_runner.tools.cases import case_parser
 from study_runner.tools.cases import cases_to_run
 
 BIN = BIN_DIR
 OUT_DIR = REPO / "results" / "benchmarks"
-BEFORE = REPO / "docs" / "benchmarks" / "simulation-scale-before.json"
 TIMEOUT_S = 3600
 
 
@@ -132,9 +135,14 @@ def flat_cluster(link_bw: str) -> Callable[[int], str]:
     return lambda hosts: _cluster_xml(hosts, id="flat", bw=link_bw)
 
 
+@cache
+def _study(name: str) -> Study:
+    return load_study(name)
+
+
 def _study_run(study: str, grid: str, run_id: str | None = None) -> RunSpec:
     """A run of a study's grid (its first, or ``run_id``): the benchmarks run what the studies run."""
-    runs = [run for run in load_study(study).runs if run.grid == grid and run_id in (None, run.id)]
+    runs = [run for run in _study(study).runs if run.grid == grid and run_id in (None, run.id)]
     if not runs:
         raise StudyError(f"{study}: no run {run_id or ''} in grid {grid!r} to benchmark")
     return runs[0]
@@ -261,6 +269,30 @@ def dragonfly_alltoall(routing: str, ranks: int = 1024, spread: str = "message")
     )
 
 
+def _dragonfly_shift(pattern: str, routing: str) -> Case:
+    """One shift of 4 MiB on the 1056-server dragonfly (33 x 8 x 4, Kim et al.'s consecutive ports) exactly as
+    interconnect-checks runs it (its platform, arguments and options): ``pattern`` "adversarial" (every server sends
+    to the group next to its own) or "random" (a random permutation), routed ``routing`` (the study's name: minimal,
+    ugal-g, ugal-g-packet, ...)."""
+    study_run = _study_run("interconnect-checks", "kim", f"kim.{pattern}.{routing}")
+    platform = _study("interconnect-checks").platforms[study_run.platform]
+    routed = routing.replace("-packet", " per packet")
+    return Case(
+        name=f"dragonfly-1056-shift-{pattern}-{routing}",
+        what=f"one shift of 4 MiB, {pattern}, 1056 ranks, dragonfly 33 x 8 x 4, {routed}",
+        family=platform.family,
+        params=platform.params,
+        app=study_run.app,
+        args=study_run.args,
+        options=study_run.options,
+        ranks=study_run.ranks,
+        placement=None,
+        reference=None,
+        reference_kind="",
+        time_field="time_s_max",
+    )
+
+
 def _fugaku() -> Case:
     """All of Fugaku (platforms/fugaku: Tofu-D, 24 x 23 x 24 units of 2 x 3 x 2 nodes, 158976 ranks), every node
     exchanging 128 MiB with a node far away: the bisection pairing app as the bgq-pairing study runs it, over a
@@ -300,6 +332,11 @@ CASES = (
     _mlfm_alltoall("256M", phases=2),
     _mlfm_alltoall("1M", phases=None),
     *(dragonfly_alltoall(routing) for routing in ("minimal", "ugal-g")),
+    *(
+        _dragonfly_shift(pattern, routing)
+        for pattern in ("adversarial", "random")
+        for routing in ("minimal", "ugal-g-packet")
+    ),
     _fugaku(),
 )
 
@@ -343,78 +380,6 @@ def measure(case: Case, work: Path, reference: bool) -> dict[str, Any]:
         write_hostfile([f"host-{order[h]}" for h in hostfile.read_text().split()], cluster_hosts)
         row["reference"] = _run(case, cluster, cluster_hosts, work) | {"kind": case.reference_kind}
     return row
-
-
-def _before() -> tuple[str, dict[str, dict[str, Any]]]:
-    """Where the "before" measurements come from, and each case's."""
-    if not BEFORE.is_file():
-        return "not measured", {}
-    data = json.loads(BEFORE.read_text())
-    return data["source"], {row["case"]: row for row in data["cases"]}
-
-
-def _seconds(value: float | None) -> str:
-    return "" if value is None else f"{value:.1f}"
-
-
-def _speed_up(ratio: float) -> str:
-    return f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x"
-
-
-def _mib(value: float | None) -> str:
-    return "" if value is None else f"{value:.0f}"
-
-
-def _cells(r: dict[str, Any], old: dict[str, Any]) -> list[str]:
-    """One case's row: the earlier topolab's figure, this run's before and after, the reference, simulated times."""
-    after, ref, now_before = r["topolab"], r.get("reference", {}), r.get("before", {})
-    old_wall = old.get("wall_s")
-    return [
-        f"`{r['case']}`",
-        str(r["ranks"]),
-        _seconds(old_wall) or old.get("note", ""),
-        _mib(old.get("peak_memory_mib", old.get("peak_private_mib"))),  # before files of earlier runs: private only
-        _seconds(now_before.get("wall_s")),
-        _seconds(after["wall_s"]),
-        _mib(after["peak_memory_mib"]),
-        _speed_up(old_wall / after["wall_s"]) if old_wall else "",
-        _speed_up(now_before["wall_s"] / after["wall_s"]) if now_before else "",
-        _seconds(ref.get("wall_s")),
-        f"{after['wall_s'] / ref['wall_s']:.2f}" if ref else "",
-        f"{now_before['simulated_s']:.9g}" if now_before else "",
-        f"{after['simulated_s']:.9g}",
-        f"{ref['simulated_s']:.9g}" if ref else "",
-    ]
-
-
-def markdown(rows: list[dict[str, Any]], version: str) -> str:
-    """The results as Markdown: one table, then what each case is."""
-    source, before = _before()
-    lines = [
-        f"# Simulation speed at scale ({version}, this machine)",
-        "",
-        f"Before (issue 15): {source}. Before (issue 31): the case as it ran before issue 31's changes, measured in "
-        "this run (what it was, per case, below). After: this run. Reference: SimGrid's own cluster running the same "
-        "app, options and hostfile (what it is, per case, below). Wall times in seconds, memory in MiB (peak of what "
-        "smpirun's processes held, shared buffers once; before: RssAnon where measured before that). Simulated: the "
-        "case's time, in seconds.",
-        "",
-        "| case | ranks | before 15 (s) | before 15 (MiB) | before 31 (s) | after (s) | after (MiB) | speed-up 15 "
-        "| speed-up 31 | reference (s) | after / reference | simulated before 31 | simulated after "
-        "| simulated reference |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    lines += ["| " + " | ".join(_cells(r, before.get(r["case"], {}))) + " |" for r in rows]
-    lines += ["", "Cases:", ""]
-    for r in rows:
-        reference = f"; reference: {r['reference']['kind']}" if "reference" in r else ""
-        earlier = f"; before 31: {r['before']['why']}" if "before" in r else ""
-        lines.append(f"- `{r['case']}`: {r['what']}{reference}{earlier}")
-    unmeasured = [(r["case"], before[r["case"]]) for r in rows if "why" in before.get(r["case"], {})]
-    if unmeasured:
-        lines += ["", "Before (issue 15), where there is no figure:", ""]
-        lines += [f"- `{name}` ({old['note']}): {old['why']}" for name, old in unmeasured]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@ contiguity, repeats itself for a seed, and refuses an impossible request with on
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from pathlib import Path
@@ -239,12 +240,19 @@ class TestFamilyAllocations:
             place_ranks(self.TREE, None, "pods:4")
 
 
+BLUE_GENE_Q_DIMS = {"MIRA": "16x16x12x8x2", "JUQUEEN": "28x8x8x8x2"}
+
+
+@functools.cache
+def blue_gene_q(machine: str) -> Platform:
+    """Mira's or JUQUEEN's whole torus (49,152 and 28,672 nodes: seconds to build), built when a test first needs
+    it, not when the module is collected (every ``pytest`` run and every worker of ``scripts/test --quick`` does)."""
+    return build_platform("torus", {"dims": BLUE_GENE_Q_DIMS[machine], "zone": "compiled"})
+
+
 class TestBlueGeneQPartitions:
     """``partition:MIDPLANES[,KIND][@m1,m2,m3,m4]``: the partitions Mira and JUQUEEN allocated (the partition paper,
     Table 6 and Sect. 3), as blocks of whole midplanes of the machine's torus."""
-
-    MIRA = build_platform("torus", {"dims": "16x16x12x8x2", "zone": "compiled"})
-    JUQUEEN = build_platform("torus", {"dims": "28x8x8x8x2", "zone": "compiled"})
 
     @staticmethod
     def extents(platform: Platform, hosts: list[str]) -> tuple[int, ...]:
@@ -261,9 +269,9 @@ class TestBlueGeneQPartitions:
     def test_mira_current_partitions_are_table_6(self, midplanes: int) -> None:
         from generators import bgq
 
-        hosts = place_ranks(self.MIRA, None, f"partition:{midplanes}")
+        hosts = place_ranks(blue_gene_q("MIRA"), None, f"partition:{midplanes}")
         assert len(hosts) == 512 * midplanes
-        geometry = tuple(e // 4 for e in self.extents(self.MIRA, hosts)[:4])
+        geometry = tuple(e // 4 for e in self.extents(blue_gene_q("MIRA"), hosts)[:4])
         assert sorted(geometry) == sorted(bgq.MIRA_CURRENT[midplanes])
         assert bgq.partition_bisection(geometry) == bgq.partition_bisection(bgq.MIRA_CURRENT[midplanes])
 
@@ -271,10 +279,11 @@ class TestBlueGeneQPartitions:
     def test_the_proposed_ones_raise_the_bisection(self, midplanes: int) -> None:
         from generators import bgq
 
-        current = place_ranks(self.MIRA, None, f"partition:{midplanes},current")
-        proposed = place_ranks(self.MIRA, None, f"partition:{midplanes},proposed")
+        current = place_ranks(blue_gene_q("MIRA"), None, f"partition:{midplanes},current")
+        proposed = place_ranks(blue_gene_q("MIRA"), None, f"partition:{midplanes},proposed")
         bisection = [
-            bgq.partition_bisection([e // 4 for e in self.extents(self.MIRA, h)[:4]]) for h in (current, proposed)
+            bgq.partition_bisection([e // 4 for e in self.extents(blue_gene_q("MIRA"), h)[:4]])
+            for h in (current, proposed)
         ]
         assert bisection[1] > bisection[0]
 
@@ -282,11 +291,11 @@ class TestBlueGeneQPartitions:
         from generators import bgq
 
         for kind, choose in (("best", bgq.best_partition), ("worst", bgq.worst_partition)):
-            hosts = place_ranks(self.JUQUEEN, None, f"partition:16,{kind}")
-            geometry = [e // 4 for e in self.extents(self.JUQUEEN, hosts)[:4]]
+            hosts = place_ranks(blue_gene_q("JUQUEEN"), None, f"partition:16,{kind}")
+            geometry = [e // 4 for e in self.extents(blue_gene_q("JUQUEEN"), hosts)[:4]]
             assert bgq.partition_bisection(geometry) == choose("juqueen", 16)[1]
-        first = place_ranks(self.JUQUEEN, None, "partition:1@0,0,0,0")
-        other = place_ranks(self.JUQUEEN, None, "partition:1@6,1,1,1")
+        first = place_ranks(blue_gene_q("JUQUEEN"), None, "partition:1@0,0,0,0")
+        other = place_ranks(blue_gene_q("JUQUEEN"), None, "partition:1@6,1,1,1")
         assert not set(first) & set(other) and len(other) == 512
 
     @pytest.mark.parametrize(
@@ -303,7 +312,7 @@ class TestBlueGeneQPartitions:
     )
     def test_an_impossible_partition_is_one_error(self, platform: str, placement: str, message: str) -> None:
         with pytest.raises(TopologyError, match=re.escape(message)):
-            place_ranks(getattr(self, platform), None, placement)
+            place_ranks(blue_gene_q(platform), None, placement)
 
     def test_only_a_machine_of_whole_midplanes_has_them(self) -> None:
         with pytest.raises(TopologyError, match="needs a Blue Gene/Q torus of whole midplanes"):

@@ -1,12 +1,13 @@
-"""SimGrid patches 0020, 0022, 0024, 0025, 0026, 0028 and 0029: the max-min solver re-solves, when flows start or end,
-only the flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on the
-changed links where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every flow
-and computation ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp`` builds
-seeded random networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows); its
-comment says what it exercises. Patch 0025 finds each level's constraints to saturate in a heap
+"""SimGrid patches 0020, 0022, 0024, 0025, 0026, 0028, 0029 and 0030: the max-min solver re-solves, when flows start
+or end, only the flows whose rate the change can alter (``maxmin/incremental``, on by default), first only those on
+the changed links where the rest stays max-min fair (``maxmin/incremental-local``, 0022, on by default), and every
+flow and computation ends when a whole solve would have ended it. ``simgrid_cpp/maxmin_incremental_check.cpp``
+builds seeded random networks (spread routes, FATPIPE links, latencies, rate caps, computations beside the flows);
+its comment says what it exercises. Patch 0025 finds each level's constraints to saturate in a heap
 (``maxmin/level-heap``, on by default), where 0026 pushes a constraint's new level once per level; 0028 lets a local
 solve follow a change through more rounds before it solves the whole component; 0029 uses the heap only where few
-levels changed since the last level, and reads the table where many did."""
+levels changed since the last level, and reads the table where many did; 0030 walks a few links side by side when
+it looks for the flows to re-solve."""
 
 from __future__ import annotations
 
@@ -141,6 +142,33 @@ def test_levels_found_in_the_heap_or_by_a_scan_give_the_dates_of_the_scan(
     assert any(heap > 0 and scanned > 0 for heap, scanned in counts), counts[:20]
     mixed = end_dates(bin_dir, seed, incremental, flows=400)
     assert mixed == end_dates(bin_dir, seed, incremental, "--cfg=maxmin/level-heap:no", flows=400)
+
+
+@pytest.mark.parametrize("local", LOCAL)
+@pytest.mark.parametrize("seed", [1, 2, 6, 7])
+def test_links_walked_side_by_side_give_the_dates_of_one_at_a_time(bin_dir: Path, seed: int, local: str) -> None:
+    """Patch 0030: the walk that finds the flows to re-solve (0020, 0024) reads ``maxmin/walk-width`` links side by
+    side, an element of each in turn (4 by default; 1 is one link at a time, as before), so that their waits on memory
+    overlap, then takes the flows they hold link by link in the list's order. The links it reaches are appended to the
+    list being walked, also by the last batch of it: every date is the same, bit for bit, at every width (a walk that
+    stopped at the end of the list as it was when the batch was taken changed the dates of every seed here)."""
+    on = "--cfg=maxmin/incremental:yes"
+    one_at_a_time = end_dates(bin_dir, seed, on, local, "--cfg=maxmin/walk-width:1", flows=400)
+    assert end_dates(bin_dir, seed, on, local, flows=400) == one_at_a_time
+    for width in (3, 16):
+        assert end_dates(bin_dir, seed, on, local, f"--cfg=maxmin/walk-width:{width}", flows=400) == one_at_a_time
+
+
+@pytest.mark.parametrize("width", ["0", "17"])
+def test_a_walk_width_out_of_range_is_refused(bin_dir: Path, width: str) -> None:
+    done = subprocess.run(
+        [str(bin_dir / "maxmin_incremental_check"), "1", "10", f"--cfg=maxmin/walk-width:{width}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert f"maxmin/walk-width must be between 1 and 16, got {width}" in done.stderr
 
 
 def test_the_dates_depend_on_the_network(bin_dir: Path) -> None:

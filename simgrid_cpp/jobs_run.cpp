@@ -9,7 +9,8 @@
  *
  * TMPDIR (online) is where SMPI copies each rank's binary (smpi/tmpdir), set
  * here because a --cfg value cannot hold a blank or a comma (SimGrid splits
- * --cfg values there).
+ * --cfg values there); without it, the environment's TMPDIR as smpirun takes
+ * it (its -tmpdir's default), else SimGrid's /tmp.
  *
  * JOBS has one line per rank, the ranks of a job in rank order:
  *   JOB START_S HOST TRACE                  (replayed)
@@ -201,8 +202,9 @@ int main(int argc, char* argv[])
   bool online = (argc == 4 || argc == 5) && std::strcmp(argv[3], "--online") == 0;
   if (argc != 3 && not online)
     fail("usage: jobs_run PLATFORM JOBS [--online [TMPDIR]] [--cfg=NAME:VALUE]...");
-  if (argc == 5)
-    simgrid::s4u::Engine::set_config("smpi/tmpdir", std::string(argv[4]));
+  const char* tmpdir = argc == 5 ? argv[4] : std::getenv("TMPDIR");
+  if (online && tmpdir != nullptr && *tmpdir != '\0')
+    simgrid::s4u::Engine::set_config("smpi/tmpdir", std::string(tmpdir));
   std::vector<Job> jobs = read_jobs(argv[2], online);
   engine.load_platform(argv[1]);
   SMPI_init();

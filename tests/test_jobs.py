@@ -356,7 +356,7 @@ class TestJobsInRuns:
             )
             sweep = load_sweep(path)
             _, runs = prepare_runs("shared", sweep.platforms, sweep.points[1:], False, BIN, tmp_path)
-            assert ("--online" in runs[0].command) is online
+            assert ("--online" in runs[0].simulation.steps["together"].argv) is online
             results = execute_runs(runs, Cache(tmp_path / "cache"), engine=Engine(workers=1))
             records[online] = results["point-1"].records
         assert records[True] == records[False] and records[True][0]["slowdown"] > 1.05

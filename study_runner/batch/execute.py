@@ -32,11 +32,11 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import Cache
 from study_runner.simulation.compute import compute_timing
 from study_runner.simulation.jobs import SharedMachine
-from study_runner.simulation.jobs import time_jobs
 from study_runner.simulation.link_series import LinkSeries
 from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
 from study_runner.simulation.prepared import Simulation
+from study_runner.simulation.prepared import Steps
 from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
@@ -58,7 +58,7 @@ class PreparedRun:
 
     spec: RunSpec
     label: str
-    simulation: Simulation
+    simulation: Simulation | Steps
     hosts: list[str]
     binary: Path
     platform_file: Path
@@ -66,8 +66,9 @@ class PreparedRun:
     compute_scale: float | None = None
     """For ``compute = "benchmark"``: simulated seconds of computation per rank per benchmarked second (this
     machine's speed / (the platform's core speed x ranks)); None when computation is off."""
-    recording: PreparedRun | None = None
-    """For a replay: the run that records the trace it replays (its ``key`` is the trace's)."""
+    recordings: tuple[PreparedRun, ...] = ()
+    """For a replay: the run that records the trace it replays; for a run with neighbours, each job's (each one's
+    ``key`` is its trace's)."""
     traces: TraceStore | None = None
     """For a recording: the store its trace goes to, under its ``key``."""
     links_traced: bool = False
@@ -75,12 +76,13 @@ class PreparedRun:
     (``link_bytes``) and what the app printed (``records``), and for a run declared ``counters = true`` their time
     series (``link_series``: ``LinkSeries.record``)."""
     jobs: SharedMachine | None = None
-    """For a run with neighbours: its jobs (the run's own first), their hosts and options; its record is each job's
-    time alone and shared (``simulation.jobs``)."""
+    """For a run with neighbours: its jobs (the run's own first), their hosts and its steps (its ``simulation``); its
+    record is each job's time alone and shared (``simulation.jobs``)."""
 
     @property
     def command(self) -> tuple[str, ...]:
-        """What runs the simulation, word for word."""
+        """What runs the simulation, word for word (a run of one simulation: not one with neighbours)."""
+        assert isinstance(self.simulation, Simulation)
         return self.simulation.argv
 
     @property
@@ -129,9 +131,10 @@ estimate of the time left."""
 def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, Any]], SmpirunOutcome] | StudyError:
     """Run one simulation; a failure is returned, not raised, so that Dask does not log a traceback. ``after`` is
     what the simulation waited for (Dask passes the result of the recording a replay needs): its failure is this
-    one's."""
-    if isinstance(after, StudyError):
-        return after
+    one's: a recording, or for a run with neighbours the list of its jobs' recordings."""
+    failed = [done for done in (after if isinstance(after, list) else [after]) if isinstance(done, StudyError)]
+    if failed:
+        return failed[0]
     _STARTED[run.label] = time.monotonic()
     if run.jobs is not None:
         return _simulate_jobs(run)
@@ -141,7 +144,9 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
             if run.traces is not None:
                 run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.simulation.provenance())
             traced = _traced_links(run, scratch)
-        if run.spec.replay:
+        if run.traces is not None:  # a recording: its output is its trace
+            records = []
+        elif run.spec.replay:
             records = replayed_records(outcome.stderr, run.label)
         elif run.spec.output == "json":
             records = parse_records(outcome.stdout, run.label)
@@ -157,13 +162,10 @@ def _simulate_jobs(run: PreparedRun) -> tuple[list[dict[str, Any]], SmpirunOutco
     """A run among neighbours: one record, its own job's (``JobTime.record``: ``ranks``, ``hosts``, ``alone_s``,
     ``shared_s``, ``slowdown``) with each neighbour's as ``<name>_<field>`` (``background_slowdown``)."""
     assert run.jobs is not None
-    machine = run.jobs
     start = time.monotonic()
     try:
         with work_directory("jobs") as scratch:
-            hosts = {name: list(job_hosts) for name, job_hosts in machine.hosts.items()}
-            times = time_jobs(run.platform_file, machine.jobs, hosts, scratch, machine.options, run.spec.timeout,
-                              run.spec.online)  # fmt: skip
+            times = run.jobs.time(scratch, run.spec.timeout)
     except StudyError as err:
         return StudyError(f"{run.label}: {err}")
     record = times[0].record()  # the run's own job, then each neighbour's figures under its name
@@ -360,9 +362,9 @@ def _recordings(groups: list[list[PreparedRun]]) -> dict[str, PreparedRun]:
     """The trace recordings that the replays among ``groups`` need and the trace store lacks, by trace key."""
     needed: dict[str, PreparedRun] = {}
     for group in groups:
-        recording = group[0].recording
-        if recording is not None and recording.traces is not None and not recording.traces.has(recording.key):
-            needed.setdefault(recording.key, recording)
+        for recording in group[0].recordings:
+            if recording.traces is not None and not recording.traces.has(recording.key):
+                needed.setdefault(recording.key, recording)
     return needed
 
 
@@ -373,8 +375,8 @@ RECORDING_PRIORITY = 1 << 30
 def _submit(
     client: Any, engine: Engine, cache: Cache, groups: list[list[PreparedRun]], recordings: dict[str, PreparedRun]
 ) -> dict[Any, list[PreparedRun]]:
-    """Submit the recordings, then one simulation per group (a replay after the recording of its trace, if any);
-    return the futures with the runs each one serves.
+    """Submit the recordings, then one simulation per group (a replay, or a run with neighbours, after the recordings
+    of its traces); return the futures with the runs each one serves.
 
     Larger runs first (Dask runs higher priorities first), so that the last ones to finish are small and the
     workers end together; in a study of 2- to 512-rank runs, the long ones have the most ranks. Each asks for its
@@ -396,7 +398,7 @@ def _submit(
         futures[recorded[key]] = [run]
     for group in groups:
         run = group[0]
-        after = recorded.get(run.recording.key) if run.recording is not None else None
+        after = [recorded[recording.key] for recording in run.recordings if recording.key in recorded]
         future = client.submit(_simulate, run, after, pure=False, priority=run.spec.ranks, resources=resources(run))
         futures[future] = group
     return futures

@@ -24,7 +24,6 @@ from generators import platform_files
 from generators import platform_suffix
 from generators import write_hostfile
 from generators import write_platform
-from generators.errors import missing_build
 from generators.model import Platform
 from study_runner.batch.execute import PreparedRun
 from study_runner.batch.runs import PlatformSpec
@@ -35,22 +34,19 @@ from study_runner.simulation.codes import app_path
 from study_runner.simulation.codes import runnable_binary
 from study_runner.simulation.compute import calibration
 from study_runner.simulation.compute import compute_options
-from study_runner.simulation.jobs import JOBS_RUN
 from study_runner.simulation.jobs import MEASURED
 from study_runner.simulation.jobs import Job
-from study_runner.simulation.jobs import SharedMachine
 from study_runner.simulation.jobs import allocate
-from study_runner.simulation.jobs import jobs_run_options
+from study_runner.simulation.jobs import prepare_jobs
 from study_runner.simulation.node_memory import MemoryTarget
 from study_runner.simulation.node_memory import memory_mode_speed
-from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.replay import TraceStore
-from study_runner.simulation.replay import record_options
+from study_runner.simulation.replay import placement_free
 from study_runner.simulation.replay import replay_options
 from study_runner.simulation.replay import replay_program
+from study_runner.simulation.replay import trace_recording
 from study_runner.simulation.simgrid_options import options_problem
-from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.tracing import LINK_BYTES_FORMAT
 from study_runner.simulation.tracing import tracing_options
 
@@ -91,7 +87,9 @@ def prepare_runs(
             options = (*compute_options(spec.compute, None), *spec.options)
             _check_options(label, options, checked)
             platform_file = (xml_paths[spec.platform], xml_digests[spec.platform])
-            prepared.append(_jobs_run(spec, label, platforms[spec.platform], platform_file, bin_dir, options, workdir))
+            prepared.append(
+                _jobs_run(spec, label, platforms[spec.platform], platform_file, bin_dir, options, workdir, traces)
+            )
             continue
         try:
             hosts = place_ranks(platforms[spec.platform], spec.ranks, spec.placement, spec.ranks_per_node)
@@ -165,10 +163,12 @@ def _jobs_run(
     bin_dir: Path,
     options: tuple[str, ...],
     workdir: Path,
+    traces: TraceStore | None,
 ) -> PreparedRun:
-    """A run among neighbours (``RunSpec.neighbours``): every job's hosts from the run's allocation, each job's
-    hostfile, and the key made from what the simulation runs: each job's recording command (with the files it reads),
-    its start, and topolab's replayer of several jobs (``simulation.jobs``)."""
+    """A run among neighbours (``RunSpec.neighbours``): every job's hosts from the run's allocation, and its
+    simulations (``simulation.jobs.prepare_jobs``): the recording of each job's trace (its trace kept in
+    ``traces``), each a run of its own that the run waits for, then the steps that serve the run (the jobs together,
+    then each alone), whose keys make its key."""
     if spec.trace_links or spec.counters:
         raise StudyError(f"{label}: trace_links and counters trace one app's run; a run with neighbours replays "
                          "several jobs")  # fmt: skip
@@ -181,29 +181,23 @@ def _jobs_run(
         hosts = allocate(platform, jobs, spec.allocation)
     except TopologyError as err:
         raise StudyError(f"{label}: {err}") from None
-    if not JOBS_RUN.is_file():
-        raise StudyError(f"{label}: {missing_build(str(JOBS_RUN))}")
-    xml, digest = platform_file
-    files = {xml: digest, JOBS_RUN: file_digest(JOBS_RUN)}
-    command: list[str] = [str(JOBS_RUN), str(xml)]
-    for job in jobs:
-        hostfile = workdir / f"{spec.id}.{job.name}.hosts"
-        write_hostfile(hosts[job.name], hostfile)
-        files.update({hostfile: file_digest(hostfile), job.app: file_digest(job.app)})
-        if spec.online:  # jobs_run --online runs the binary itself on the hosts of the hostfile
-            ran = [str(job.app), *job.args, f"--hosts={hostfile}"]
-        else:
-            recorded = (*options, *record_options())
-            ranks = len(hosts[job.name])
-            ran = list(smpirun_simulation(job.app, job.args, xml, hostfile, ranks, recorded, files=files).argv)
-        command += ["--job", job.name, f"--start={job.start_s!r}", *ran]
-    command += ["--online"] if spec.online else []
-    command += jobs_run_options(jobs, options, spec.online)  # each of its simulations': the jobs together, each alone
-    simulation = Simulation(tuple(command), files, simgrid_version(), "jobs", built=(JOBS_RUN, *(j.app for j in jobs)))
+    try:
+        machine = prepare_jobs(platform_file[0], jobs, hosts, workdir, options, spec.online, traces, spec.id,
+                               platform_file[1])  # fmt: skip
+    except StudyError as err:
+        raise StudyError(f"{label}: {err}") from None
     hostfile = workdir / f"{spec.id}.{MEASURED}.hosts"
-    placed = {name: tuple(job_hosts) for name, job_hosts in hosts.items()}
-    machine = SharedMachine(tuple(jobs), placed, options)
-    return PreparedRun(spec, label, simulation, hosts[MEASURED], jobs[0].app, xml, hostfile, jobs=machine)
+    recordings = tuple(
+        PreparedRun(
+            dataclasses.replace(spec, id=f"{spec.id}.{name}.record", ranks=len(machine.hosts[name]), neighbours=()),
+            f"{label}: job {name} (recording its trace)", recording, list(machine.hosts[name]),
+            next(job.app for job in jobs if job.name == name), platform_file[0], workdir / f"{spec.id}.{name}.hosts",
+            traces=machine.traces,
+        )
+        for name, recording in machine.recordings.items()
+    )  # fmt: skip
+    return PreparedRun(spec, label, machine.steps, list(machine.hosts[MEASURED]), jobs[0].app, platform_file[0],
+                       hostfile, recordings=recordings, jobs=machine)  # fmt: skip
 
 
 def _traced(run: PreparedRun, args: tuple[str, ...], options: tuple[str, ...]) -> PreparedRun:
@@ -243,24 +237,16 @@ def _replay(
 ) -> PreparedRun:
     """The replay of the run ``online`` (whose app arguments are ``args`` and SMPI options after the standard ones
     ``options``), with the recording of its trace: one per trace key in ``recordings``, on the platform of the first
-    run that needs it.
-
-    The recording reads the app binary and, of the platform, only the speed of each rank's host (an app's modelled
-    computation is traced as flops at that speed: ``simulation.replay``), on any placement.
+    run that needs it, its key the same on any placement (``simulation.replay.placement_free``).
     """
     if online.spec.compute != "off":
         raise StudyError(f'{online.label}: a replay needs compute = "off" (a benchmarked run is not repeatable)')
     speed = {host.name: host.speed for host in platform.hosts}
     speeds = [speed[name] for name in online.hosts]
-    trace_files = {
-        online.binary: online.simulation.files[online.binary],
-        online.platform_file: f"host speeds {speeds[:1] if len(set(speeds)) == 1 else speeds}",
-        online.hostfile: "any placement",
-    }
-    recording = smpirun_simulation(
-        online.binary, args, online.platform_file, online.hostfile, online.spec.ranks, (*options, *record_options()),
-        output=None, facts={"trace": "SMPI time-independent"}, files=trace_files,
-    )  # fmt: skip
+    read = placement_free(online.binary, online.simulation.files[online.binary], online.platform_file,
+                          online.hostfile, speeds)  # fmt: skip
+    recording = trace_recording(online.binary, args, online.platform_file, online.hostfile, online.spec.ranks, options,
+                                read)  # fmt: skip
     index = workdir / f"{recording.key}.replay"
     if recording.key not in recordings:
         recordings[recording.key] = dataclasses.replace(
@@ -279,4 +265,4 @@ def _replay(
     }
     replay = smpirun_simulation(replay_program(), (), online.platform_file, online.hostfile, online.spec.ranks,
                                 replay_options(options, index), output="replay", files=replay_files)  # fmt: skip
-    return dataclasses.replace(online, simulation=replay, recording=recordings[recording.key])
+    return dataclasses.replace(online, simulation=replay, recordings=(recordings[recording.key],))

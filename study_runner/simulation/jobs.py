@@ -28,23 +28,31 @@ from pathlib import Path
 
 from generators import TopologyError
 from generators import place_ranks
+from generators import platform_files
 from generators import write_hostfile
 from generators.errors import missing_build
 from generators.model import Platform
 from study_runner.errors import StudyError
 from study_runner.paths import BIN_DIR
 from study_runner.paths import app_not_found
-from study_runner.simulation.prepared import smpirun_simulation
+from study_runner.simulation.cache import file_digest
+from study_runner.simulation.prepared import Simulation
+from study_runner.simulation.prepared import Steps
+from study_runner.simulation.prepared import command_key
 from study_runner.simulation.replay import REPLAY_OPTIONS
-from study_runner.simulation.replay import record_options
+from study_runner.simulation.replay import TRACE_NAME
+from study_runner.simulation.replay import TraceStore
+from study_runner.simulation.replay import trace_recording
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import STANDARD_OPTIONS
 from study_runner.simulation.smpi import binary_options
 from study_runner.simulation.smpi import run_smpirun_measured
+from study_runner.simulation.smpi import simgrid_version
 
 __all__ = [
     "JOBS_RUN",
     "MEASURED",
+    "TOGETHER",
     "Job",
     "JobTime",
     "SharedMachine",
@@ -52,9 +60,8 @@ __all__ = [
     "cables_per_job",
     "jobs_file_word",
     "jobs_run_options",
+    "prepare_jobs",
     "run_jobs",
-    "simulate_jobs",
-    "time_jobs",
 ]
 
 JOBS_RUN = BIN_DIR / "jobs_run"
@@ -87,17 +94,6 @@ class Job:
     start_s: float = 0.0
     ranks_per_node: int = 1
     placement: tuple[str, ...] | str | None = None
-
-
-@dataclass(frozen=True)
-class SharedMachine:
-    """Jobs ready to simulate together: every job (its binary resolved), the host of each rank of each job, and the
-    SMPI options of the simulation after topolab's standard ones (a study run's or sweep point's neighbours,
-    prepared by ``batch.prepare``)."""
-
-    jobs: tuple[Job, ...]
-    hosts: dict[str, tuple[str, ...]]
-    options: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -161,28 +157,6 @@ def allocate(
     return {job.name: placed[job.name] for job in jobs}
 
 
-def _record(
-    job: Job, hosts: list[str], platform_file: Path, options: Sequence[str], workdir: Path, timeout: float
-) -> list[Path]:
-    """Run ``job``'s app on ``hosts`` (the host of each rank) with TI tracing; the trace file of each rank, rank 0
-    first."""
-    directory = workdir / f"record-{job.name}"
-    directory.mkdir()
-    hostfile = directory / "hosts"
-    write_hostfile(hosts, hostfile)
-    recording = smpirun_simulation(
-        job.app, job.args, platform_file, hostfile, len(hosts), (*options, *record_options())
-    )
-    # A failing app fails its recording in smpirun-on's words (SimGrid patch 0027: the TI tracing aborted where a
-    # rank exited early or the ranks deadlocked, before SimGrid said how the application failed)
-    run_smpirun_measured(recording.argv, directory, timeout, f"job {job.name} (recording its trace)")
-    index = directory / "ti-trace"
-    files = [directory / line.strip() for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if len(files) != len(hosts):
-        raise StudyError(f"job {job.name}: its recording lists {len(files)} trace files for {len(hosts)} ranks")
-    return files
-
-
 def jobs_file_word(word: str) -> str:
     """``word`` (a trace file, a binary, an argument) as ``simgrid_cpp/jobs_run.cpp`` reads it from a line of words:
     a blank or a ``%`` as ``%XX``, each byte of its UTF-8, and the empty word as a lone ``%``.
@@ -205,36 +179,142 @@ def jobs_run_options(jobs: Sequence[Job], options: Sequence[str], online: bool) 
     return (*SMPIRUN_OPTIONS, *STANDARD_OPTIONS, *options, *REPLAY_OPTIONS)
 
 
-def simulate_jobs(
+@dataclass(frozen=True)
+class SharedMachine:
+    """Jobs prepared to simulate together (:func:`prepare_jobs`): every job (its binary resolved) with the host of
+    each of its ranks, the recording of each replayed job's trace (by job name; none online, where the binaries
+    themselves run), the store its traces go to, and the steps that time them (:class:`Steps`, each step's argv what
+    runs, its jobs file written when prepared): the jobs together, then each alone. Its key, history key and
+    provenance are its steps'; the recordings enter them through the traces the steps read, by their keys."""
+
+    jobs: tuple[Job, ...]
+    hosts: Mapping[str, tuple[str, ...]]
+    recordings: Mapping[str, Simulation]
+    steps: Steps
+    traces: TraceStore | None
+
+    def time(self, workdir: Path, timeout: float = 3600) -> list[JobTime]:
+        """Run, in ``workdir``, each recording whose trace the store lacks, then each step, each within ``timeout``:
+        every job's time shared with the others and alone. ``StudyError`` naming the step that failed."""
+        for name, recording in self.recordings.items():
+            assert self.traces is not None
+            if not self.traces.has(recording.key):
+                directory = workdir / f"record-{name}"
+                directory.mkdir()
+                # A failing app fails its recording in smpirun-on's words (SimGrid patch 0027: the TI tracing aborted
+                # where a rank exited early or the ranks deadlocked, before SimGrid said how the application failed)
+                run_smpirun_measured(recording.argv, directory, timeout, f"job {name} (recording its trace)")
+                ranks = len(self.hosts[name])
+                self.traces.store(recording.key, directory / TRACE_NAME, ranks, recording.provenance())
+        every = [job.name for job in self.jobs]
+        times = {name: _step_times(step, workdir, timeout, name, every if name == TOGETHER else [name])
+                 for name, step in self.steps.steps.items()}  # fmt: skip
+        return [JobTime(job.name, len(self.hosts[job.name]), tuple(dict.fromkeys(self.hosts[job.name])),
+                        times[TOGETHER][job.name], times[job.name][job.name]) for job in self.jobs]  # fmt: skip
+
+
+TOGETHER = "together"
+"""The name of the step that runs every job at once (each other step runs one job alone, under its name)."""
+
+
+def prepare_jobs(
     platform_file: Path,
-    jobs: Mapping[str, tuple[float, list[str], list[list[str]]]],
-    options: Sequence[str],
+    jobs: Sequence[Job],
+    hosts: Mapping[str, Sequence[str]],
     workdir: Path,
-    timeout: float = 3600,
+    options: Sequence[str] = (),
     online: bool = False,
-) -> dict[str, dict[str, float]]:
-    """Simulate ``jobs`` (name -> start, host of each rank, what each rank runs: its trace, or online its binary and
-    arguments) together on the platform (``simgrid_cpp/jobs_run.cpp``) with every option ``options``
-    (:func:`jobs_run_options`); each job's ``start_s``, ``end_s`` and ``time_s``, by name."""
-    lines = []
-    for name, (start, hosts, runs) in jobs.items():
-        for host, words in zip(hosts, runs, strict=True):
-            lines.append(f"{name} {start!r} {host} {' '.join(map(jobs_file_word, words))}\n")
-    jobs_file = workdir / f"jobs-{len(list(workdir.glob('jobs-*')))}.txt"
-    jobs_file.write_text("".join(lines), encoding="utf-8")
+    traces: TraceStore | None = None,
+    prefix: str = "jobs",
+    platform_digest: str | None = None,
+) -> SharedMachine:
+    """Prepare ``jobs`` (each on its ``hosts``: :func:`allocate`'s) to run together on the platform of
+    ``platform_file`` with the SMPI ``options`` after topolab's standard ones: each job's hostfile and each step's
+    jobs file written in ``workdir`` (named from ``prefix``), each replayed job's recording, its trace kept in
+    ``traces`` (by default a store in ``workdir``). ``platform_digest``: the platform file's, if already known."""
     if not JOBS_RUN.is_file():
         raise StudyError(missing_build(str(JOBS_RUN)))
-    mode = ["--online", str(workdir.absolute())] if online else []  # its SMPI tmpdir: jobs_run
-    command = [str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file), *mode, *options]
-    how = "run" if online else "replayed"
-    outcome = run_smpirun_measured(command, workdir, timeout, f"{len(jobs)} job(s) {how} together")
+    traces = TraceStore(workdir / "traces") if traces is None and not online else traces
+    if platform_digest is None:
+        platform_digest = "+".join(file_digest(part) for part in platform_files(Path(platform_file)))
+    recordings: dict[str, Simulation] = {}
+    runs: dict[str, list[list[str]]] = {}
+    read: dict[Path, tuple[str, str]] = {}  # what each file a step names contributes to its key and its history key
+    for job in jobs:
+        job_hosts = list(hosts[job.name])
+        hostfile = workdir / f"{prefix}.{job.name}.hosts"
+        write_hostfile(job_hosts, hostfile)
+        if online:
+            runs[job.name] = [[str(job.app), *job.args]] * len(job_hosts)
+            read[job.app] = (file_digest(job.app), f"built {job.app.name}")
+            continue
+        assert traces is not None
+        read_by_recording = {
+            Path(platform_file): platform_digest,
+            hostfile: file_digest(hostfile),
+            job.app: file_digest(job.app),
+        }  # its hosts too: a job may time itself (a rate)
+        recording = trace_recording(job.app, job.args, platform_file, hostfile, len(job_hosts), options,
+                                    read_by_recording)  # fmt: skip
+        recordings[job.name] = recording
+        files = traces.rank_files(recording.key, len(job_hosts))
+        runs[job.name] = [[str(path)] for path in files]
+        read.update({path: (f"trace {recording.key} rank {rank}", f"trace {recording.history_key} rank {rank}")
+                     for rank, path in enumerate(files)})  # fmt: skip
+    played = {job.name: (job.start_s, list(hosts[job.name]), runs[job.name]) for job in jobs}
+    shared = jobs_run_options(jobs, options, online)
+    steps = {}
+    for name in (TOGETHER, *played):
+        chosen = played if name == TOGETHER else {name: played[name]}
+        jobs_file = workdir / f"{prefix}.{name}.jobs"
+        steps[name] = _jobs_step(platform_file, platform_digest, chosen, shared, online, jobs_file, read)
+    hosts_of = {job.name: tuple(hosts[job.name]) for job in jobs}
+    return SharedMachine(tuple(jobs), hosts_of, recordings, Steps(steps), traces)
+
+
+def _jobs_step(
+    platform_file: Path,
+    platform_digest: str,
+    played: Mapping[str, tuple[float, list[str], list[list[str]]]],
+    options: Sequence[str],
+    online: bool,
+    jobs_file: Path,
+    read: Mapping[Path, tuple[str, str]],
+) -> Simulation:
+    """The simulation of the ``played`` jobs (name -> start, host of each rank, what each rank runs: its trace, or
+    online its binary and arguments) together, by ``simgrid_cpp/jobs_run.cpp`` with every option ``options``
+    (:func:`jobs_run_options`): its jobs file written to ``jobs_file``, which stands in its keys for its words with
+    each file it names replaced by what that file contributes (``read``: to the key, to the history key)."""
+    lines = [[name, repr(start), host, *words] for name, (start, hosts, runs) in played.items()
+             for host, words in zip(hosts, runs, strict=True)]  # fmt: skip
+    jobs_file.write_text("".join(" ".join(map(jobs_file_word, line)) + "\n" for line in lines), encoding="utf-8")
+    words = [word for line in lines for word in (*line, "\n")]
+    named = {path: read[path] for path in read if str(path) in words}
+    binaries = [path for path, (digest, _) in named.items() if not digest.startswith("trace ")]
+    files = {
+        Path(platform_file): platform_digest,
+        JOBS_RUN: file_digest(JOBS_RUN),
+        jobs_file: f"jobs {command_key(words, {path: key for path, (key, _) in named.items()})}",
+        **{path: named[path][0] for path in binaries},
+    }
+    history = {jobs_file: f"jobs {command_key(words, {path: past for path, (_, past) in named.items()})}"}
+    argv = (str(JOBS_RUN), str(Path(platform_file).absolute()), str(jobs_file.absolute()),
+            *(["--online"] if online else []), *options)  # fmt: skip
+    return Simulation(argv, files, simgrid_version(), "jobs", built=(JOBS_RUN, *binaries), history=history)
+
+
+def _step_times(step: Simulation, workdir: Path, timeout: float, name: str, jobs: Sequence[str]) -> dict[str, float]:
+    """Each job's simulated time (from its start to its last rank's end) in the step ``step`` called ``name``, which
+    runs the ``jobs`` (run in ``workdir``, its ``TMPDIR``: online, SMPI copies the binaries there), by job name."""
+    what = "the jobs together" if name == TOGETHER else f"job {name} alone"
+    outcome = run_smpirun_measured(step.argv, workdir, timeout, what)
     times = {}
     for line in outcome.stderr.splitlines():
         if line.startswith(JOBS_RUN_PREFIX):
             record = json.loads(line.removeprefix(JOBS_RUN_PREFIX))
-            times[record["job"]] = {key: float(record[key]) for key in ("start_s", "end_s", "time_s")}
+            times[record["job"]] = float(record["time_s"])
     if set(times) != set(jobs):
-        raise StudyError(f"the simulation of {', '.join(jobs)} reported the jobs {', '.join(times) or 'none'}")
+        raise StudyError(f"{what}: the simulation reported the jobs {', '.join(times) or 'none'}")
     return times
 
 
@@ -249,8 +329,8 @@ def run_jobs(
     online: bool = False,
 ) -> list[JobTime]:
     """Every job's time shared with the others and alone on the same hosts (``platform_file`` is ``platform``
-    written), replayed or ``online`` (:func:`time_jobs`). ``TopologyError`` for jobs that do not fit (nothing
-    runs), ``StudyError`` for a run that fails."""
+    written), replayed or ``online``: :func:`prepare_jobs` in ``workdir``, then :meth:`SharedMachine.time`.
+    ``TopologyError`` for jobs that do not fit (nothing runs), ``StudyError`` for a run that fails."""
     names = [job.name for job in jobs]
     if len(set(names)) != len(names) or not jobs:
         raise TopologyError("jobs need names of their own" if jobs else "no job to run")
@@ -259,37 +339,8 @@ def run_jobs(
             raise StudyError(f"job {job.name}: {app_not_found(job.app, BIN_DIR in job.app.parents)}")
     hosts = allocate(platform, jobs, allocation, occupied)
     workdir.mkdir(parents=True, exist_ok=True)
-    return time_jobs(platform_file, jobs, hosts, workdir, options, online=online)
-
-
-def time_jobs(
-    platform_file: Path,
-    jobs: Sequence[Job],
-    hosts: Mapping[str, list[str]],
-    workdir: Path,
-    options: Sequence[str] = (),
-    timeout: float = 3600,
-    online: bool = False,
-) -> list[JobTime]:
-    """Every job's time shared with the others and alone, each on its ``hosts`` (:func:`allocate`'s), each step
-    within ``timeout``. Replayed (the default): each job's trace recorded on its hosts, then all replayed together,
-    then each alone. ``online``: the jobs' app binaries run together, then each alone, in one simulation each
-    (SimGrid patch 0018); what the apps print is not kept."""
-    if online:
-        runs = {job.name: [[str(job.app), *job.args]] * len(hosts[job.name]) for job in jobs}
-    else:
-        runs = {job.name: [[str(t)] for t in _record(job, hosts[job.name], platform_file, options, workdir, timeout)]
-                for job in jobs}  # fmt: skip
-    played = {job.name: (job.start_s, hosts[job.name], runs[job.name]) for job in jobs}
-    together = jobs_run_options(jobs, options, online)
-    shared = simulate_jobs(platform_file, played, together, workdir, timeout, online)
-    alone = {job.name: simulate_jobs(platform_file, {job.name: played[job.name]}, together, workdir, timeout, online)
-             for job in jobs}  # fmt: skip
-    return [
-        JobTime(job.name, len(hosts[job.name]), tuple(dict.fromkeys(hosts[job.name])), shared[job.name]["time_s"],
-                alone[job.name][job.name]["time_s"])
-        for job in jobs
-    ]  # fmt: skip
+    machine = prepare_jobs(platform_file, jobs, hosts, workdir, options, online)
+    return machine.time(workdir)
 
 
 def cables_per_job(platform: Platform, flows: Mapping[str, Sequence[tuple[str, str]]]) -> dict[str, dict[str, int]]:

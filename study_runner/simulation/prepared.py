@@ -28,7 +28,7 @@ from study_runner.simulation.cache import run_key
 from study_runner.simulation.smpi import simgrid_version
 from study_runner.simulation.smpi import smpirun_command
 
-__all__ = ["Simulation", "command_key", "smpirun_simulation"]
+__all__ = ["Simulation", "Steps", "command_key", "smpirun_simulation"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,9 @@ class Simulation:
     build (``smpi.simgrid_version``). ``output``: how its output is read (``json``, a third-party format,
     ``replay``, ``jobs``, ``links``...; None for a recording, whose output is its trace). ``facts``: anything else
     that decides the result and that the argv does not say. ``built``: the files a rebuild changes (app binaries,
-    topolab's and SimGrid's programs), left out of the history key by their content, kept by their name.
+    topolab's and SimGrid's programs), left out of the history key by their content, kept by their name. ``history``:
+    what a file stands for in the history key when it is made from built files (a jobs file naming the traces of
+    apps that a rebuild changes: their recordings' history keys).
     """
 
     argv: tuple[str, ...]
@@ -49,6 +51,7 @@ class Simulation:
     output: str | None = "json"
     facts: Mapping[str, Any] = field(default_factory=dict)
     built: tuple[Path, ...] = ()
+    history: Mapping[Path, str] = field(default_factory=dict)
 
     def _described(self) -> dict[str, Any]:
         return {**({"output": self.output} if self.output is not None else {}), **self.facts}
@@ -66,6 +69,7 @@ class Simulation:
         built = {Path(path).absolute() for path in self.built}
         files = {path: f"built {Path(path).name}" if Path(path).absolute() in built else digest
                  for path, digest in self.files.items()}  # fmt: skip
+        files.update(self.history)
         return command_key(self.argv, files, **self._described())
 
     def provenance(self) -> dict[str, Any]:
@@ -73,6 +77,47 @@ class Simulation:
         each file read with its digest, the SimGrid build, how the output was read and the other facts."""
         files = {str(path): digest for path, digest in self.files.items()}
         return {"argv": list(self.argv), "files": files, "simgrid": self.simgrid, **self._described()}
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Simulations that give one result together, run one after the other in one work directory (a run among
+    neighbours: its jobs together, then each alone, ``simulation.jobs``), as one value: its key, history key and
+    provenance are its steps', by name and in order, so that none of them can drift from what runs either.
+
+    >>> one = Simulation(("jobs_run", "a.xml", "together.txt"), {}, "SimGrid 4.1", output="jobs")
+    >>> two = Simulation(("jobs_run", "a.xml", "alone.txt"), {}, "SimGrid 4.1", output="jobs")
+    >>> Steps({"together": one, "alone": two}).key == Steps({"together": one, "alone": one}).key
+    False
+    >>> list(Steps({"together": one}).provenance()["steps"])
+    ['together']
+    """
+
+    steps: Mapping[str, Simulation]
+
+    @cached_property
+    def key(self) -> str:
+        """The cache key of the result: each step's key, by name, in order."""
+        return run_key(steps=[[name, step.key] for name, step in self.steps.items()])
+
+    @cached_property
+    def history_key(self) -> str:
+        """Each step's history key, by name, in order (:attr:`Simulation.history_key`)."""
+        return run_key(steps=[[name, step.history_key] for name, step in self.steps.items()])
+
+    @property
+    def simgrid(self) -> str:
+        """The SimGrid build that runs the steps (the first one's: they are prepared together)."""
+        return next(iter(self.steps.values())).simgrid
+
+    @property
+    def files(self) -> dict[Path, str]:
+        """Every file a step reads, with what it contributes."""
+        return {path: digest for step in self.steps.values() for path, digest in step.files.items()}
+
+    def provenance(self) -> dict[str, Any]:
+        """Each step's provenance (:meth:`Simulation.provenance`), by name, in the order they run."""
+        return {"steps": {name: step.provenance() for name, step in self.steps.items()}}
 
 
 def smpirun_simulation(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ from study_runner.errors import StudyError
 from study_runner.simulation.cache import file_digest
 from study_runner.simulation.compute import SIMULATED_TIME_OPTIONS
 from study_runner.simulation.compute import compute_timing
+from study_runner.simulation.prepared import Simulation
+from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import SETUP_HINT
 from study_runner.simulation.workdirs import work_directory
@@ -46,10 +49,12 @@ __all__ = [
     "REPLAY_OPTIONS",
     "TRACE_NAME",
     "TraceStore",
+    "placement_free",
     "record_options",
     "replay_options",
     "replay_program",
     "replayed_records",
+    "trace_recording",
 ]
 
 TRACE_NAME = "ti-trace"
@@ -92,6 +97,37 @@ def record_options(trace: str | Path = TRACE_NAME) -> tuple[str, ...]:
         cfg("tracing/smpi/sleeping:yes"),
         cfg(f"tracing/filename:{trace}"),
     )
+
+
+def trace_recording(
+    binary: Path,
+    args: Sequence[str],
+    platform_file: Path,
+    hostfile: Path,
+    ranks: int,
+    options: Sequence[str],
+    files: Mapping[Path, str],
+) -> Simulation:
+    """The recording of the TI trace of ``binary`` run with ``args`` on the hosts of ``hostfile`` with the SMPI
+    ``options`` after the standard ones: the trace is its output, and its key, the trace's, holds what the trace
+    depends on (``files``: the binary, and what stands for the platform and the hostfile; ``placement_free``).
+    """
+    return smpirun_simulation(binary, args, platform_file, hostfile, ranks, (*options, *record_options()),
+                              output=None, facts={"trace": "SMPI time-independent"}, files=files)  # fmt: skip
+
+
+def placement_free(
+    binary: Path, binary_digest: str, platform_file: Path, hostfile: Path, speeds: Sequence[float]
+) -> dict[Path, str]:
+    """What a recording reads when its app's actions do not depend on time (a replay study's app): the binary and,
+    of the platform, only the speed of each rank's host (``speeds``: an app's modelled computation is traced as flops
+    at that speed), on any placement. An app that times itself (a background job sending at a rate) depends on its
+    hosts: its recording reads the whole platform and hostfile (``simulation.jobs``)."""
+    return {
+        binary: binary_digest,
+        platform_file: f"host speeds {list(speeds[:1]) if len(set(speeds)) == 1 else list(speeds)}",
+        hostfile: "any placement",
+    }
 
 
 def replay_program() -> Path:
@@ -149,10 +185,13 @@ class TraceStore:
         shutil.rmtree(directory, ignore_errors=True)
         return False
 
+    def rank_files(self, key: str, ranks: int) -> list[Path]:
+        """The file of each rank of the trace ``key`` (which may not be stored yet), rank 0 first."""
+        return [self.path(key) / f"rank-{rank}.txt" for rank in range(ranks)]
+
     def write_index(self, key: str, ranks: int, index: Path) -> None:
         """Write ``index``, the file ``smpirun -replay`` reads: the absolute path of each rank's file, rank 0 first."""
-        files = (str(self.path(key) / f"rank-{rank}.txt") for rank in range(ranks))
-        index.write_text("".join(f"{name}\n" for name in files), encoding="utf-8")
+        index.write_text("".join(f"{name}\n" for name in self.rank_files(key, ranks)), encoding="utf-8")
 
     def store(self, key: str, recorded: Path, ranks: int, inputs: dict[str, Any]) -> None:
         """Keep the trace a recording wrote (``recorded``: its index, listing one file per rank), under ``key``.

@@ -21,13 +21,16 @@ import pytest
 QUIET = "--log=root.thres:critical"
 
 
-def end_dates(bin_dir: Path, seed: int, *options: str, flows: int = 300) -> dict[tuple[str, int], float]:
-    done = subprocess.run(
-        [str(bin_dir / "maxmin_incremental_check"), str(seed), str(flows), *options, QUIET],
-        capture_output=True,
-        text=True,
-        timeout=300,
+def checked(bin_dir: Path, *words: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``simgrid_cpp/maxmin_incremental_check`` run with ``words`` (seed, flows, [hosts, core links], options)."""
+    return subprocess.run(
+        [str(bin_dir / "maxmin_incremental_check"), *words], capture_output=True, text=True, timeout=timeout
     )
+
+
+def end_dates(bin_dir: Path, seed: int, *options: str, flows: int = 300) -> dict[tuple[str, int], float]:
+    """The end date of every flow and computation, by kind and id."""
+    done = checked(bin_dir, str(seed), str(flows), *options, QUIET)
     assert done.returncode == 0, done.stderr[-2000:]
     dates = {}
     for line in done.stdout.splitlines():
@@ -101,12 +104,7 @@ def test_a_local_solve_follows_a_change_past_four_rounds_and_ends_fair(bin_dir: 
     rounds at ``ker_lmm`` verbose; SimGrid without 0028 logs none)."""
     network = ["1", "400", "30", "60"]  # seed, flows, hosts, core links
     logs = ["--log=root.thres:critical", "--log=ker_lmm.thres:verbose"]
-    done = subprocess.run(
-        [str(bin_dir / "maxmin_incremental_check"), *network, "--cfg=maxmin/incremental-check:yes", *logs],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = checked(bin_dir, *network, "--cfg=maxmin/incremental-check:yes", *logs)
     assert done.returncode == 0, done.stderr[-2000:]
     rounds = [int(n) for n in re.findall(r"local solve: fair after (\d+) rounds", done.stderr)]
     assert any(n > 4 for n in rounds), sorted(set(rounds))
@@ -121,19 +119,7 @@ def test_levels_found_in_the_heap_or_by_a_scan_give_the_dates_of_the_scan(
     one in 16 of the table, and the table is read where more did (a flow spread by packet changes the levels of dozens
     of links at once: the heap was 29% of a per-packet UGAL-G run). Each solve logs how many levels it found each way;
     here both ways happen, within the same solves too, and every date is the scan's, bit for bit."""
-    logged = subprocess.run(
-        [
-            str(bin_dir / "maxmin_incremental_check"),
-            str(seed),
-            "400",
-            incremental,
-            QUIET,
-            "--log=ker_lmm_levels.thres:verbose",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    logged = checked(bin_dir, str(seed), "400", incremental, QUIET, "--log=ker_lmm_levels.thres:verbose")
     assert logged.returncode == 0, logged.stderr[-2000:]
     counts = [
         (int(h), int(s))
@@ -161,12 +147,7 @@ def test_links_walked_side_by_side_give_the_dates_of_one_at_a_time(bin_dir: Path
 
 @pytest.mark.parametrize("width", ["0", "17"])
 def test_a_walk_width_out_of_range_is_refused(bin_dir: Path, width: str) -> None:
-    done = subprocess.run(
-        [str(bin_dir / "maxmin_incremental_check"), "1", "10", f"--cfg=maxmin/walk-width:{width}"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = checked(bin_dir, "1", "10", f"--cfg=maxmin/walk-width:{width}", timeout=60)
     assert done.returncode != 0
     assert f"maxmin/walk-width must be between 1 and 16, got {width}" in done.stderr
 

@@ -22,7 +22,7 @@ QUIET = "--log=root.thres:critical"
 
 
 def checked(bin_dir: Path, *words: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``simgrid_cpp/maxmin_incremental_check`` run with ``words`` (seed, flows, [hosts, core links], options)."""
+    """The program of ``simgrid_cpp/maxmin_incremental_check.cpp`` run with ``words`` (its arguments, options)."""
     return subprocess.run(
         [str(bin_dir / "maxmin_incremental_check"), *words], capture_output=True, text=True, timeout=timeout
     )

@@ -289,8 +289,9 @@ def _jobs_step(
              for host, words in zip(hosts, runs, strict=True)]  # fmt: skip
     jobs_file.write_text("".join(" ".join(map(jobs_file_word, line)) + "\n" for line in lines), encoding="utf-8")
     words = [word for line in lines for word in (*line, "\n")]
-    named = {path: read[path] for path in read if str(path) in words}
-    binaries = [path for path, (digest, _) in named.items() if not digest.startswith("trace ")]
+    present = set(words)
+    named = {path: read[path] for path in read if str(path) in present}
+    binaries = list(named) if online else []  # online the files named are the binaries; replayed, the traces
     files = {
         Path(platform_file): platform_digest,
         JOBS_RUN: file_digest(JOBS_RUN),

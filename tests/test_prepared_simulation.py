@@ -19,6 +19,7 @@ from study_runner.batch.runs import PlatformSpec
 from study_runner.batch.runs import RunSpec
 from study_runner.errors import StudyError
 from study_runner.simulation import jobs as jobs_module
+from study_runner.simulation import replay as replay_module
 from study_runner.simulation.jobs import Job
 from study_runner.simulation.prepared import Steps
 from study_runner.simulation.replay import REPLAY_OPTIONS
@@ -182,6 +183,7 @@ def test_a_run_with_neighbours_runs_its_recordings_then_its_steps(
         return SmpirunOutcome("", 0.1, 1.0, lines)
 
     monkeypatch.setattr(jobs_module, "run_smpirun_measured", simulated)
+    monkeypatch.setattr(replay_module, "run_smpirun_measured", simulated)  # the recordings
     monkeypatch.setattr(TraceStore, "has", lambda self, key: key in stored)
     monkeypatch.setattr(TraceStore, "store", lambda self, key, *args: stored.add(key))
     records, _ = execute._simulate(run)  # type: ignore[misc]

@@ -37,7 +37,6 @@ from study_runner.simulation.memory import estimate_mib
 from study_runner.simulation.outputs import parse_output
 from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.prepared import Steps
-from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import replayed_records
 from study_runner.simulation.smpi import SmpirunOutcome
@@ -140,13 +139,12 @@ def _simulate(run: PreparedRun, after: object = None) -> tuple[list[dict[str, An
         return _simulate_jobs(run)
     try:
         with work_directory("run") as scratch:
+            if run.traces is not None:  # a recording: its output is its trace
+                assert isinstance(run.simulation, Simulation)
+                return [], run.traces.record(run.simulation, run.spec.ranks, scratch, run.spec.timeout, run.label)
             outcome = run_smpirun_measured(run.command, scratch, run.spec.timeout, run.label)
-            if run.traces is not None:
-                run.traces.store(run.key, scratch / TRACE_NAME, run.spec.ranks, run.simulation.provenance())
             traced = _traced_links(run, scratch)
-        if run.traces is not None:  # a recording: its output is its trace
-            records = []
-        elif run.spec.replay:
+        if run.spec.replay:
             records = replayed_records(outcome.stderr, run.label)
         elif run.spec.output == "json":
             records = parse_records(outcome.stdout, run.label)

@@ -40,7 +40,6 @@ from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.prepared import Steps
 from study_runner.simulation.prepared import command_key
 from study_runner.simulation.replay import REPLAY_OPTIONS
-from study_runner.simulation.replay import TRACE_NAME
 from study_runner.simulation.replay import TraceStore
 from study_runner.simulation.replay import trace_recording
 from study_runner.simulation.simgrid_options import cfg
@@ -201,11 +200,8 @@ class SharedMachine:
             if not self.traces.has(recording.key):
                 directory = workdir / f"record-{name}"
                 directory.mkdir()
-                # A failing app fails its recording in smpirun-on's words (SimGrid patch 0027: the TI tracing aborted
-                # where a rank exited early or the ranks deadlocked, before SimGrid said how the application failed)
-                run_smpirun_measured(recording.argv, directory, timeout, f"job {name} (recording its trace)")
-                ranks = len(self.hosts[name])
-                self.traces.store(recording.key, directory / TRACE_NAME, ranks, recording.provenance())
+                label = f"job {name} (recording its trace)"
+                self.traces.record(recording, len(self.hosts[name]), directory, timeout, label)
         every = [job.name for job in self.jobs]
         times = {name: _step_times(step, workdir, timeout, name, every if name == TOGETHER else [name])
                  for name, step in self.steps.steps.items()}  # fmt: skip

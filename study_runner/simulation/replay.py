@@ -42,6 +42,8 @@ from study_runner.simulation.prepared import Simulation
 from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import SmpirunOutcome
+from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.workdirs import work_directory
 
 __all__ = [
@@ -192,6 +194,15 @@ class TraceStore:
     def write_index(self, key: str, ranks: int, index: Path) -> None:
         """Write ``index``, the file ``smpirun -replay`` reads: the absolute path of each rank's file, rank 0 first."""
         index.write_text("".join(f"{name}\n" for name in self.rank_files(key, ranks)), encoding="utf-8")
+
+    def record(self, recording: Simulation, ranks: int, directory: Path, timeout: float, label: str) -> SmpirunOutcome:
+        """Run ``recording`` (:func:`trace_recording`) in ``directory`` within ``timeout`` and keep its trace of
+        ``ranks`` ranks under its key; what its smpirun printed and cost. A failing app fails its recording in
+        smpirun-on's words, ``label`` naming it (SimGrid patch 0027: the TI tracing aborted where a rank exited early
+        or the ranks deadlocked, before SimGrid said how the application failed)."""
+        outcome = run_smpirun_measured(recording.argv, directory, timeout, label)
+        self.store(recording.key, directory / TRACE_NAME, ranks, recording.provenance())
+        return outcome
 
     def store(self, key: str, recorded: Path, ranks: int, inputs: dict[str, Any]) -> None:
         """Keep the trace a recording wrote (``recorded``: its index, listing one file per rank), under ``key``.

@@ -16,12 +16,13 @@ asked for (matplotlib takes most of a second to import), which is not a cycle.
 
 from __future__ import annotations
 
-import ast
 import shutil
 from pathlib import Path
 
+import pytest
+
+from tests import layering
 from tests.conftest import REPO
-from tests.test_layers import module_name
 
 PACKAGE = REPO / "generators"
 LAYERS: dict[str, tuple[str, ...]] = {
@@ -48,40 +49,9 @@ def layer_of(module: str) -> int:
     raise AssertionError(f"{module}: not in a layer of tests/test_generator_layers.py (a new module needs its place)")
 
 
-def _imports(path: Path, package: Path) -> list[tuple[int, str, bool]]:
-    """(line, module, inside a function) of every topolab import of the file (``from generators import bgq`` names
-    ``generators.bgq``, ``from generators import build_platform`` the package)."""
-    found = []
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    lazy = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) for n in ast.walk(f) if n is not f}
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            folder = package.parent.joinpath(*node.module.split("."))
-            submodule = [(folder / a.name).is_dir() or (folder / f"{a.name}.py").is_file() for a in node.names]
-            names = [
-                f"{node.module}.{a.name}" if sub else node.module for a, sub in zip(node.names, submodule, strict=True)
-            ]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        found += [(node.lineno, name, id(node) in lazy) for name in names if name.split(".")[0] in TOPOLAB]
-    return found
-
-
 def wrong_imports(package: Path) -> list[str]:
     """Every import of a higher layer, of paper_models or study_runner, or inside a function (but the drawing's)."""
-    wrong = []
-    for path in sorted(package.rglob("*.py")):
-        here = module_name(path, package)
-        for line, target, lazy in _imports(path, package):
-            where = f"{path.relative_to(package.parent)}:{line}: {here}"
-            if not target.startswith("generators"):
-                wrong.append(f"{where} imports {target}, which builds on generators")
-            elif layer_of(target) > layer_of(here):
-                wrong.append(f"{where} (layer {layer_of(here)}) imports {target} (layer {layer_of(target)})")
-            elif lazy and not any(target == a or target.startswith(a + ".") for a in LAZY_ALLOWED):
-                wrong.append(f"{where} imports {target} inside a function")
-    return wrong
+    return layering.wrong_imports(package, layer_of, TOPOLAB, LAZY_ALLOWED)
 
 
 def test_no_layer_imports_a_higher_one_or_inside_a_function() -> None:
@@ -89,14 +59,10 @@ def test_no_layer_imports_a_higher_one_or_inside_a_function() -> None:
     assert not wrong, "imports against the generators' layers:\n" + "\n".join(wrong)
 
 
-def test_every_module_is_in_a_layer() -> None:
-    for path in PACKAGE.rglob("*.py"):
-        layer_of(module_name(path, PACKAGE))
-
-
 def test_an_upward_or_hidden_import_is_caught(tmp_path: Path) -> None:
     """The check itself, on a copy of the tree: the model importing a family, and a family importing the registry
-    inside a function (the cycle a lazy import would dodge), each fail it."""
+    inside a function (the cycle a lazy import would dodge), each fail it; so does
+    a module in no layer."""
     copy = tmp_path / "generators"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     model, torus = copy / "model.py", copy / "topologies" / "torus.py"
@@ -106,3 +72,6 @@ def test_an_upward_or_hidden_import_is_caught(tmp_path: Path) -> None:
     assert len(wrong) == 2, wrong
     assert "generators.model (layer 1) imports generators.topologies.torus (layer 4)" in wrong[0]
     assert "generators.topologies.torus imports generators.faults inside a function" in wrong[1]
+    (copy / "stray.py").write_text("", encoding="utf-8")  # a module in no layer stops the check
+    with pytest.raises(AssertionError, match=r"generators\.stray: not in a layer"):
+        wrong_imports(copy)

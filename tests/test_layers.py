@@ -15,11 +15,13 @@ Every import counts, at the top of a module or inside a function (a lazy import 
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.layering import wrong_imports
 
 PACKAGE = REPO / "study_runner"
 LAYERS = ("errors", "paths", "simulation", "batch", "studies", "sweeps", "tools", "cli")
@@ -35,38 +37,9 @@ def layer_of(module: str) -> int:
     return max(LAYERS.index(part) - 1, 0)  # errors and paths share layer 0
 
 
-def module_name(path: Path, package: Path) -> str:
-    """``study_runner.studies.study`` for ``<package>/studies/study.py``."""
-    parts = path.relative_to(package.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every ``study_runner`` import of the file, lazy ones included."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("study_runner"):
-            if node.module == "study_runner":
-                found += [(node.lineno, f"study_runner.{alias.name}") for alias in node.names]
-            else:
-                found.append((node.lineno, node.module))
-        elif isinstance(node, ast.Import):
-            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("study_runner.")]
-    return found
-
-
 def upward_imports(package: Path) -> list[str]:
-    """Every import of a higher layer by a lower one under ``package``, as ``file:line: a -> b``."""
-    wrong = []
-    for path in sorted(package.rglob("*.py")):
-        here = module_name(path, package)
-        for line, target in imports(path):
-            if layer_of(target) > layer_of(here):
-                wrong.append(
-                    f"{path.relative_to(package.parent)}:{line}: {here} (layer {layer_of(here)}) imports "
-                    f"{target} (layer {layer_of(target)})"
-                )
-    return wrong
+    """Every import of a higher layer by a lower one under ``package``, as ``file:line: a (layer) imports b``."""
+    return wrong_imports(package, layer_of, roots=("study_runner",))
 
 
 def test_no_layer_imports_a_higher_one() -> None:
@@ -74,23 +47,21 @@ def test_no_layer_imports_a_higher_one() -> None:
     assert not wrong, "imports against the layers' direction:\n" + "\n".join(wrong)
 
 
-def test_every_module_is_in_a_layer() -> None:
-    for path in PACKAGE.rglob("*.py"):
-        layer_of(module_name(path, PACKAGE))
-
-
 def test_an_upward_import_is_caught(tmp_path: Path) -> None:
-    """The check itself: a simulation module that imports a study module fails it (a copy of the tree)."""
-    import shutil
-
+    """The check itself: a simulation module that imports a study module fails it (a copy of the tree), and so does
+    a module in no layer."""
     copy = tmp_path / "study_runner"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     smpi = copy / "simulation" / "smpi.py"
     smpi.write_text(smpi.read_text() + "\n\ndef _late() -> None:\n    from study_runner.studies import study\n")
     wrong = upward_imports(copy)
     assert (
-        len(wrong) == 1 and "study_runner.simulation.smpi (layer 1) imports study_runner.studies (layer 3)" in wrong[0]
+        len(wrong) == 1
+        and "study_runner.simulation.smpi (layer 1) imports study_runner.studies.study (layer 3)" in wrong[0]
     )
+    (copy / "stray.py").write_text("", encoding="utf-8")  # a module in no layer stops the check
+    with pytest.raises(AssertionError, match=r"study_runner\.stray: not in a layer"):
+        upward_imports(copy)
 
 
 @pytest.mark.parametrize("layer", LAYERS[2:7])

@@ -353,15 +353,17 @@ def _platform_name(grid: Grid) -> str:
 
 
 def _neighbours(k: int, axis: int, grid: Grid) -> list[int]:
-    """Nodes one hop from node k along ``axis`` (no duplicates: a length-2 ring is one cable)."""
-    coords, size = coordinates(k, grid.dims), grid.dims[axis]
+    """Nodes one hop from node k along ``axis`` (no duplicates: a length-2 ring is one cable): a step of one along
+    ``axis`` moves the node number by the product of the lengths before it (:func:`index`, first dimension fastest)."""
+    size, stride = grid.dims[axis], math.prod(grid.dims[:axis])
+    here = k // stride % size
     found = []
     for step in (1, -1):
-        c = coords[axis] + step
+        c = here + step
         if grid.wraps[axis] and size > 2:
             c %= size
-        if 0 <= c < size and c != coords[axis]:
-            other = index((*coords[:axis], c, *coords[axis + 1 :]), grid.dims)
+        if 0 <= c < size and c != here:
+            other = k + (c - here) * stride
             if other not in found:
                 found.append(other)
     return found

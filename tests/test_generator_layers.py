@@ -61,8 +61,7 @@ def test_no_layer_imports_a_higher_one_or_inside_a_function() -> None:
 
 def test_an_upward_or_hidden_import_is_caught(tmp_path: Path) -> None:
     """The check itself, on a copy of the tree: the model importing a family, and a family importing the registry
-    inside a function (the cycle a lazy import would dodge), each fail it; so does
-    a module in no layer."""
+    inside a function (the cycle a lazy import would dodge), each fail it; so does a module in no layer."""
     copy = tmp_path / "generators"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     model, torus = copy / "model.py", copy / "topologies" / "torus.py"

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -229,11 +230,11 @@ def compiled_zone(
     link_lat: float,
     nbl: float | None,
     host_speed: float,
-    routing: str = "minimal",
-    spread: str = "message",
+    chosen: Mapping[str, str] | None = None,
 ) -> CompiledZone:
     """The compiled zone ``topolab_router_graph_zone`` and the parameters it reads (the writer puts the name first);
-    ``routing`` and ``spread`` only when not the default, so that older files read the same.
+    the routing keys ``chosen`` (spread.zone_routing: only those not at their default, so that older files read the
+    same).
 
     >>> print(compiled_zone(RouterGraph(((1,), (0,)), hosts=2), 1e9, 1e-7, None, 1e9).parameters, end="")
     routers 2
@@ -248,8 +249,7 @@ def compiled_zone(
     values = {"routers": graph.router_count, "hosts": graph.hosts, "link_bw": repr(float(link_bw)),
               "link_lat": repr(float(link_lat)), "nbl": "none" if nbl is None else repr(float(nbl)),
               "host_speed": repr(float(host_speed))}  # fmt: skip
-    values |= {"routing": routing} if routing != "minimal" else {}
-    values |= {"spread": spread} if spread != "message" else {}
+    values |= chosen or {}
     lines = [f"{key} {value}\n" for key, value in values.items()]
     lines += [" ".join(map(str, ("neighbours", r, *around))) + "\n" for r, around in enumerate(graph.neighbours)]
     return CompiledZone(LIBRARY, "".join(lines))

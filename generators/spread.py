@@ -13,11 +13,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from collections.abc import Sequence
 
+from generators.errors import TopologyError
 from generators.model import with_nbl
 from generators.params import Param
 from generators.params import choice
+from generators.params import latency
 
-__all__ = ["ROUTING_MODES", "SPREADS", "framed", "hop_latency", "spread_evenly", "spread_param"]
+__all__ = [
+    "ROUTING_MODES",
+    "SPREADS",
+    "framed",
+    "hop_latency",
+    "revisit_param",
+    "spread_evenly",
+    "spread_param",
+    "zone_routing",
+]
 
 SPREADS = ("message", "packet")
 """How finely a message is routed: along one path (``message``), or its packets spread over the rule's paths."""
@@ -35,6 +46,38 @@ def spread_param(
         "message",
         recorded_when_default=False,
     )
+
+
+def revisit_param() -> Param:
+    """The ``revisit`` parameter of a family that routes adaptively: how often the decisions of the messages in
+    flight are taken again (``0``, the default, not recorded in the platform's file: a message keeps the route chosen
+    when it started)."""
+    return Param(
+        "revisit",
+        latency,
+        "adaptive routing only: every this long, the messages in flight are routed again on the network's state "
+        "(0: a message keeps the route chosen when it started; docs/adaptive-routing.md)",
+        "0",
+        recorded_when_default=False,
+    )
+
+
+def zone_routing(routing: str, default: str | None, spread: str, revisit: float, adaptive: bool) -> dict[str, str]:
+    """The routing keys of a compiled zone's parameters, each only when it is not its default (``default``, the
+    family's static rule; None: always ``routing``), so that older files read the same: ``routing``, ``spread`` and
+    ``revisit`` (seconds), which needs an ``adaptive`` routing.
+
+    >>> zone_routing("ugal-g", "minimal", "packet", 1e-4, adaptive=True)
+    {'routing': 'ugal-g', 'spread': 'packet', 'revisit': '0.0001'}
+    >>> zone_routing("minimal", "minimal", "message", 0.0, adaptive=False)
+    {}
+    """
+    if revisit > 0 and not adaptive:
+        raise TopologyError(f"revisit needs an adaptive routing, got routing {routing}")
+    entries = {"routing": routing} if routing != default else {}
+    entries |= {"spread": spread} if spread != "message" else {}
+    entries |= {"revisit": repr(float(revisit))} if revisit > 0 else {}
+    return entries
 
 
 ROUTING_MODES = {

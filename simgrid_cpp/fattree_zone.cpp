@@ -194,5 +194,5 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_FATTREE_PARAMS", reinterpret_cast<void*>(&load_platform), "fattree");
   topolab::load_zone<FatTreeZone>(
-      engine, ZoneParams("fattree", path, {"radix", "levels", "leaves", "servers_per_leaf", "routing", "spread"}));
+      engine, ZoneParams("fattree", path, {"radix", "levels", "leaves", "servers_per_leaf", "routing", "spread", "revisit"}));
 }

@@ -229,5 +229,5 @@ private:
 extern "C" void load_platform(const simgrid::s4u::Engine& engine)
 {
   std::string path = topolab::params_path("TOPOLAB_HYPERX_PARAMS", reinterpret_cast<void*>(&load_platform), "hyperx");
-  topolab::load_zone<HyperXZone>(engine, ZoneParams("hyperx", path, {"dims", "links", "hosts", "routing", "spread"}));
+  topolab::load_zone<HyperXZone>(engine, ZoneParams("hyperx", path, {"dims", "links", "hosts", "routing", "spread", "revisit"}));
 }

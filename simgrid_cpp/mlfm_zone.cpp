@@ -193,5 +193,5 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
   std::string path = topolab::params_path("TOPOLAB_MLFM_PARAMS", reinterpret_cast<void*>(&load_platform), "mlfm");
   topolab::load_zone<MlfmZone>(
       engine,
-      ZoneParams("mlfm", path, {"d", "layers", "servers_per_leaf", "spine_bw", "spine_choice", "routing", "spread"}));
+      ZoneParams("mlfm", path, {"d", "layers", "servers_per_leaf", "spine_bw", "spine_choice", "routing", "spread", "revisit"}));
 }

@@ -34,6 +34,9 @@
 
 #include "zone_common.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
@@ -228,7 +231,12 @@ public:
   {
     stamp_  = fresh_stamp();
     spread_ = Spread();
+    if (on_decision_)
+      on_decision_();
   }
+
+  /* Called at the start of every decision (RoutedZone: to revisit the decisions while their messages flow). */
+  void on_decision(std::function<void()> callback) { on_decision_ = std::move(callback); }
 
   long parts() const { return by_packet_ ? PARTS : 1; }
 
@@ -309,6 +317,7 @@ private:
   double reference_bw_;
   std::uint64_t stamp_ = fresh_stamp(); /* this message's (CableScratch: placed, and what was seen) */
   Spread spread_;
+  std::function<void()> on_decision_;
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
    * the load below that floor (the parts of a message spread over idle options, as packets over empty queues). */
@@ -385,7 +394,10 @@ protected:
       , routing_(routing)
       , by_packet_(p.spread_by_packet())
       , choice_(routing == "ugal-g" ? View::global : View::local, by_packet_, p.link_bw)
+      , revisit_(p.has("revisit") ? p.number("revisit", true) : 0.0)
   {
+    if (revisit_ > 0)
+      choice_.on_decision([this] { arm_revisit(); });
   }
 
   /* UGAL's decision for the message between the switches of a pair hashed `pair_hash` (AdaptiveChoice::ugal, with
@@ -402,6 +414,31 @@ protected:
 
 private:
   std::uint64_t decisions_ = 0; /* adaptive routing decisions so far (topolab::draw) */
+  double revisit_          = 0; /* seconds between two revisits of the decisions in flight (0: decisions are final) */
+  bool armed_              = false; /* a revisit is due */
+
+  /* A revisit `revisit_` seconds from now, unless one is due: armed by every decision, so that revisits go on while
+   * adaptive messages flow and stop with them. */
+  void arm_revisit()
+  {
+    if (armed_)
+      return;
+    armed_ = true;
+    simgrid::kernel::timer::Timer::set(simgrid::s4u::Engine::get_clock() + revisit_, [this] { revisit(); });
+  }
+
+  /* Every message in flight between two switches of this zone routed again (SimGrid patch 0032: each one off its
+   * cables while its route is decided anew, in the order the messages started). */
+  void revisit()
+  {
+    armed_ = false;
+    reroute_communications([this](const simgrid::s4u::Host& src, const simgrid::s4u::Host& dst) {
+      const NetPoint* a = src.get_netpoint();
+      const NetPoint* b = dst.get_netpoint();
+      return a->get_englobing_zone() == this && b->get_englobing_zone() == this &&
+             switch_of(static_cast<long>(a->id())) != switch_of(static_cast<long>(b->id()));
+    });
+  }
 };
 
 } // namespace topolab

@@ -139,13 +139,13 @@ class TestCompiledZone:
 
     def test_xml_is_the_default_and_unrecorded(self) -> None:
         """The XML platforms written before the parameters existed are written the same: zone=auto, routing=static
-        and spread=message (the defaults) are not recorded, nor the node's memory figures (generators.node)."""
+        spread=message and revisit=0 (the defaults) are not recorded, nor the node's memory figures (generators.node)."""
         p = mlfm(3)
         memory = ("memory_bw", "core_memory_bw")
         routed = SUBNET_APPLIED  # the subnet manager's parameters (generators.subnet), every family's last
         assert p.compiled is None and p.graph is not None
-        assert p.unrecorded == (*memory, "zone", "routing", "spread", *routed)
-        assert mlfm(3, zone="compiled").unrecorded == (*memory, "routing", "spread", *routed)
+        assert p.unrecorded == (*memory, "zone", "routing", "spread", "revisit", *routed)
+        assert mlfm(3, zone="compiled").unrecorded == (*memory, "routing", "spread", "revisit", *routed)
 
     def test_parameter_file(self) -> None:
         """Layers and servers per leaf as built (one value when every layer has the same), the spine bandwidth."""

@@ -85,8 +85,10 @@ from generators.size import Size
 from generators.size import switched_size
 from generators.spread import ROUTING_MODES
 from generators.spread import framed
+from generators.spread import revisit_param
 from generators.spread import spread_evenly
 from generators.spread import spread_param
+from generators.spread import zone_routing
 
 __all__ = ["Dragonfly", "dragonfly", "estimate", "host_coordinates"]
 
@@ -278,6 +280,7 @@ def _groups_placement(platform: Platform, argument: str) -> list[str]:
             "minimal",
         ),
         spread_param(),
+        revisit_param(),
         *cable_params("25GBps", "100ns", bw_note="Slingshot: 200 Gb/s", lat_note="a global cable's: global_lat"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),
         nbl_param(),
@@ -298,6 +301,7 @@ def dragonfly(
     port_order: str,
     routing: str,
     spread: str,
+    revisit: float,
     link_bw: float,
     link_lat: float,
     global_lat: float,
@@ -325,7 +329,7 @@ def dragonfly(
     if spread == "packet" and routing in ("minimal", "valiant"):
         spread_rule = _spread_rule(shape, routing == "valiant", nbl is not None, link_lat, global_lat)
     zone_params = {key: value for key, value in params.items() if key != "port_order" or value != "round-robin"}
-    zone_params |= {"spread": spread} if spread != "message" else {}
+    zone_params |= zone_routing(routing, None, spread, revisit, adaptive=routing.startswith("ugal"))
     return Platform(
         name=f"dragonfly-{groups}x{routers}x{hosts}{suffix}",
         hosts=[Host(name, host_speed) for name in names],

@@ -75,8 +75,10 @@ from generators.params import positive_int
 from generators.size import Size
 from generators.size import switched_size
 from generators.spread import framed
+from generators.spread import revisit_param
 from generators.spread import spread_evenly
 from generators.spread import spread_param
+from generators.spread import zone_routing
 
 __all__ = ["FatTree", "estimate", "fattree", "server_coordinates", "shape"]
 
@@ -265,6 +267,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             recorded_when_default=False,
         ),
         spread_param(packet="a message's packets spread over the up paths"),
+        revisit_param(),
     ),
     estimate=estimate,
     placements={
@@ -285,6 +288,7 @@ def fattree(
     servers_per_leaf: int | None,
     routing: str,
     spread: str,
+    revisit: float,
 ) -> Platform:
     """Return the fat tree of radix-``radix`` switches, ``fattree-<radix>`` (``-l<levels>`` beyond two,
     ``-<servers_per_leaf>down`` when tapered, ``-adaptive`` and ``-packet`` for those routing choices).
@@ -305,9 +309,10 @@ def fattree(
     tree = shape(radix, levels, leaves, servers_per_leaf)
     servers = [(a, k) for a in range(tree.leaves) for k in range(tree.servers_per_leaf)]
     limited = nbl is not None
+    chosen = zone_routing(routing, "d-mod-k", spread, revisit, adaptive=routing == "adaptive")
     compiled = None
     if levels > 2 or routing != "d-mod-k" or spread != "message":
-        compiled = _compiled_zone(tree, link_bw, link_lat, nbl, host_speed, routing, spread)
+        compiled = _compiled_zone(tree, link_bw, link_lat, nbl, host_speed, chosen)
     tapered = f"-{tree.servers_per_leaf}down" if tree.servers_per_leaf != tree.half else ""
     suffix = ("-adaptive" if routing == "adaptive" else "") + ("-packet" if spread == "packet" else "")
     spread_rule = _spread_rule(tree, limited, link_lat) if spread == "packet" and routing == "d-mod-k" else None
@@ -383,14 +388,13 @@ def _routing_graph(tree: FatTree, limited: bool) -> RoutingGraph:
 
 
 def _compiled_zone(
-    tree: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float, routing: str, spread: str
+    tree: FatTree, link_bw: float, link_lat: float, nbl: float | None, speed: float, chosen: Mapping[str, str]
 ) -> CompiledZone:
     """The compiled zone ``topolab_fattree_zone`` and the parameters it reads (the writer puts the name first);
-    ``servers_per_leaf``, ``routing`` and ``spread`` only when not the default, so the files of untapered D-mod-K trees
-    read as before they existed."""
+    ``servers_per_leaf`` and the routing keys ``chosen`` (spread.zone_routing) only when not the default, so the files
+    of untapered D-mod-K trees read as before they existed."""
     tapered = {"servers_per_leaf": tree.servers_per_leaf} if tree.servers_per_leaf != tree.half else {}
-    tapered |= {"routing": routing} if routing != "d-mod-k" else {}
-    tapered |= {"spread": spread} if spread != "message" else {}
+    tapered |= chosen
     values = {"radix": tree.radix, "levels": tree.levels, "leaves": tree.leaves, **tapered,
               "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
               "nbl": "none" if nbl is None else repr(float(nbl)), "host_speed": repr(float(speed))}  # fmt: skip

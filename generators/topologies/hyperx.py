@@ -74,8 +74,10 @@ from generators.size import Size
 from generators.size import switched_size
 from generators.spread import framed
 from generators.spread import hop_latency
+from generators.spread import revisit_param
 from generators.spread import spread_evenly
 from generators.spread import spread_param
+from generators.spread import zone_routing
 from generators.topologies.torus import MAX_DIMS
 from generators.topologies.torus import coordinates
 from generators.topologies.torus import index
@@ -195,6 +197,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             recorded_when_default=False,
         ),
         spread_param(packet="a message's packets spread over the lanes, or placed in parts"),
+        revisit_param(),
     ),
     estimate=estimate,
     smallest={"dims": "2", "hosts": 1},
@@ -210,6 +213,7 @@ def hyperx(
     host_speed: float,
     routing: str,
     spread: str,
+    revisit: float,
 ) -> Platform:
     """Return the HyperX ``hyperx-<S1>x<S2>x...`` (``-k<K>`` appended when K > 1, ``-dal`` and ``-packet`` for those
     routing choices).
@@ -237,7 +241,14 @@ def hyperx(
         routers=[switch_name(i) for i in range(shape.switch_count)],
         links=_cables(shape, link_bw, link_lat, nbl),
         route_rule=_route_rule(shape, nbl is not None, spread_rule, routing == "valiant"),
-        compiled=_compiled_zone(shape, link_bw, link_lat, nbl, host_speed, routing, spread),
+        compiled=_compiled_zone(
+            shape,
+            link_bw,
+            link_lat,
+            nbl,
+            host_speed,
+            zone_routing(routing, "dimension-order", spread, revisit, routing == "dal"),
+        ),
         spread_rule=spread_rule,
         adaptive=routing == "dal",
     )
@@ -315,12 +326,10 @@ def _spread_rule(shape: HyperX, limited: bool, link_lat: float, valiant: bool) -
 
 
 def _compiled_zone(
-    shape: HyperX, link_bw: float, link_lat: float, nbl: float | None, speed: float, routing: str, spread: str
+    shape: HyperX, link_bw: float, link_lat: float, nbl: float | None, speed: float, chosen: Mapping[str, str]
 ) -> CompiledZone:
-    """The compiled zone ``topolab_hyperx_zone`` and the parameters it reads (the writer puts the name first);
-    ``routing`` and ``spread`` only when not the default, so that older files read the same."""
-    chosen = {"routing": routing} if routing != "dimension-order" else {}
-    chosen |= {"spread": spread} if spread != "message" else {}
+    """The compiled zone ``topolab_hyperx_zone`` and the parameters it reads (the writer puts the name first); the
+    routing keys ``chosen`` (spread.zone_routing) only when not the default, so that older files read the same."""
     values = {"dims": " ".join(map(str, shape.dims)), "links": shape.links, "hosts": shape.hosts, **chosen,
               "link_bw": repr(float(link_bw)), "link_lat": repr(float(link_lat)),
               "nbl": "none" if nbl is None else repr(float(nbl)), "host_speed": repr(float(speed))}  # fmt: skip

@@ -75,8 +75,10 @@ from generators.size import Size
 from generators.size import count_text
 from generators.size import switched_size
 from generators.spread import framed
+from generators.spread import revisit_param
 from generators.spread import spread_evenly
 from generators.spread import spread_param
+from generators.spread import zone_routing
 
 __all__ = ["SPINE_CHOICES", "ZONES", "allocation_hosts", "estimate", "mlfm", "server_coordinates"]
 
@@ -209,6 +211,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             recorded_when_default=False,
         ),
         spread_param("one spine per message", "same-column packets spread over every spine; compiled zone"),
+        revisit_param(),
     ),
     estimate=estimate,
     placements={"allocation": _allocation_placement},
@@ -228,6 +231,7 @@ def mlfm(
     zone: str,
     routing: str,
     spread: str,
+    revisit: float,
 ) -> Platform:
     """Return the MLFM model of radix 2d.
 
@@ -249,10 +253,9 @@ def mlfm(
     spine_bw = link_bw if spine_bw is None else spine_bw
     links = _server_cables(per_leaf, columns, link_bw, link_lat, nbl)
     add_links(links, *_spine_cables(len(per_leaf), columns, spine_bw, link_lat))
+    chosen = zone_routing(routing, "static", spread, revisit, adaptive=routing == "adaptive")
     compiled = None
     if zone == "compiled" or _needs_compiled(routing, spread):
-        chosen = {"routing": routing} if routing != "static" else {}
-        chosen |= {"spread": spread} if spread != "message" else {}
         compiled = _compiled_zone(d, per_leaf, spine_bw, spine_choice, link_bw, link_lat, nbl, host_speed, chosen)
     spread_rule = None
     if spread == "packet" and routing == "static":

@@ -61,7 +61,9 @@ from generators.router_graph import spread_rule
 from generators.size import Size
 from generators.size import switched_size
 from generators.spread import ROUTING_MODES
+from generators.spread import revisit_param
 from generators.spread import spread_param
+from generators.spread import zone_routing
 
 __all__ = ["MAX_Q", "delta", "estimate", "generator_sets", "mms_graph", "network_radix", "router_number", "slimfly"]
 
@@ -189,6 +191,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
             recorded_when_default=False,
         ),
         spread_param(),
+        revisit_param(),
     ),
     estimate=estimate,
     smallest={"q": 3},
@@ -203,6 +206,7 @@ def slimfly(
     host_speed: float,
     routing: str,
     spread: str,
+    revisit: float,
 ) -> Platform:
     """Return the Slim Fly ``slimfly-q<q>`` (``-p<hosts>`` appended when hosts is not the default, then the routing
     rule and ``-packet`` when not the default).
@@ -229,7 +233,14 @@ def slimfly(
         routers=[router_name(r) for r in range(graph.router_count)],
         links=cables(graph, link_bw, link_lat, nbl),
         route_rule=route_rule(graph, limited, routing, spreading),
-        compiled=compiled_zone(graph, link_bw, link_lat, nbl, host_speed, routing, spread),
+        compiled=compiled_zone(
+            graph,
+            link_bw,
+            link_lat,
+            nbl,
+            host_speed,
+            zone_routing(routing, "minimal", spread, revisit, routing.startswith("ugal")),
+        ),
         spread_rule=spreading,
         adaptive=routing.startswith("ugal"),
     )

@@ -138,8 +138,9 @@ class TestCompiledZone:
     """zone=compiled: simgrid_cpp/mlfm_zone.cpp (routes against the model: test_loader_routes_equal_model)."""
 
     def test_xml_is_the_default_and_unrecorded(self) -> None:
-        """The XML platforms written before the parameters existed are written the same: zone=auto, routing=static
-        spread=message and revisit=0 (the defaults) are not recorded, nor the node's memory figures (generators.node)."""
+        """The XML platforms written before the parameters existed are written the same: zone=auto, routing=static,
+        spread=message and revisit=0 (the defaults) are not recorded, nor the node's memory figures
+        (generators.node)."""
         p = mlfm(3)
         memory = ("memory_bw", "core_memory_bw")
         routed = SUBNET_APPLIED  # the subnet manager's parameters (generators.subnet), every family's last

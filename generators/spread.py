@@ -18,10 +18,12 @@ from generators.model import with_nbl
 from generators.params import Param
 from generators.params import choice
 from generators.params import latency
+from generators.params import nonnegative_int
 
 __all__ = [
     "ROUTING_MODES",
     "SPREADS",
+    "backpressure_param",
     "framed",
     "hop_latency",
     "revisit_param",
@@ -62,10 +64,25 @@ def revisit_param() -> Param:
     )
 
 
-def zone_routing(routing: str, default: str | None, spread: str, revisit: float, adaptive: bool) -> dict[str, str]:
+def backpressure_param() -> Param:
+    """The ``backpressure`` parameter of a family with UGAL-L: how many cables after a router's own output port its
+    queue reflects (``0``, the default, not recorded: its own port only)."""
+    return Param(
+        "backpressure",
+        nonnegative_int,
+        "ugal-l only: how many cables after a router's own port its queue reflects, their congestion backing up "
+        "through credits (0: its own port's load only; docs/adaptive-routing.md)",
+        "0",
+        recorded_when_default=False,
+    )
+
+
+def zone_routing(
+    routing: str, default: str | None, spread: str, revisit: float, adaptive: bool, backpressure: int = 0
+) -> dict[str, str]:
     """The routing keys of a compiled zone's parameters, each only when it is not its default (``default``, the
-    family's static rule; None: always ``routing``), so that older files read the same: ``routing``, ``spread`` and
-    ``revisit`` (seconds), which needs an ``adaptive`` routing.
+    family's static rule; None: always ``routing``), so that older files read the same: ``routing``, ``spread``,
+    ``revisit`` (seconds), which needs an ``adaptive`` routing, and ``backpressure``, which needs ``ugal-l``.
 
     >>> zone_routing("ugal-g", "minimal", "packet", 1e-4, adaptive=True)
     {'routing': 'ugal-g', 'spread': 'packet', 'revisit': '0.0001'}
@@ -74,9 +91,12 @@ def zone_routing(routing: str, default: str | None, spread: str, revisit: float,
     """
     if revisit > 0 and not adaptive:
         raise TopologyError(f"revisit needs an adaptive routing, got routing {routing}")
+    if backpressure > 0 and routing != "ugal-l":
+        raise TopologyError(f"backpressure needs routing ugal-l (a router's local view), got routing {routing}")
     entries = {"routing": routing} if routing != default else {}
     entries |= {"spread": spread} if spread != "message" else {}
     entries |= {"revisit": repr(float(revisit))} if revisit > 0 else {}
+    entries |= {"backpressure": str(backpressure)} if backpressure > 0 else {}
     return entries
 
 

@@ -242,5 +242,5 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
   topolab::load_zone<DragonflyZone>(
       engine, ZoneParams("dragonfly", path,
                          {"groups", "routers", "hosts", "global_ports", "links_per_pair", "arrangement",
-                          "port_order", "routing", "spread", "revisit", "global_lat"}));
+                          "port_order", "routing", "spread", "revisit", "backpressure", "global_lat"}));
 }

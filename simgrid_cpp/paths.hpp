@@ -27,7 +27,8 @@
  * static rule's route). Which cables
  * are visible is the variant's: all of them (the global view, UGAL-G), or the
  * first cable of each path, which leaves the source switch (the local view,
- * UGAL-L). With packet granularity the message is placed in PARTS equal
+ * UGAL-L), and with `backpressure` B the B cables after it, whose congestion
+ * fills the source's output queue through credits. With packet granularity the message is placed in PARTS equal
  * parts, one after the other, each seeing the parts placed before it.
  */
 #pragma once
@@ -222,8 +223,9 @@ inline std::uint64_t draw(std::uint64_t pair_hash, std::uint64_t sequence, std::
  * `reference_bw` is a host cable's bandwidth. */
 class AdaptiveChoice {
 public:
-  AdaptiveChoice(View view, bool by_packet, double reference_bw)
-      : view_(view), by_packet_(by_packet), reference_bw_(reference_bw)
+  /* `local_depth`: the cables of a path the local view sees (1: the source switch's own port). */
+  AdaptiveChoice(View view, bool by_packet, double reference_bw, size_t local_depth = 1)
+      : view_(view), by_packet_(by_packet), reference_bw_(reference_bw), local_depth_(local_depth)
   {
   }
 
@@ -315,6 +317,7 @@ private:
   View view_;
   bool by_packet_;
   double reference_bw_;
+  size_t local_depth_;
   std::uint64_t stamp_ = fresh_stamp(); /* this message's (CableScratch: placed, and what was seen) */
   Spread spread_;
   std::function<void()> on_decision_;
@@ -369,7 +372,7 @@ private:
     double raw_sum                 = 0.0;
     for (const Path& path : paths) {
       double worst = 0.0;
-      size_t seen  = view_ == View::global ? path.cables.size() : std::min<size_t>(1, path.cables.size());
+      size_t seen  = view_ == View::global ? path.cables.size() : std::min(local_depth_, path.cables.size());
       for (size_t i = 0; i < seen; i++)
         worst = std::max(worst, load(path.cables[i], share));
       floored_sum += floored(worst);
@@ -386,14 +389,16 @@ constexpr long VALIANT_CANDIDATES = 2;
 /* A switched zone whose family offers a choice of routing rules: the rule (`routing`, one of the family's, read by
  * the family), whether a message is spread per packet (`spread`), and the adaptive choice with its count of
  * decisions. Only UGAL-G ("ugal-g") sees every cable of a path; every other adaptive rule sees the cables that
- * leave its own switch (View). */
+ * leave its own switch (View), UGAL-L ("ugal-l") with `backpressure` cables after each (the family refuses it
+ * elsewhere), and `revisit` seconds apart the decisions in flight are taken again. */
 class RoutedZone : public SwitchedZone {
 protected:
   RoutedZone(const ZoneParams& p, const std::string& routing)
       : SwitchedZone(p)
       , routing_(routing)
       , by_packet_(p.spread_by_packet())
-      , choice_(routing == "ugal-g" ? View::global : View::local, by_packet_, p.link_bw)
+      , choice_(routing == "ugal-g" ? View::global : View::local, by_packet_, p.link_bw,
+                1 + static_cast<size_t>(p.has("backpressure") ? p.integer("backpressure", 0) : 0))
       , revisit_(p.has("revisit") ? p.number("revisit", true) : 0.0)
   {
     if (revisit_ > 0)

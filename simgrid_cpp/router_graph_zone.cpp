@@ -298,5 +298,5 @@ extern "C" void load_platform(const simgrid::s4u::Engine& engine)
   std::string path =
       topolab::params_path("TOPOLAB_ROUTER_GRAPH_PARAMS", reinterpret_cast<void*>(&load_platform), "router graph");
   topolab::load_zone<RouterGraphZone>(engine,
-                                      ZoneParams("router graph", path, {"routers", "hosts", NEIGHBOURS, "routing", "spread", "revisit"}));
+                                      ZoneParams("router graph", path, {"routers", "hosts", NEIGHBOURS, "routing", "spread", "revisit", "backpressure"}));
 }

@@ -57,13 +57,16 @@ ADAPTIVE = [  # every adaptive rule of every family, per message and per packet
     ("mlfm", {"d": 3, "routing": "adaptive", "spread": "packet"}),
 ]
 
-REVISITED = [  # every family's adaptive rule with its decisions revisited while the messages flow (1 MiB: 42 us)
+REVISITED = [  # every family's adaptive rule with its decisions revisited while the messages flow (1 MiB: 42 us), and
+    # UGAL-L seeing the cables after its own port (backpressure)
     ("dragonfly", {**BALANCED, "routing": "ugal-g", "revisit": "5us"}),
     ("dragonfly", {**BALANCED, "routing": "ugal-l", "spread": "packet", "revisit": "5us"}),
     ("fattree", {"radix": 4, "levels": 3, "routing": "adaptive", "revisit": "5us"}),
     ("hyperx", {"dims": "3x3", "hosts": 2, "routing": "dal", "spread": "packet", "revisit": "5us"}),
     ("slimfly", {"q": 3, "routing": "ugal-g", "revisit": "5us"}),
     ("mlfm", {"d": 3, "routing": "adaptive", "revisit": "5us"}),
+    ("dragonfly", {**BALANCED, "routing": "ugal-l", "backpressure": 1}),
+    ("slimfly", {"q": 3, "routing": "ugal-l", "spread": "packet", "backpressure": 2, "revisit": "5us"}),
 ]
 
 
@@ -214,3 +217,26 @@ def test_revisiting_needs_an_adaptive_rule(family: str, params: dict[str, Any]) 
     """A static rule has no decision to revisit: refused with one line that names the parameter."""
     with pytest.raises(TopologyError, match="revisit needs an adaptive routing"):
         build_platform(family, {**params, "revisit": "10us"})
+
+
+def test_backpressure_lets_ugal_l_see_the_congested_global_cable(tmp_path: Path, bin_dir: Path) -> None:
+    """Kim et al.'s machine as they draw it, every host of group i to group i + 1: the congested cable is the global one
+    on the gateway router, which UGAL-L on the other routers does not see from their own ports (210.7 us per message).
+    With one cable of backpressure their port to the gateway reflects it and they deroute: 130.5 us, UGAL-G's 138.8;
+    per packet 106.0 us against 126.9."""
+    shift = BALANCED["routers"] * BALANCED["hosts"]
+
+    def phase(**params: Any) -> float:
+        name = "-".join(str(value) for value in params.values())
+        return float(_shift(tmp_path / name, bin_dir, "dragonfly", {**KIM, **params}, shift=shift)[1]["time_s_max"])
+
+    for spread in ("message", "packet"):
+        alone, backed = (phase(routing="ugal-l", spread=spread, backpressure=b) for b in (0, 1))
+        assert backed < 0.9 * alone, (spread, alone, backed)
+
+
+@pytest.mark.parametrize("routing", ["ugal-g", "valiant"])
+def test_backpressure_needs_ugal_l(routing: str) -> None:
+    """Only a local view has a port whose queue backpressure can fill: refused with one line elsewhere."""
+    with pytest.raises(TopologyError, match="backpressure needs routing ugal-l"):
+        build_platform("dragonfly", {**BALANCED, "routing": routing, "backpressure": "1"})

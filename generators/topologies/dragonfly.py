@@ -84,6 +84,7 @@ from generators.params import positive_int
 from generators.size import Size
 from generators.size import switched_size
 from generators.spread import ROUTING_MODES
+from generators.spread import backpressure_param
 from generators.spread import framed
 from generators.spread import revisit_param
 from generators.spread import spread_evenly
@@ -281,6 +282,7 @@ def _groups_placement(platform: Platform, argument: str) -> list[str]:
         ),
         spread_param(),
         revisit_param(),
+        backpressure_param(),
         *cable_params("25GBps", "100ns", bw_note="Slingshot: 200 Gb/s", lat_note="a global cable's: global_lat"),
         Param("global_lat", latency, "latency of a global cable", "100ns"),
         nbl_param(),
@@ -302,6 +304,7 @@ def dragonfly(
     routing: str,
     spread: str,
     revisit: float,
+    backpressure: int,
     link_bw: float,
     link_lat: float,
     global_lat: float,
@@ -329,7 +332,7 @@ def dragonfly(
     if spread == "packet" and routing in ("minimal", "valiant"):
         spread_rule = _spread_rule(shape, routing == "valiant", nbl is not None, link_lat, global_lat)
     zone_params = {key: value for key, value in params.items() if key != "port_order" or value != "round-robin"}
-    zone_params |= zone_routing(routing, None, spread, revisit, adaptive=routing.startswith("ugal"))
+    zone_params |= zone_routing(routing, None, spread, revisit, routing.startswith("ugal"), backpressure)
     return Platform(
         name=f"dragonfly-{groups}x{routers}x{hosts}{suffix}",
         hosts=[Host(name, host_speed) for name in names],

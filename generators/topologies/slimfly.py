@@ -61,6 +61,7 @@ from generators.router_graph import spread_rule
 from generators.size import Size
 from generators.size import switched_size
 from generators.spread import ROUTING_MODES
+from generators.spread import backpressure_param
 from generators.spread import revisit_param
 from generators.spread import spread_param
 from generators.spread import zone_routing
@@ -192,6 +193,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
         ),
         spread_param(),
         revisit_param(),
+        backpressure_param(),
     ),
     estimate=estimate,
     smallest={"q": 3},
@@ -207,6 +209,7 @@ def slimfly(
     routing: str,
     spread: str,
     revisit: float,
+    backpressure: int,
 ) -> Platform:
     """Return the Slim Fly ``slimfly-q<q>`` (``-p<hosts>`` appended when hosts is not the default, then the routing
     rule and ``-packet`` when not the default).
@@ -239,7 +242,7 @@ def slimfly(
             link_lat,
             nbl,
             host_speed,
-            zone_routing(routing, "minimal", spread, revisit, routing.startswith("ugal")),
+            zone_routing(routing, "minimal", spread, revisit, routing.startswith("ugal"), backpressure),
         ),
         spread_rule=spreading,
         adaptive=routing.startswith("ugal"),

@@ -6,7 +6,7 @@
  * `which` selects, with the communication's own load taken off its links, and
  * moves its remaining bytes onto that route.
  *
- * The platform is built here, in a zone of four hosts a, b, c, d:
+ * The platform is two_paths_zone.hpp's, four hosts a, b, c, d:
  *
  *   a --a_out--+--p1--+--b_in-- b        a -> b: over p1 or p2, whichever
  *              +--p2--+                  carries fewer flows now (p1 on a tie)
@@ -39,6 +39,8 @@
  * compile (no reroute_communications).
  */
 #include <simgrid/kernel/Timer.hpp>
+#include "two_paths_zone.hpp"
+
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -59,19 +61,9 @@ using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::Route;
 using simgrid::s4u::Host;
 
-class AdaptiveZone : public simgrid::kernel::routing::NetZoneImpl {
+class AdaptiveZone : public TwoPathsZone {
 public:
-  AdaptiveZone() : NetZoneImpl("adaptive") {}
-
-  void build()
-  {
-    for (const char* name : {"a", "b", "c", "d"})
-      get_iface()->add_host(name, 1e9)->seal();
-    for (const char* name : {"a_out", "b_in", "c_out", "d_in", "p1", "p2"}) {
-      double latency = name[0] == 'p' ? 1e-3 : 0.0;
-      links_[name]   = get_iface()->add_link(name, 1e9)->set_latency(latency)->get_impl();
-    }
-  }
+  AdaptiveZone() : TwoPathsZone("adaptive") {}
 
   void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
   {
@@ -90,8 +82,6 @@ public:
       *latency += 1e-3;
   }
 
-private:
-  std::map<std::string, StandardLinkImpl*> links_;
 };
 
 AdaptiveZone* zone = nullptr;

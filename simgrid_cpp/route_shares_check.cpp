@@ -6,7 +6,7 @@
  * s4u::Link::get_flow_count() tells how many flows cross a link now, each
  * counted by its share.
  *
- * The platform is built here, in a zone of four hosts a, b, c, d:
+ * The platform is two_paths_zone.hpp's, four hosts a, b, c, d:
  *
  *   a --a_out--+--p1--+--b_in-- b        a -> b: a_out, p1 (1/2), p2 (1/2), b_in
  *              +--p2--+                  c -> d: c_out, p1, d_in
@@ -29,6 +29,8 @@
  * these closed forms; without the patch the program does not compile (no
  * link_shares_, no get_flow_count).
  */
+#include "two_paths_zone.hpp"
+
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -49,19 +51,9 @@ using simgrid::kernel::resource::StandardLinkImpl;
 using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::Route;
 
-class SharesZone : public simgrid::kernel::routing::NetZoneImpl {
+class SharesZone : public TwoPathsZone {
 public:
-  SharesZone() : NetZoneImpl("shares") {}
-
-  void build()
-  {
-    for (const char* name : {"a", "b", "c", "d"})
-      get_iface()->add_host(name, 1e9)->seal();
-    for (const char* name : {"a_out", "b_in", "c_out", "d_in", "p1", "p2"}) {
-      double latency = name[0] == 'p' ? 1e-3 : 0.0;
-      links_[name]   = get_iface()->add_link(name, 1e9)->set_latency(latency)->get_impl();
-    }
-  }
+  SharesZone() : TwoPathsZone("shares") {}
 
   void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
   {
@@ -84,8 +76,6 @@ public:
       *latency += 1e-3;
   }
 
-private:
-  std::map<std::string, StandardLinkImpl*> links_;
 };
 
 void print_counts(const char* when)

@@ -28,8 +28,10 @@
  * are visible is the variant's: all of them (the global view, UGAL-G), or the
  * first cable of each path, which leaves the source switch (the local view,
  * UGAL-L), and with `backpressure` B the B cables after it, whose congestion
- * fills the source's output queue through credits. With packet granularity the message is placed in PARTS equal
- * parts, one after the other, each seeing the parts placed before it.
+ * fills the source's output queue through credits. With packet granularity
+ * the message is placed in PARTS equal parts, one after the other, each
+ * seeing the parts placed before it. With `revisit` T the zone takes its
+ * decisions again every T seconds while its adaptive messages flow (RoutedZone).
  */
 #pragma once
 

@@ -38,9 +38,9 @@
  * and checks these closed forms; without the patch the program does not
  * compile (no reroute_communications).
  */
-#include <simgrid/kernel/Timer.hpp>
 #include "two_paths_zone.hpp"
 
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -51,12 +51,10 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <cstdio>
-#include <map>
 #include <string>
 
 namespace {
 
-using simgrid::kernel::resource::StandardLinkImpl;
 using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::Route;
 using simgrid::s4u::Host;
@@ -81,7 +79,6 @@ public:
     if (latency != nullptr)
       *latency += 1e-3;
   }
-
 };
 
 AdaptiveZone* zone = nullptr;

@@ -41,7 +41,6 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -75,7 +74,6 @@ public:
     if (latency != nullptr)
       *latency += 1e-3;
   }
-
 };
 
 void print_counts(const char* when)

@@ -332,7 +332,8 @@ def dragonfly(
     if spread == "packet" and routing in ("minimal", "valiant"):
         spread_rule = _spread_rule(shape, routing == "valiant", nbl is not None, link_lat, global_lat)
     zone_params = {key: value for key, value in params.items() if key != "port_order" or value != "round-robin"}
-    zone_params |= zone_routing(routing, None, spread, revisit, routing.startswith("ugal"), backpressure)
+    adaptive = routing.startswith("ugal")
+    zone_params |= zone_routing(routing, None, spread, revisit, adaptive, backpressure)
     return Platform(
         name=f"dragonfly-{groups}x{routers}x{hosts}{suffix}",
         hosts=[Host(name, host_speed) for name in names],
@@ -341,7 +342,7 @@ def dragonfly(
         route_rule=_route_rule(shape, routing == "valiant", nbl is not None, spread_rule),
         compiled=_compiled_zone(zone_params, link_bw, link_lat, global_lat, nbl, host_speed),
         spread_rule=spread_rule,
-        adaptive=routing.startswith("ugal"),
+        adaptive=adaptive,
     )
 
 

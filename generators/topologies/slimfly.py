@@ -228,7 +228,8 @@ def slimfly(
     suffix = ("" if routing == "minimal" else f"-{routing}") + ("-packet" if spread == "packet" else "")
     limited = nbl is not None
     spreading = None
-    if spread == "packet" and not routing.startswith("ugal"):
+    adaptive = routing.startswith("ugal")
+    if spread == "packet" and not adaptive:
         spreading = spread_rule(graph, limited, routing == "valiant", link_lat)
     return Platform(
         name=f"slimfly-q{q}" + ("" if default else f"-p{p}") + suffix,
@@ -242,8 +243,8 @@ def slimfly(
             link_lat,
             nbl,
             host_speed,
-            zone_routing(routing, "minimal", spread, revisit, routing.startswith("ugal"), backpressure),
+            zone_routing(routing, "minimal", spread, revisit, adaptive, backpressure),
         ),
         spread_rule=spreading,
-        adaptive=routing.startswith("ugal"),
+        adaptive=adaptive,
     )

@@ -34,7 +34,7 @@
  * spread by packet), and, by packet, Valiant spread evenly (what its packets'
  * own random intermediates give in aggregate).
  */
-#include "paths.hpp"
+#include "routed_zone.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -131,7 +131,7 @@ public:
     auto valiant_of = [&](std::uint64_t drawn) {
       return valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40));
     };
-    return ugal(std::move(options), hashed, valiant_of, into);
+    return ugal(std::move(options), from, to, valiant_of, into);
   }
 
 private:

@@ -29,7 +29,7 @@
  * each level the up port of least load, D-mod-K's port first on a tie, then
  * the ports after it in turn (an idle network's route is D-mod-K's).
  */
-#include "paths.hpp"
+#include "routed_zone.hpp"
 #include "zone_common.hpp"
 
 #include <string>
@@ -119,7 +119,7 @@ public:
       topolab::spread_evenly(paths, into);
       return latency;
     }
-    choice_.begin();
+    choice_.begin(current_cables(from, to));
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(path(a, b, top, [&](long level, long g, long p) {
         std::vector<Link*> options; /* the switch's up cables, D-mod-K's first */

@@ -38,7 +38,7 @@
  * yet; the options are listed straight hops first, dimension 0 first, the
  * pair's lane first, so that an idle network's route is dimension-ordered.
  */
-#include "paths.hpp"
+#include "routed_zone.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -121,7 +121,7 @@ public:
         paths.push_back(ordered_path(here, target, (lane + l) % lanes_));
       return topolab::spread_evenly(paths, into);
     }
-    choice_.begin();
+    choice_.begin(current_cables(from, to));
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(dal_path(here, target, lane));
     return choice_.finish(into);
@@ -180,7 +180,10 @@ private:
     while (here != target) {
       std::vector<Link*> options;
       std::vector<std::pair<size_t, long>> moves; /* (dimension, coordinate to go to) of each option */
-      for (int deroutes = 0; deroutes < 2; deroutes++)
+      size_t minimal = 0;                         /* the options before it are minimal hops, the others deroutes */
+      for (int deroutes = 0; deroutes < 2; deroutes++) {
+        if (deroutes)
+          minimal = options.size();
         for (size_t d = 0; d < dims_.size(); d++) {
           long c = coordinate(here, d);
           long t = coordinate(target, d);
@@ -193,7 +196,8 @@ private:
                 moves.emplace_back(d, v);
               }
         }
-      size_t pick     = choice_.cheapest_cable(options);
+      }
+      size_t pick     = choice_.cheapest_cable(options, minimal);
       auto [d, v]     = moves[pick];
       derouted[d]     = derouted[d] || v != coordinate(target, d);
       path.add(options[pick], params_.link_lat);

@@ -45,7 +45,7 @@
  * one whose up cable is least loaded, the rule's spine first on a tie, then
  * the columns after it in turn (an idle network's route is the rule's).
  */
-#include "paths.hpp"
+#include "routed_zone.hpp"
 #include "zone_common.hpp"
 
 #include <string>
@@ -150,7 +150,7 @@ public:
     std::vector<topolab::Option> options;
     for (Path& path : paths)
       options.emplace_back(std::move(path));
-    choice_.begin();
+    choice_.begin(current_cables(from, to));
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(options[choice_.cheapest(options)]);
     choice_.finish(into);

@@ -31,13 +31,14 @@
  * fills the source's output queue through credits. With packet granularity
  * the message is placed in PARTS equal parts, one after the other, each
  * seeing the parts placed before it. With `revisit` T the zone takes its
- * decisions again every T seconds while its adaptive messages flow (RoutedZone).
+ * decisions again every T seconds while its adaptive messages flow (routed_zone.hpp);
+ * a message routed whole then stays on its path unless another option is
+ * cheaper (a tie goes to the cables it crosses: SimGrid patch 0033).
  */
 #pragma once
 
 #include "zone_common.hpp"
 
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -71,6 +72,7 @@ struct CableScratch {
   std::uint64_t seen_stamp   = 0;
   double flow_count          = 0;
   double bandwidth           = 0;
+  std::uint64_t current_stamp = 0; /* the message being revisited crosses the cable now */
 };
 
 /* A new stamp: every field stamped before it stops counting. */
@@ -231,10 +233,14 @@ public:
   {
   }
 
-  void begin()
+  /* `current`: when a decision is revisited, the cables the message crosses now (it stays on them unless another
+   * option is cheaper: a tie goes to them). */
+  void begin(const std::vector<Link*>& current = {})
   {
     stamp_  = fresh_stamp();
     spread_ = Spread();
+    for (Link* cable : current)
+      scratch(cable).current_stamp = stamp_;
     if (on_decision_)
       on_decision_();
   }
@@ -260,14 +266,14 @@ public:
   }
 
   /* The index of the least loaded cable (a switch's choice among its ports: the same order as cheapest()), the
-   * first listed on a tie. */
-  size_t cheapest_cable(const std::vector<Link*>& cables) const
+   * cables from `minimal` on being deroutes (DAL's), the first listed on a tie. */
+  size_t cheapest_cable(const std::vector<Link*>& cables, size_t minimal = SIZE_MAX) const
   {
     size_t best = 0;
-    Cost least  = {floored(load(cables[0], 1.0)), false, load(cables[0], 1.0)};
+    Cost least  = {floored(load(cables[0], 1.0)), false, load(cables[0], 1.0), minimal == 0, !current(cables[0])};
     for (size_t i = 1; i < cables.size(); i++) {
       double l = load(cables[i], 1.0);
-      Cost c   = {floored(l), false, l};
+      Cost c   = {floored(l), false, l, i >= minimal, !current(cables[i])};
       if (c < least) {
         best  = i;
         least = c;
@@ -302,10 +308,18 @@ public:
    * and its latency. */
   template <class ValiantOf>
   double ugal(std::vector<Option> options, long candidates, std::uint64_t pair_hash, std::uint64_t sequence,
-              ValiantOf valiant_of, Route* into)
+              ValiantOf valiant_of, Route* into, const std::vector<Link*>& current = {})
   {
+    begin(current);
+    auto on_it = [this](const Option& option) { return is_current(option); };
+    if (!current.empty() && std::none_of(options.begin(), options.end(), on_it)) {
+      Path path; /* the route the message has: a detour (the minimal paths are the options) */
+      for (Link* cable : current)
+        path.add(cable, cable->get_latency());
+      path.detour = true;
+      options.emplace_back(std::move(path));
+    }
     size_t fixed = options.size();
-    begin();
     for (long part = 0; part < parts(); part++) {
       options.erase(options.begin() + static_cast<long>(fixed), options.end());
       for (long j = 0; j < candidates; j++)
@@ -325,20 +339,40 @@ private:
   std::function<void()> on_decision_;
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
-   * the load below that floor (the parts of a message spread over idle options, as packets over empty queues). */
+   * the load below that floor (the parts of a message spread over idle options, as packets over empty queues), then
+   * a switch's minimal ports before its deroutes (cheapest_cable), then the way a revisited message is on before
+   * another (it moves only to a cheaper one). */
   struct Cost {
     double floored;
     bool detour;
     double raw;
+    bool deroute;
+    bool moves;
     bool operator<(const Cost& other) const
     {
       if (floored != other.floored)
         return floored < other.floored;
       if (detour != other.detour)
         return !detour;
-      return raw < other.raw;
+      if (raw != other.raw)
+        return raw < other.raw;
+      if (deroute != other.deroute)
+        return !deroute;
+      return !moves && other.moves;
     }
   };
+
+  /* Whether the message being revisited crosses `cable` now (begin). */
+  bool current(Link* cable) const { return scratch(cable).current_stamp == stamp_; }
+
+  /* Whether `option` is the one path the message being revisited is on (a path from its source switch to its
+   * destination's whose every cable the message crosses is the message's path). */
+  bool is_current(const Option& option) const
+  {
+    const std::vector<Path>& paths = option.paths();
+    return paths.size() == 1 && !paths[0].cables.empty() &&
+           std::all_of(paths[0].cables.begin(), paths[0].cables.end(), [this](Link* c) { return current(c); });
+  }
 
   double unit() const { return 1.0 / static_cast<double>(parts()); }
 
@@ -381,71 +415,11 @@ private:
       raw_sum += worst;
     }
     double n = static_cast<double>(paths.size());
-    return {floored_sum / n, option.detour(), raw_sum / n};
+    return {floored_sum / n, option.detour(), raw_sum / n, false, !is_current(option)};
   }
 };
 
 /* Valiant paths drawn for each UGAL decision (a message, or a part of it). */
 constexpr long VALIANT_CANDIDATES = 2;
-
-/* A switched zone whose family offers a choice of routing rules: the rule (`routing`, one of the family's, read by
- * the family), whether a message is spread per packet (`spread`), and the adaptive choice with its count of
- * decisions. Only UGAL-G ("ugal-g") sees every cable of a path; every other adaptive rule sees the cables that
- * leave its own switch (View), UGAL-L ("ugal-l") with `backpressure` cables after each (the family refuses it
- * elsewhere), and `revisit` seconds apart the decisions in flight are taken again. */
-class RoutedZone : public SwitchedZone {
-protected:
-  RoutedZone(const ZoneParams& p, const std::string& routing)
-      : SwitchedZone(p)
-      , routing_(routing)
-      , by_packet_(p.spread_by_packet())
-      , choice_(routing == "ugal-g" ? View::global : View::local, by_packet_, p.link_bw,
-                1 + static_cast<size_t>(p.has("backpressure") ? p.integer("backpressure", 0) : 0))
-      , revisit_(p.has("revisit") ? p.number("revisit", true) : 0.0)
-  {
-    if (revisit_ > 0)
-      choice_.on_decision([this] { arm_revisit(); });
-  }
-
-  /* UGAL's decision for the message between the switches of a pair hashed `pair_hash` (AdaptiveChoice::ugal, with
-   * VALIANT_CANDIDATES draws and this zone's decisions counted). */
-  template <class ValiantOf>
-  double ugal(std::vector<Option> options, std::uint64_t pair_hash, ValiantOf valiant_of, Route* into)
-  {
-    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, pair_hash, decisions_++, valiant_of, into);
-  }
-
-  const std::string routing_;
-  const bool by_packet_;
-  AdaptiveChoice choice_;
-
-private:
-  std::uint64_t decisions_ = 0; /* adaptive routing decisions so far (topolab::draw) */
-  double revisit_          = 0; /* seconds between two revisits of the decisions in flight (0: decisions are final) */
-  bool armed_              = false; /* a revisit is due */
-
-  /* A revisit `revisit_` seconds from now, unless one is due: armed by every decision, so that revisits go on while
-   * adaptive messages flow and stop with them. */
-  void arm_revisit()
-  {
-    if (armed_)
-      return;
-    armed_ = true;
-    simgrid::kernel::timer::Timer::set(simgrid::s4u::Engine::get_clock() + revisit_, [this] { revisit(); });
-  }
-
-  /* Every message in flight between two switches of this zone routed again (SimGrid patch 0032: each one off its
-   * cables while its route is decided anew, in the order the messages started). */
-  void revisit()
-  {
-    armed_ = false;
-    reroute_communications([this](const simgrid::s4u::Host& src, const simgrid::s4u::Host& dst) {
-      const NetPoint* a = src.get_netpoint();
-      const NetPoint* b = dst.get_netpoint();
-      return a->get_englobing_zone() == this && b->get_englobing_zone() == this &&
-             switch_of(static_cast<long>(a->id())) != switch_of(static_cast<long>(b->id()));
-    });
-  }
-};
 
 } // namespace topolab

@@ -1,10 +1,14 @@
 /*
- * reroute_check.cpp - the test program of topolab's SimGrid patch 0032
+ * reroute_check.cpp - the test program of topolab's SimGrid patches 0032
  * (scripts/simgrid-patches/0032-network-reroute-communications-in-flight.patch):
  * NetZoneImpl::reroute_communications(which) asks the platform again for the
  * route of every communication in flight that has paid its latency and that
  * `which` selects, with the communication's own load taken off its links, and
- * moves its remaining bytes onto that route.
+ * moves its remaining bytes onto that route; and 0033
+ * (scripts/simgrid-patches/0033-network-reroute-shows-the-route-in-flight.patch):
+ * while it asks, NetZoneImpl::get_rerouted_route() gives the links the
+ * communication crosses now (empty otherwise), and a communication given the
+ * route it has stays as it is (not counted as moved).
  *
  * The platform is two_paths_zone.hpp's, four hosts a, b, c, d:
  *
@@ -27,10 +31,15 @@
  *               c -> d has 2e9 - 0.199 x 5e8 left at 0.2 s: 2.1005 s. "counts"
  *               right after the reroute: p1 1, p2 1. Without the reroute a -> b
  *               would end at 2.001 s and c -> d at 3.001 s;
+ *               "crossed": the route a -> b had when asked again (a_out, p1,
+ *               b_in, each whole);
  *   every       both again, and a reroute of both at 0.2 s, in the order they
  *               started: a -> b moves to p2 as above, and c -> d, taken off p1
- *               and routed again, goes back onto p1 with the bytes it had left
- *               (moved 2): the same dates as "moved".
+ *               and routed again, is given p1 again and stays as it is (moved
+ *               1; "crossed": c_out, p1, d_in): the same dates as "moved";
+ *   in_flight   at the end: how many routes were asked for during reroutes,
+ *               and how many times get_rerouted_route() was empty during a
+ *               reroute or not empty outside one ("mismatches": 0).
  *
  * tests/test_reroute.py runs it with --cfg=network/model:CM02
  * --cfg=network/TCP-gamma:0 --cfg=network/crosstraffic:0 (latency + bytes /
@@ -52,6 +61,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -59,12 +69,26 @@ using simgrid::kernel::routing::NetPoint;
 using simgrid::kernel::routing::Route;
 using simgrid::s4u::Host;
 
+bool in_reroute    = false; /* a reroute_communications() is under way */
+long asked         = 0;     /* routes asked for during reroutes */
+long mismatches    = 0;     /* get_rerouted_route() empty in a reroute, or not outside one */
+std::string crossed;        /* the last rerouted route seen: "name:share" each, space-separated */
+
 class AdaptiveZone : public TwoPathsZone {
 public:
   AdaptiveZone() : TwoPathsZone("adaptive") {}
 
   void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override
   {
+    const auto& now = get_rerouted_route();
+    if (now.empty() == in_reroute)
+      mismatches++;
+    if (in_reroute) {
+      asked++;
+      crossed.clear();
+      for (const auto& [link, share] : now)
+        crossed += (crossed.empty() ? "" : " ") + link->get_name() + ":" + std::to_string(share);
+    }
     const char* middle = "p1";
     if (src->get_name() == "a" && dst->get_name() == "b") {
       if (simgrid::s4u::Link::by_name("p2")->get_flow_count() < simgrid::s4u::Link::by_name("p1")->get_flow_count())
@@ -88,12 +112,14 @@ AdaptiveZone* zone = nullptr;
 void reroute_at(double date, const char* scene, bool every_flow)
 {
   simgrid::kernel::timer::Timer::set(date, [scene, every_flow] {
+    in_reroute   = true;
     size_t moved = zone->reroute_communications([every_flow](const Host& src, const Host&) {
       return every_flow || src.get_name() == "a";
     });
-    std::printf("{\"scene\":\"%s\",\"moved\":%zu,\"p1\":%.17g,\"p2\":%.17g}\n", scene, moved,
+    in_reroute = false;
+    std::printf("{\"scene\":\"%s\",\"moved\":%zu,\"p1\":%.17g,\"p2\":%.17g,\"crossed\":\"%s\"}\n", scene, moved,
                 simgrid::s4u::Link::by_name("p1")->get_flow_count(),
-                simgrid::s4u::Link::by_name("p2")->get_flow_count());
+                simgrid::s4u::Link::by_name("p2")->get_flow_count(), crossed.c_str());
   });
 }
 
@@ -120,6 +146,7 @@ void scenes()
   simgrid::s4u::Comm::sendto(Host::by_name("a"), Host::by_name("b"), 1e9);
   both("moved", false);
   both("every", true);
+  std::printf("{\"scene\":\"in_flight\",\"asked\":%ld,\"mismatches\":%ld}\n", asked, mismatches);
 }
 
 } // namespace

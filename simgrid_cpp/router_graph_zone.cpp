@@ -43,7 +43,7 @@
  * Valiant spread evenly.
  * Tests compare every route through the loader.
  */
-#include "paths.hpp"
+#include "routed_zone.hpp"
 #include "zone_common.hpp"
 
 #include <cstdint>
@@ -121,7 +121,7 @@ public:
     auto valiant_of = [&](std::uint64_t drawn) {
       return valiant_path(here, target, intermediate(here, target, drawn), hashed);
     };
-    return ugal(std::move(options), hashed, valiant_of, into);
+    return ugal(std::move(options), from, to, valiant_of, into);
   }
 
 private:

@@ -381,6 +381,28 @@ protected:
     }
   }
 
+protected:
+  /* The cables of `route` (links with the share of a message crossing each) after host `from`'s cable up and before
+   * host `to`'s cable down, as the family's rule gave them, if the whole message crosses each; empty otherwise. */
+  std::vector<simgrid::s4u::Link*>
+  whole_cables_between(const std::vector<std::pair<simgrid::s4u::Link*, double>>& route, long from, long to) const
+  {
+    auto is = [](const StandardLinkImpl* cable) {
+      return [cable](const auto& link) { return link.first->get_impl() == cable; };
+    };
+    auto first = std::find_if(route.begin(), route.end(), is(up_[from]));
+    auto last  = std::find_if(first, route.end(), is(down_[to]));
+    std::vector<simgrid::s4u::Link*> cables;
+    if (last == route.end())
+      return cables;
+    for (auto link = first + 1; link != last; ++link) {
+      if (link->second != 1.0)
+        return {};
+      cables.push_back(link->first);
+    }
+    return cables;
+  }
+
 private:
   long per_switch_ = 1;
   std::vector<StandardLinkImpl*> up_;   /* [host]: host to its switch */

@@ -1,6 +1,7 @@
 """SimGrid patch 0032: a communication in flight can be routed again, its remaining bytes moved onto the route the
-platform gives now (``simgrid_cpp/reroute_check.cpp`` builds the platform and the scenes; its comment derives the
-closed forms checked here), with both of SimGrid's update algorithms."""
+platform gives now; patch 0033: the platform sees the route the communication has while it is asked again, and a
+communication given that route stays as it is (``simgrid_cpp/reroute_check.cpp`` builds the platform and the scenes;
+its comment derives the closed forms checked here), with both of SimGrid's update algorithms."""
 
 from __future__ import annotations
 
@@ -54,9 +55,18 @@ def test_a_rerouted_flow_keeps_its_progress_and_not_its_latency(scenes: dict[str
     assert times["cd_time"] == pytest.approx(0.2 + 1.9005, rel=1e-9)
 
 
-def test_a_flow_rerouted_onto_its_own_route_loses_nothing(scenes: dict[str, dict[str, Any]]) -> None:
-    """Rerouting both flows (c -> d back onto p1, the only route it has) gives the same dates."""
-    assert scenes["every"]["moved"] == 2
+def test_the_platform_sees_the_route_a_rerouted_flow_has(scenes: dict[str, dict[str, Any]]) -> None:
+    """Asked again, the zone reads a -> b's route (every link whole); in the second reroute the last asked is c -> d.
+    Outside reroutes the route in flight is empty, and inside one never (patch 0033)."""
+    assert scenes["moved"]["crossed"] == "a_out:1.000000 p1:1.000000 b_in:1.000000"
+    assert scenes["every"]["crossed"] == "c_out:1.000000 p1:1.000000 d_in:1.000000"
+    assert scenes["in_flight"] == {"scene": "in_flight", "asked": 3, "mismatches": 0}
+
+
+def test_a_flow_rerouted_onto_its_own_route_stays_and_loses_nothing(scenes: dict[str, dict[str, Any]]) -> None:
+    """Rerouting both flows: c -> d is given p1 again, the only route it has, and is not moved (patch 0033: one
+    moved, a -> b); the dates are those of the reroute of a -> b alone."""
+    assert scenes["every"]["moved"] == 1
     times = scenes["every_times"]
     assert times["ab_time"] == pytest.approx(0.2 + 0.9005, rel=1e-9)
     assert times["cd_time"] == pytest.approx(0.2 + 1.9005, rel=1e-9)

@@ -37,6 +37,8 @@
  * switch of that dimension's line if the dimension has not been derouted
  * yet; the options are listed straight hops first, dimension 0 first, the
  * pair's lane first, so that an idle network's route is dimension-ordered.
+ * A tie goes to a straight hop, then (a decision revisited) to the cable the
+ * message is on, then to the option listed first.
  */
 #include "routed_zone.hpp"
 #include "zone_common.hpp"

@@ -61,7 +61,6 @@
 
 #include <cstdio>
 #include <string>
-#include <vector>
 
 namespace {
 

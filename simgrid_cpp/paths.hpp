@@ -237,8 +237,9 @@ public:
    * option is cheaper: a tie goes to them). */
   void begin(const std::vector<Link*>& current = {})
   {
-    stamp_  = fresh_stamp();
-    spread_ = Spread();
+    stamp_     = fresh_stamp();
+    spread_    = Spread();
+    revisited_ = !current.empty();
     for (Link* cable : current)
       scratch(cable).current_stamp = stamp_;
     if (on_decision_)
@@ -335,6 +336,7 @@ private:
   double reference_bw_;
   size_t local_depth_;
   std::uint64_t stamp_ = fresh_stamp(); /* this message's (CableScratch: placed, and what was seen) */
+  bool revisited_      = false;         /* the message's decision is revisited: it has a route (begin) */
   Spread spread_;
   std::function<void()> on_decision_;
 
@@ -363,14 +365,14 @@ private:
   };
 
   /* Whether the message being revisited crosses `cable` now (begin). */
-  bool current(Link* cable) const { return scratch(cable).current_stamp == stamp_; }
+  bool current(Link* cable) const { return revisited_ && scratch(cable).current_stamp == stamp_; }
 
   /* Whether `option` is the one path the message being revisited is on (a path from its source switch to its
    * destination's whose every cable the message crosses is the message's path). */
   bool is_current(const Option& option) const
   {
     const std::vector<Path>& paths = option.paths();
-    return paths.size() == 1 && !paths[0].cables.empty() &&
+    return revisited_ && paths.size() == 1 && !paths[0].cables.empty() &&
            std::all_of(paths[0].cables.begin(), paths[0].cables.end(), [this](Link* c) { return current(c); });
   }
 

@@ -55,6 +55,23 @@ class TestUnderSmpirun:
             assert 0 <= record["time_s_max"] - record["time_s_min"] <= 1.1 * 2e-6
             assert record["rate_bps"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
 
+    def test_shift_rank_rates_are_each_ranks_bytes_over_its_time(self, tmp_path: Path, bin_dir: Path) -> None:
+        """--rank-rates adds the spread of BYTES / each rank's mean time (an effective bisection bandwidth's sample):
+        its extremes are the extremes of the times turned into rates, its mean at least BYTES over the mean time (a
+        mean of rates, not of times), and the times themselves are those of a run without it (the first shift's bit
+        for bit; the later ones start later by the reduction, so their durations round differently)."""
+        size = 1 << 20
+        args = ["-S", "1,3", "-R", "2", "-s", str(size), "-i", "1", "-w", "0"]
+        plain = parse_records(smpirun(tmp_path, bin_dir, "shift", args, 6, nbl=1.0), "shift")
+        rated = parse_records(smpirun(tmp_path, bin_dir, "shift", [*args, "--rank-rates"], 6, nbl=1.0), "shift")
+        assert all("rank_rate_bps_avg" not in r for r in plain)
+        assert {k: rated[0][k] for k in plain[0]} == plain[0]
+        for before, record in zip(plain, rated, strict=True):
+            assert all(record[k] == pytest.approx(before[k], rel=1e-12) for k in ("time_s_min", "time_s_max"))
+            assert record["rank_rate_bps_min"] == pytest.approx(size / record["time_s_max"], rel=1e-12)
+            assert record["rank_rate_bps_max"] == pytest.approx(size / record["time_s_min"], rel=1e-12)
+            assert size / record["time_s_avg"] <= record["rank_rate_bps_avg"] <= record["rank_rate_bps_max"]
+
     def test_a_ring_passes_one_message_at_a_time(self, tmp_path: Path, bin_dir: Path) -> None:
         """The token crosses one cable pair at a time, alone: each message takes the route's 2 latencies + (bytes +
         envelope) / bandwidth, whatever the ring's size."""

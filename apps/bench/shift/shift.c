@@ -23,7 +23,10 @@
  *    "time_s_max":..,"rate_bps":..,"verified":true|false|null}
  * time_s_* are the min/avg/max over ranks of each rank's mean round time and
  * rate_bps = BYTES / time_s_max, the rate each rank gets when the slowest
- * flow sets the pace. --print-schedule prints one line {"app":"shift",
+ * flow sets the pace. With --rank-rates the line also has rank_rate_bps_min, rank_rate_bps_avg and
+ * rank_rate_bps_max: the spread over the ranks of BYTES / each rank's mean round time (a second reduction
+ * after the times': the mean of the pairs' bandwidths of a random bisection pattern, -S N/2 with
+ * --relabel, is one sample of Hoefler's effective bisection bandwidth). --print-schedule prints one line {"app":"shift",
  * "step":k,"messages":[[rank,destination],..]} for the k-th shift instead and
  * communicates nothing. --verify fills each block with its sender's rank (mod
  * 256) and checks every received byte (exit status 1 if one is wrong).
@@ -61,6 +64,7 @@ struct options {
     int warmup;
     int verify;
     int print_schedule;
+    int rank_rates;
     double interval; /* seconds between the starts of two rounds; 0: no pause */
 };
 
@@ -84,6 +88,8 @@ static size_t declare_options(struct options *opt, tl_option *table)
         tl_opt_verify(&opt->verify, "check every received byte"),
         tl_opt_interval(&opt->interval),
         tl_opt_print_schedule(&opt->print_schedule),
+        tl_opt_flag('\0', "rank-rates", &opt->rank_rates,
+                    "also report the spread over the ranks of BYTES / each rank's mean round time"),
     };
     return tl_copy_options(table, options, TL_COUNT(options));
 }
@@ -195,6 +201,9 @@ static void print_schedule(const struct options *opt, struct shift_kernel *k)
 static long long report(const struct options *opt, int nranks, int shift, tl_timing timing)
 {
     tl_summary summary = tl_summarize(timing, opt->verify);
+    double rates[3] = {0.0, 0.0, 0.0};
+    if (opt->rank_rates)
+        tl_spread_to_root(timing.mean > 0 ? (double)opt->bytes / timing.mean : 0.0, rates);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0)
@@ -211,6 +220,8 @@ static long long report(const struct options *opt, int nranks, int shift, tl_tim
     tl_json_repetitions(&json, opt->iterations, opt->warmup);
     tl_json_times(&json, summary.spread);
     tl_json_f64(&json, "rate_bps", summary.spread[2] > 0 ? (double)opt->bytes / summary.spread[2] : 0.0);
+    if (opt->rank_rates)
+        tl_json_spread(&json, "rank_rate_bps", rates);
     tl_json_end_verified(&json, APP_NAME, opt->verify, summary.errors, "bytes");
     return summary.errors;
 }

@@ -129,6 +129,14 @@ def mean_rank_rate(ctx: StudyContext, run: str) -> float:
     return int(records[0]["bytes"]) / statistics.fmean(float(r["time_s_avg"]) for r in records)
 
 
+def effective_bisection(ctx: StudyContext, *runs: str) -> float:
+    """The effective bisection bandwidth of random bisection patterns, one a run (shift N // 2 of randomly relabelled
+    ranks, ``--rank-rates``), as a fraction of the link rate: the mean over the runs of the mean over the ranks of
+    each rank's own rate (Hoefler's definition: the mean bandwidth of the pairs, over bisection patterns)."""
+    fractions = [float(_records(ctx, run)[0]["rank_rate_bps_avg"]) / link_rate(ctx, run) for run in runs]
+    return statistics.fmean(fractions)
+
+
 def bisection_rate(ctx: StudyContext, run: str) -> float:
     """A server's rate in the bisection shift N // 2 (the run's last shift), bytes/s."""
     return float(_records(ctx, run)[-1]["rate_bps"])
@@ -142,6 +150,7 @@ METRICS = {
     "alltoall_rate": alltoall_rate,
     "mean_rank_rate": mean_rank_rate,
     "bisection_rate": bisection_rate,
+    "effective_bisection": effective_bisection,
 }
 TEMPLATE_FUNCTIONS = {"sampled_shifts": sampled_shifts}
 

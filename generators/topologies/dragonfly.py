@@ -253,7 +253,7 @@ def _groups_placement(platform: Platform, argument: str) -> list[str]:
 
 
 @family(
-    summary="Dragonfly (Kim et al. 2008; HPE Slingshot): all-to-all groups, global cables, minimal or Valiant",
+    summary="Dragonfly (Kim et al. 2008; HPE Slingshot): all-to-all groups, global cables; minimal, Valiant or UGAL",
     params=(
         Param("groups", positive_int, "groups of routers (g)"),
         Param("routers", positive_int, "routers per group, joined all-to-all (a)"),

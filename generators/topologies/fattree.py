@@ -242,7 +242,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
 
 
 @family(
-    summary="Fat tree of radix-r switches, any number of levels (2: r^2/2 servers, 3: r^3/4), D-mod-K routing",
+    summary="Fat tree of radix-r switches, any number of levels (2: r^2/2 servers, 3: r^3/4); D-mod-K, adaptive or "
+    "OpenSM's routes",
     params=(
         Param("radix", positive_int, "switch ports (even): radix/2 servers per leaf, radix/2 up ports", "36"),
         Param(

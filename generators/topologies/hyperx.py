@@ -181,7 +181,8 @@ def estimate(params: Mapping[str, Any]) -> Size:
 
 
 @family(
-    summary="HyperX (Ahn et al. 2009): a lattice of switches, each line a clique, dimension-ordered routing",
+    summary="HyperX (Ahn et al. 2009): a lattice of switches, each line a clique; dimension-ordered, Valiant or DAL "
+    "routing",
     params=(
         Param("dims", int_tuple, "switches along each dimension, e.g. 7x7x7"),
         Param("hosts", positive_int, "hosts per switch (T)"),

@@ -172,7 +172,7 @@ def estimate(params: Mapping[str, Any]) -> Size:
 
 
 @family(
-    summary="Slim Fly (Besta and Hoefler 2014): the MMS router graph of diameter 2, minimal routing",
+    summary="Slim Fly (Besta and Hoefler 2014): the MMS router graph of diameter 2; minimal, Valiant or UGAL",
     params=(
         Param("q", positive_int, "the prime power q = 4w + delta, delta in {-1, 0, 1}: 2q^2 routers"),
         Param(

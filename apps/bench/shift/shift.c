@@ -23,10 +23,12 @@
  *    "time_s_max":..,"rate_bps":..,"verified":true|false|null}
  * time_s_* are the min/avg/max over ranks of each rank's mean round time and
  * rate_bps = BYTES / time_s_max, the rate each rank gets when the slowest
- * flow sets the pace. With --rank-rates the line also has rank_rate_bps_min, rank_rate_bps_avg and
- * rank_rate_bps_max: the spread over the ranks of BYTES / each rank's mean round time (a second reduction
- * after the times': the mean of the pairs' bandwidths of a random bisection pattern, -S N/2 with
- * --relabel, is one sample of Hoefler's effective bisection bandwidth). --print-schedule prints one line {"app":"shift",
+ * flow sets the pace. With --rank-rates the line also has rank_rate_bps_min,
+ * rank_rate_bps_avg and rank_rate_bps_max: the spread over the ranks of BYTES /
+ * each rank's mean round time (a second reduction, after the times'); over a
+ * random bisection pattern (-S N/2 with --relabel) its mean, the mean of the
+ * pairs' bandwidths, is one sample of Hoefler's effective bisection bandwidth.
+ * --print-schedule prints one line {"app":"shift",
  * "step":k,"messages":[[rank,destination],..]} for the k-th shift instead and
  * communicates nothing. --verify fills each block with its sender's rank (mod
  * 256) and checks every received byte (exit status 1 if one is wrong).

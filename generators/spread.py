@@ -1,4 +1,4 @@
-"""A message spread over several paths: the Python twin of ``simgrid_cpp/paths.hpp``.
+"""A message spread over several paths: the Python twin of ``simgrid_cpp/spread.hpp``.
 
 A network that spreads the packets of a message over several paths (per-packet Valiant, packet spraying over
 parallel cables) is modelled at flow level as one flow whose route lists every cable the paths cross, once, with

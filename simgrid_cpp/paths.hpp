@@ -1,15 +1,14 @@
 /*
  * paths.hpp - how a compiled zone routes a message over the paths its family
  * offers between two switches: whole along one path, spread over several
- * (per-packet spreading at flow level), or chosen from the network's state
- * when the message starts (adaptive routing). docs/adaptive-routing.md says
- * what each mode models, and generators/spread.py is its Python twin.
+ * (per-packet spreading at flow level; the route is spread.hpp's), or chosen
+ * from the network's state when the message starts (adaptive routing).
+ * docs/adaptive-routing.md says what each mode models.
  *
- * Spreading needs topolab's SimGrid patch 0008 (Route::link_shares_: each link
- * is charged with the share of the message that crosses it); adaptive choice
- * reads s4u::Link::get_flow_count() (same patch): the messages crossing a
- * cable now, each by its share, including those that started at this very
- * instant, which a rate read after the last max-min solve would miss.
+ * Adaptive choice reads s4u::Link::get_flow_count() (SimGrid patch 0008): the
+ * messages crossing a cable now, each by its share, including those that
+ * started at this very instant, which a rate read after the last max-min
+ * solve would miss.
  *
  * Adaptive choice at flow level (UGAL-style) is among options: a path, or an
  * even spread over several paths (Valiant's, as a network that sends each
@@ -37,15 +36,13 @@
  */
 #pragma once
 
-#include "zone_common.hpp"
+#include "spread.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <utility>
@@ -53,124 +50,10 @@
 
 namespace topolab {
 
-using simgrid::s4u::Link;
-
-/* What a routing decision keeps about a cable while it places a message: the parts placed on it so far, its weight in
- * the spread being built, its position in a table being indexed, and its flow count and bandwidth as read when the
- * decision first looked (nothing moves while a message is routed). A field counts only while its stamp is the one
- * of the decision under way, so nothing is cleared between messages; SimGrid routes one message at a time, so one
- * decision (one Spread, one AdaptiveChoice's message) is under way at a time. Reached through the link's extension
- * slot: a decision reads it about ten thousand times a message per packet, where a hash map per decision cost a
- * lookup each time. */
-struct CableScratch {
-  std::uint64_t placed_stamp = 0;
-  double placed              = 0;
-  std::uint64_t weight_stamp = 0;
-  double weight              = 0;
-  std::uint64_t index_stamp  = 0;
-  size_t index               = 0;
-  std::uint64_t seen_stamp   = 0;
-  double flow_count          = 0;
-  double bandwidth           = 0;
-  std::uint64_t current_stamp = 0; /* the message being revisited crosses the cable now */
-};
-
-/* A new stamp: every field stamped before it stops counting. */
-inline std::uint64_t fresh_stamp()
-{
-  static std::uint64_t last = 0;
-  return ++last;
-}
-
-/* The scratch of `cable`, made at its first use; the scratches live as long as the process (no deleter, so unloading
- * the zone leaves nothing for SimGrid to call). */
-inline CableScratch& scratch(Link* cable)
-{
-  static const auto slot = Link::extension_create<CableScratch>(std::function<void(void*)>());
-  static std::deque<CableScratch> scratches;
-  CableScratch* mine = cable->extension(slot);
-  if (mine == nullptr) {
-    mine = &scratches.emplace_back();
-    cable->extension_set(slot, mine, false);
-  }
-  return *mine;
-}
-
-/* A path between two switches: its cables in order (the first leaves the source switch), their latency, and whether
- * it is a detour (a non-minimal path: Valiant's). */
-struct Path {
-  std::vector<Link*> cables;
-  double latency = 0;
-  bool detour    = false;
-
-  void add(Link* cable, double cable_latency)
-  {
-    cables.push_back(cable);
-    latency += cable_latency;
-  }
-};
-
 /* The parts a message is cut into with packet granularity: each part chooses its option in turn. */
 constexpr long PARTS = 64;
 
 enum class View { global, local };
-
-/* Append a whole path to a route; returns its latency. */
-inline double follow(const Path& path, Route* into)
-{
-  for (Link* cable : path.cables)
-    into->link_list_.push_back(cable->get_impl());
-  return path.latency;
-}
-
-/* A message spread over paths, each taking a weight of it: the route lists every cable once, in the order the paths
- * first cross it, with the weight that crosses it over the whole weight (with whole-number weights, counts divided
- * once, so that the Python model computes the same doubles). */
-class Spread {
-public:
-  void add(const Path& path, double weight)
-  {
-    for (Link* cable : path.cables) {
-      CableScratch& mine = scratch(cable);
-      if (mine.weight_stamp != stamp_) {
-        mine.weight_stamp = stamp_;
-        mine.weight       = 0.0;
-        order_.push_back(cable);
-      }
-      mine.weight += weight;
-    }
-    total_ += weight;
-    latency_sum_ += weight * path.latency;
-  }
-
-  /* The route's cables and shares; returns the mean latency of its paths, each by its weight. A message that took
-   * one path is that path, without shares. */
-  double into(Route* into) const
-  {
-    bool whole = std::all_of(order_.begin(), order_.end(), [this](Link* c) { return scratch(c).weight == total_; });
-    for (Link* cable : order_) {
-      into->link_list_.push_back(cable->get_impl());
-      if (!whole)
-        into->link_shares_.push_back(scratch(cable).weight / total_);
-    }
-    return latency_sum_ / total_;
-  }
-
-private:
-  std::uint64_t stamp_ = fresh_stamp(); /* the weights of this spread (CableScratch::weight) */
-  std::vector<Link*> order_;
-  double total_       = 0;
-  double latency_sum_ = 0; /* over the paths, each latency by its weight */
-};
-
-/* Spread a message evenly over every path (oblivious per-packet spreading). */
-inline double spread_evenly(const std::vector<Path>& paths, Route* into)
-{
-  Spread spread;
-  for (const Path& path : paths)
-    spread.add(path, 1.0);
-  return spread.into(into);
-}
 
 /* What an adaptive decision chooses among: one path, or an even spread over several. */
 class Option {
@@ -185,6 +68,15 @@ public:
 
   bool detour() const { return detour_; }
   const std::vector<Path>& paths() const { return paths_; }
+
+  /* Rows computed once a decision (AdaptiveChoice), as an option is weighed again for every part of a message: of
+   * its visible cables, path after path, in what the decision saw (AdaptiveChoice::rows); and once it is placed, of
+   * every cable, path after path, in the decision's spread, and of cables(View::global) in what it saw. */
+  mutable std::uint64_t rows_stamp = 0;
+  mutable std::vector<size_t> rows;
+  mutable std::uint64_t placed_stamp = 0;
+  mutable std::vector<size_t> spread_rows;
+  mutable std::vector<size_t> table_rows;
 
   /* Each cable the option crosses with its share of the option (global view), or the first cable of each path
    * (local view); computed once. */
@@ -238,7 +130,8 @@ public:
   void begin(const std::vector<Link*>& current = {})
   {
     stamp_     = fresh_stamp();
-    spread_    = Spread();
+    spread_.clear();
+    seen_.clear();
     revisited_ = !current.empty();
     for (Link* cable : current)
       scratch(cable).current_stamp = stamp_;
@@ -285,16 +178,29 @@ public:
 
   void place(const Option& option)
   {
-    double each = unit() / static_cast<double>(option.paths().size());
-    for (const Path& path : option.paths())
-      spread_.add(path, each);
-    for (const auto& [cable, share] : option.cables(View::global)) {
-      CableScratch& mine = seen(cable);
-      if (mine.placed_stamp != stamp_) {
-        mine.placed_stamp = stamp_;
-        mine.placed       = 0.0;
-      }
-      mine.placed += unit() * share;
+    const std::vector<std::pair<Link*, double>>& table = option.cables(View::global);
+    bool kept                        = parts() > 1; /* the option may be placed again: its rows kept in it */
+    std::vector<size_t>& spread_rows = kept ? option.spread_rows : spread_rows_;
+    std::vector<size_t>& table_rows  = kept ? option.table_rows : table_rows_;
+    if (!kept || option.placed_stamp != stamp_) {
+      option.placed_stamp = stamp_;
+      spread_rows.clear();
+      table_rows.clear();
+      for (const Path& path : option.paths())
+        spread_.rows_of(path, spread_rows);
+      for (const auto& [cable, share] : table)
+        table_rows.push_back(row(cable));
+    }
+    double each      = unit() / static_cast<double>(option.paths().size());
+    const size_t* at = spread_rows.data();
+    for (const Path& path : option.paths()) {
+      spread_.add(path, at, each);
+      at += path.cables.size();
+    }
+    for (size_t i = 0; i < table.size(); i++) {
+      Seen& mine = seen_[table_rows[i]];
+      mine.placed += unit() * table[i].second;
+      mine.share = -1.0;
     }
   }
 
@@ -340,6 +246,24 @@ private:
   Spread spread_;
   std::function<void()> on_decision_;
 
+  /* What the decision under way saw of a cable (its flow count and bandwidth, read once: nothing moves while a message
+   * is routed), the parts it placed there, and the cable's load as last computed, for `share` of a part (-1: none
+   * since a part was placed there). A row of seen_, reached through the cable's scratch once a decision and then by
+   * its number (Option::rows): the parts of a message weigh every option again, reading rows side by side where the
+   * cables' scratches lie apart, and a cable shared by several paths of an option is computed once a part. */
+  struct Seen {
+    double flow_count;
+    double bandwidth;
+    double placed = 0.0;
+    double share  = -1.0;
+    double load   = 0.0;
+  };
+  mutable std::vector<Seen> seen_;
+  /* The rows of an option weighed or placed once a decision (a message routed whole), in memory kept between them */
+  mutable std::vector<size_t> rows_;
+  std::vector<size_t> spread_rows_;
+  std::vector<size_t> table_rows_;
+
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
    * the load below that floor (the parts of a message spread over idle options, as packets over empty queues), then
    * a switch's minimal ports before its deroutes (cheapest_cable), then the way a revisited message is on before
@@ -381,23 +305,51 @@ private:
   static double floored(double load) { return std::max(1.0, load); }
 
   /* A cable's load in host-cable bandwidths once `share` of the part being placed is added. */
-  double load(Link* cable, double share) const
+  double load(Link* cable, double share) const { return load_at(row(cable), share); }
+
+  double load_at(size_t row, double share) const
   {
-    const CableScratch& mine = seen(cable);
-    double messages          = mine.flow_count + unit() * share + (mine.placed_stamp == stamp_ ? mine.placed : 0.0);
-    return messages * reference_bw_ / mine.bandwidth;
+    Seen& mine = seen_[row];
+    if (mine.share != share) {
+      double messages = mine.flow_count + unit() * share + mine.placed;
+      mine.load       = messages * reference_bw_ / mine.bandwidth;
+      mine.share      = share;
+    }
+    return mine.load;
   }
 
-  /* The scratch of `cable`, with its flow count and bandwidth read once this message. */
-  CableScratch& seen(Link* cable) const
+  /* The row of `cable` in seen_, its flow count and bandwidth read at the decision's first look. */
+  size_t row(Link* cable) const
   {
     CableScratch& mine = scratch(cable);
     if (mine.seen_stamp != stamp_) {
       mine.seen_stamp = stamp_;
-      mine.flow_count = cable->get_flow_count();
-      mine.bandwidth  = cable->get_bandwidth();
+      mine.seen_row   = seen_.size();
+      seen_.push_back({cable->get_flow_count(), cable->get_bandwidth()});
     }
-    return mine;
+    return mine.seen_row;
+  }
+
+  /* The cables of a path that this view sees. */
+  size_t visible(const Path& path) const
+  {
+    return view_ == View::global ? path.cables.size() : std::min(local_depth_, path.cables.size());
+  }
+
+  /* The rows of the cables of `option` that this view sees, path after path: kept in the option (Option::rows) where
+   * the parts of a message weigh it again. */
+  const std::vector<size_t>& rows(const Option& option) const
+  {
+    bool kept                 = parts() > 1;
+    std::vector<size_t>& rows = kept ? option.rows : rows_;
+    if (!kept || option.rows_stamp != stamp_) {
+      option.rows_stamp = stamp_;
+      rows.clear();
+      for (const Path& path : option.paths())
+        for (size_t i = 0; i < visible(path); i++)
+          rows.push_back(row(path.cables[i]));
+    }
+    return rows;
   }
 
   /* An option's cost: its paths' mean cost (a packet of a spread option takes one of its paths), a path's cost the
@@ -405,14 +357,15 @@ private:
   Cost cost(const Option& option) const
   {
     const std::vector<Path>& paths = option.paths();
+    const std::vector<size_t>& at  = rows(option);
     double share                   = 1.0 / static_cast<double>(paths.size());
     double floored_sum             = 0.0;
     double raw_sum                 = 0.0;
+    size_t next                    = 0;
     for (const Path& path : paths) {
       double worst = 0.0;
-      size_t seen  = view_ == View::global ? path.cables.size() : std::min(local_depth_, path.cables.size());
-      for (size_t i = 0; i < seen; i++)
-        worst = std::max(worst, load(path.cables[i], share));
+      for (size_t end = next + visible(path); next < end; next++)
+        worst = std::max(worst, load_at(at[next], share));
       floored_sum += floored(worst);
       raw_sum += worst;
     }

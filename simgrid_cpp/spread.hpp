@@ -24,10 +24,10 @@ namespace topolab {
 using simgrid::s4u::Link;
 
 /* What a routing decision keeps about a cable while it places a message: its row in the spread being built (Spread),
- * its position in a table being indexed, and its row in the table of what the decision saw (AdaptiveChoice::row). A field
- * counts only while its stamp is the one of the decision under way, so nothing is cleared between messages; SimGrid
- * routes one message at a time, so one decision (one Spread, one AdaptiveChoice's message) is under way at a time.
- * Reached through the link's extension slot, where a hash map per decision cost a lookup each time. */
+ * its position in a table being indexed, and its row in the table of what the decision saw (AdaptiveChoice::row). A
+ * field counts only while its stamp is the one of the decision under way, so nothing is cleared between messages;
+ * SimGrid routes one message at a time, so one decision (one Spread, one AdaptiveChoice's message) is under way at a
+ * time. Reached through the link's extension slot, where a hash map per decision cost a lookup each time. */
 struct CableScratch {
   std::uint64_t weight_stamp = 0;
   size_t weight_row          = 0;

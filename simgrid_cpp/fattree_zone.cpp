@@ -122,7 +122,8 @@ public:
     choice_.begin(current_cables(from, to));
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(path(a, b, top, [&](long level, long g, long p) {
-        std::vector<Link*> options; /* the switch's up cables, D-mod-K's first */
+        std::vector<Link*>& options = up_options_; /* the switch's up cables, D-mod-K's first */
+        options.clear();
         long first = d_mod_k(level);
         for (long t = 0; t < up_ports(level); t++)
           options.push_back(up_[level][(g * positions(level) + p) * up_ports(level) + (first + t) % up_ports(level)]);
@@ -141,6 +142,7 @@ private:
   long servers_ = 1;
   std::vector<std::vector<Link*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */
   std::vector<std::vector<Link*>> down_; /* [level][switch * up_ports + u]: the same cable downwards */
+  std::vector<Link*> up_options_;        /* an adaptive hop's up cables (memory kept between hops) */
 
   /* From leaf a up to level `top` on the up ports `up(level, g, p)` picks at switch (g, p) of each level, then the
    * one way down to leaf b. */

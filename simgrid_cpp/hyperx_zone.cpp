@@ -139,6 +139,8 @@ private:
   std::vector<long> offset_;              /* [d]: the first slot of dimension d (ports_ before it) */
   std::vector<Link*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d (null where v is
                                  a's own coordinate) */
+  mutable std::vector<Link*> hop_options_;                     /* dal_path's options at a hop */
+  mutable std::vector<std::pair<size_t, long>> hop_moves_;     /* and where each leads */
 
   /* The dimension-ordered path from switch `here` to switch `target` on `lane`. */
   Path ordered_path(long here, long target, long lane) const
@@ -174,22 +176,25 @@ private:
     return path;
   }
 
-  /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's. */
+  /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's. The options of
+   * a hop are listed in memory kept between hops (a decision revisited every message in flight walks millions). */
   Path dal_path(long here, long target, long lane) const
   {
     Path path;
-    std::vector<bool> derouted(dims_.size(), false);
+    std::uint64_t derouted = 0; /* bit d: dimension d derouted already */
     while (here != target) {
-      std::vector<Link*> options;
-      std::vector<std::pair<size_t, long>> moves; /* (dimension, coordinate to go to) of each option */
-      size_t minimal = 0;                         /* the options before it are minimal hops, the others deroutes */
+      std::vector<Link*>& options               = hop_options_;
+      std::vector<std::pair<size_t, long>>& moves = hop_moves_; /* (dimension, coordinate to go to) of each option */
+      options.clear();
+      moves.clear();
+      size_t minimal = 0; /* the options before it are minimal hops, the others deroutes */
       for (int deroutes = 0; deroutes < 2; deroutes++) {
         if (deroutes)
           minimal = options.size();
         for (size_t d = 0; d < dims_.size(); d++) {
           long c = coordinate(here, d);
           long t = coordinate(target, d);
-          if (c == t || (deroutes && derouted[d]))
+          if (c == t || (deroutes && (derouted >> d & 1)))
             continue;
           for (long v = 0; v < dims_[d]; v++)
             if (deroutes ? v != c && v != t : v == t)
@@ -199,9 +204,10 @@ private:
               }
         }
       }
-      size_t pick     = choice_.cheapest_cable(options, minimal);
-      auto [d, v]     = moves[pick];
-      derouted[d]     = derouted[d] || v != coordinate(target, d);
+      size_t pick = choice_.cheapest_cable(options, minimal);
+      auto [d, v] = moves[pick];
+      if (v != coordinate(target, d))
+        derouted |= std::uint64_t{1} << d;
       path.add(options[pick], params_.link_lat);
       here += (v - coordinate(here, d)) * stride_[d];
     }

@@ -164,10 +164,9 @@ public:
   size_t cheapest_cable(const std::vector<Link*>& cables, size_t minimal = SIZE_MAX) const
   {
     size_t best = 0;
-    Cost least  = {floored(load(cables[0], 1.0)), false, load(cables[0], 1.0), minimal == 0, !current(cables[0])};
+    Cost least  = cable_cost(cables[0], minimal == 0);
     for (size_t i = 1; i < cables.size(); i++) {
-      double l = load(cables[i], 1.0);
-      Cost c   = {floored(l), false, l, i >= minimal, !current(cables[i])};
+      Cost c = cable_cost(cables[i], i >= minimal);
       if (c < least) {
         best  = i;
         least = c;
@@ -254,6 +253,7 @@ private:
   struct Seen {
     double flow_count;
     double bandwidth;
+    bool current; /* the message being revisited crosses the cable now (begin) */
     double placed = 0.0;
     double share  = -1.0;
     double load   = 0.0;
@@ -287,6 +287,14 @@ private:
       return !moves && other.moves;
     }
   };
+
+  /* A hop's cost on `cable` (cheapest_cable), a deroute's or not. */
+  Cost cable_cost(Link* cable, bool deroute) const
+  {
+    size_t at = row(cable);
+    double l  = load_at(at, 1.0);
+    return {floored(l), false, l, deroute, !seen_[at].current};
+  }
 
   /* Whether the message being revisited crosses `cable` now (begin). */
   bool current(Link* cable) const { return revisited_ && scratch(cable).current_stamp == stamp_; }
@@ -325,7 +333,7 @@ private:
     if (mine.seen_stamp != stamp_) {
       mine.seen_stamp = stamp_;
       mine.seen_row   = seen_.size();
-      seen_.push_back({cable->get_flow_count(), cable->get_bandwidth()});
+      seen_.push_back({cable->get_flow_count(), cable->get_bandwidth(), revisited_ && mine.current_stamp == stamp_});
     }
     return mine.seen_row;
   }

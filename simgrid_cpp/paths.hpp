@@ -296,8 +296,8 @@ private:
     return {floored(l), false, l, deroute, !seen_[at].current};
   }
 
-  /* Whether the message being revisited crosses `cable` now (begin). */
-  bool current(Link* cable) const { return revisited_ && scratch(cable).current_stamp == stamp_; }
+  /* Whether the message being revisited crosses `cable` now (begin; kept in the cable's row). */
+  bool current(Link* cable) const { return seen_[row(cable)].current; }
 
   /* Whether `option` is the one path the message being revisited is on (a path from its source switch to its
    * destination's whose every cable the message crosses is the message's path). */

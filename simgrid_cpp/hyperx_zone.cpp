@@ -43,6 +43,7 @@
 #include "routed_zone.hpp"
 #include "zone_common.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -141,6 +142,7 @@ private:
                                  a's own coordinate) */
   mutable std::vector<Link*> hop_options_;                     /* dal_path's options at a hop */
   mutable std::vector<std::pair<size_t, long>> hop_moves_;     /* and where each leads */
+  mutable Path part_path_;                                     /* dal_path's walk */
 
   /* The dimension-ordered path from switch `here` to switch `target` on `lane`. */
   Path ordered_path(long here, long target, long lane) const
@@ -176,11 +178,21 @@ private:
     return path;
   }
 
-  /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's. The options of
-   * a hop are listed in memory kept between hops (a decision revisited every message in flight walks millions). */
-  Path dal_path(long here, long target, long lane) const
+  /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's, into memory
+   * kept between parts (as are the options of a hop: a decision revisited every message in flight walks millions).
+   * The coordinates of both switches are read once and follow the hops. */
+  const Path& dal_path(long here, long target, long lane) const
   {
-    Path path;
+    Path& path = part_path_;
+    path.cables.clear();
+    path.latency = 0;
+    path.detour  = false;
+    std::array<long, MAX_DIMS> at{}; /* here's coordinates */
+    std::array<long, MAX_DIMS> to{}; /* target's */
+    for (size_t d = 0; d < dims_.size(); d++) {
+      at[d] = coordinate(here, d);
+      to[d] = coordinate(target, d);
+    }
     std::uint64_t derouted = 0; /* bit d: dimension d derouted already */
     while (here != target) {
       std::vector<Link*>& options               = hop_options_;
@@ -192,8 +204,8 @@ private:
         if (deroutes)
           minimal = options.size();
         for (size_t d = 0; d < dims_.size(); d++) {
-          long c = coordinate(here, d);
-          long t = coordinate(target, d);
+          long c = at[d];
+          long t = to[d];
           if (c == t || (deroutes && (derouted >> d & 1)))
             continue;
           for (long v = 0; v < dims_[d]; v++)
@@ -206,10 +218,11 @@ private:
       }
       size_t pick = choice_.cheapest_cable(options, minimal);
       auto [d, v] = moves[pick];
-      if (v != coordinate(target, d))
+      if (v != to[d])
         derouted |= std::uint64_t{1} << d;
       path.add(options[pick], params_.link_lat);
-      here += (v - coordinate(here, d)) * stride_[d];
+      here += (v - at[d]) * stride_[d];
+      at[d] = v;
     }
     return path;
   }

@@ -203,7 +203,19 @@ public:
     }
   }
 
-  void place(const Path& path) { place(Option(path)); }
+  /* A part over one path: what place(Option(path)) does, without building the option, whose one path takes the
+   * whole part (unit() on each cable it crosses, a power of two: the sums are exact in either order). */
+  void place(const Path& path)
+  {
+    path_rows_.clear();
+    spread_.rows_of(path, path_rows_);
+    spread_.add(path, path_rows_.data(), unit());
+    for (Link* cable : path.cables) {
+      Seen& mine = seen_[row(cable)];
+      mine.placed += unit();
+      mine.share = -1.0;
+    }
+  }
 
   /* The message's route (Spread) and its latency. */
   double finish(Route* into) const { return spread_.into(into); }
@@ -263,6 +275,7 @@ private:
   mutable std::vector<size_t> rows_;
   std::vector<size_t> spread_rows_;
   std::vector<size_t> table_rows_;
+  std::vector<size_t> path_rows_; /* place(Path)'s rows in the spread */
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
    * the load below that floor (the parts of a message spread over idle options, as packets over empty queues), then

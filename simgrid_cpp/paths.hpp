@@ -66,6 +66,21 @@ public:
     detour_ = std::any_of(paths_.begin(), paths_.end(), [](const Path& p) { return p.detour; });
   }
 
+  /* The option over `path` alone again, as Option(path), in this option's memory (UGAL draws new candidates for each
+   * part of a message). */
+  void assign(const Path& path)
+  {
+    paths_.resize(1);
+    paths_[0].cables.assign(path.cables.begin(), path.cables.end());
+    paths_[0].latency = path.latency;
+    paths_[0].detour  = path.detour;
+    detour_           = path.detour;
+    rows_stamp        = 0; /* no decision's stamp (fresh_stamp starts at 1) */
+    placed_stamp      = 0;
+    all_.clear();
+    first_.clear();
+  }
+
   bool detour() const { return detour_; }
   const std::vector<Path>& paths() const { return paths_; }
 
@@ -239,9 +254,13 @@ public:
     }
     size_t fixed = options.size();
     for (long part = 0; part < parts(); part++) {
-      options.erase(options.begin() + static_cast<long>(fixed), options.end());
-      for (long j = 0; j < candidates; j++)
-        options.emplace_back(valiant_of(draw(pair_hash, sequence, static_cast<std::uint64_t>(part * candidates + j))));
+      for (long j = 0; j < candidates; j++) {
+        Path drawn = valiant_of(draw(pair_hash, sequence, static_cast<std::uint64_t>(part * candidates + j)));
+        if (part == 0)
+          options.emplace_back(std::move(drawn));
+        else /* in the memory of the part before's candidate */
+          options[fixed + static_cast<size_t>(j)].assign(drawn);
+      }
       place(options[cheapest(options)]);
     }
     return finish(into);

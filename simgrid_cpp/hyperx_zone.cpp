@@ -58,6 +58,7 @@ using topolab::ZoneParams;
 
 constexpr size_t MAX_DIMS   = 32;       /* generators.topologies.torus.MAX_DIMS */
 constexpr long MAX_ELEMENTS = 1L << 40; /* far beyond what the Python model builds: guards the arithmetic only */
+constexpr long HOP_INDEX    = 1L << 16; /* DAL's hop options indexed by switch and dimensions derouted up to this */
 
 class HyperXZone : public topolab::RoutedZone {
 public:
@@ -84,6 +85,8 @@ public:
       p.fail("links > 1 parallel cables need two switches to join, and dims is a single switch ('" + p.path() + "')");
     checked_product(switches_, hosts_, p);
     checked_product(checked_product(switches_, ports_, p), lanes_, p);
+    if (routing_ == "dal" && dims_.size() < 16 && switches_ <= HOP_INDEX >> dims_.size())
+      hop_index_.resize(static_cast<size_t>(switches_) << dims_.size());
   }
 
   void build()
@@ -125,6 +128,7 @@ public:
       return topolab::spread_evenly(paths, into);
     }
     choice_.begin(current_cables(from, to));
+    decision_++;
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(dal_path(here, target, lane));
     return choice_.finish(into);
@@ -140,9 +144,19 @@ private:
   std::vector<long> offset_;              /* [d]: the first slot of dimension d (ports_ before it) */
   std::vector<Link*> cables_; /* [slot(a, d, v, lane)]: switch a to the switch at coordinate v along d (null where v is
                                  a's own coordinate) */
-  mutable std::vector<Link*> hop_options_;                     /* dal_path's options at a hop */
-  mutable std::vector<std::pair<size_t, long>> hop_moves_;     /* and where each leads */
-  mutable Path part_path_;                                     /* dal_path's walk */
+  /* A hop's options (hop_options): the cables, their rows in what the decision saw, and where each leads (dimension,
+   * coordinate to go to); those before `minimal` are minimal hops, the others deroutes. */
+  struct HopOptions {
+    std::uint64_t decision = 0; /* the DAL decision that listed them (decision_) */
+    size_t minimal         = 0;
+    std::vector<Link*> cables;
+    std::vector<size_t> rows;
+    std::vector<std::pair<size_t, long>> moves;
+  };
+  mutable std::vector<HopOptions> hop_index_; /* [switch << dimensions | derouted], where that is at most HOP_INDEX */
+  mutable HopOptions hop_scratch_;            /* elsewhere, listed each time */
+  mutable std::uint64_t decision_ = 0;        /* DAL decisions so far */
+  mutable Path part_path_;                    /* dal_path's walk */
 
   /* The dimension-ordered path from switch `here` to switch `target` on `lane`. */
   Path ordered_path(long here, long target, long lane) const
@@ -179,8 +193,9 @@ private:
   }
 
   /* One part's DAL walk from switch `here` to switch `target` (the file's comment), `lane` the pair's, into memory
-   * kept between parts (as are the options of a hop: a decision revisited every message in flight walks millions).
-   * The coordinates of both switches are read once and follow the hops. */
+   * kept between parts. The coordinates of both switches are read once and follow the hops; a hop's options are
+   * listed once a decision for each switch and set of dimensions derouted (hop_options), as the parts of a message
+   * (and a decision revisited, for every message in flight) walk through the same ones again. */
   const Path& dal_path(long here, long target, long lane) const
   {
     Path& path = part_path_;
@@ -195,36 +210,52 @@ private:
     }
     std::uint64_t derouted = 0; /* bit d: dimension d derouted already */
     while (here != target) {
-      std::vector<Link*>& options               = hop_options_;
-      std::vector<std::pair<size_t, long>>& moves = hop_moves_; /* (dimension, coordinate to go to) of each option */
-      options.clear();
-      moves.clear();
-      size_t minimal = 0; /* the options before it are minimal hops, the others deroutes */
-      for (int deroutes = 0; deroutes < 2; deroutes++) {
-        if (deroutes)
-          minimal = options.size();
-        for (size_t d = 0; d < dims_.size(); d++) {
-          long c = at[d];
-          long t = to[d];
-          if (c == t || (deroutes && (derouted >> d & 1)))
-            continue;
-          for (long v = 0; v < dims_[d]; v++)
-            if (deroutes ? v != c && v != t : v == t)
-              for (long l = 0; l < lanes_; l++) {
-                options.push_back(cables_[slot(here, d, v, (lane + l) % lanes_)]);
-                moves.emplace_back(d, v);
-              }
-        }
-      }
-      size_t pick = choice_.cheapest_cable(options, minimal);
-      auto [d, v] = moves[pick];
+      const HopOptions& hop = hop_options(here, derouted, at, to, lane);
+      size_t pick           = choice_.cheapest_row(hop.rows, hop.minimal);
+      auto [d, v]           = hop.moves[pick];
       if (v != to[d])
         derouted |= std::uint64_t{1} << d;
-      path.add(options[pick], params_.link_lat);
+      path.add(hop.cables[pick], params_.link_lat);
       here += (v - at[d]) * stride_[d];
       at[d] = v;
     }
     return path;
+  }
+
+  /* A hop's options from switch `here` (coordinates `at`) towards `to`, the dimensions of `derouted` derouted: a hop
+   * straight to the target's coordinate in any dimension where they differ, then a deroute in each dimension not yet
+   * derouted, dimension 0 first, the pair's lane first; listed once a decision where the zone is small enough to
+   * index every (switch, derouted) pair, else each time. */
+  const HopOptions& hop_options(long here, std::uint64_t derouted, const std::array<long, MAX_DIMS>& at,
+                                const std::array<long, MAX_DIMS>& to, long lane) const
+  {
+    bool indexed     = !hop_index_.empty();
+    HopOptions& hop  = indexed ? hop_index_[static_cast<size_t>(here) << dims_.size() | derouted] : hop_scratch_;
+    if (indexed && hop.decision == decision_)
+      return hop;
+    hop.decision = decision_;
+    hop.cables.clear();
+    hop.rows.clear();
+    hop.moves.clear();
+    for (int deroutes = 0; deroutes < 2; deroutes++) {
+      if (deroutes)
+        hop.minimal = hop.cables.size(); /* the options before it are minimal hops, the others deroutes */
+      for (size_t d = 0; d < dims_.size(); d++) {
+        long c = at[d];
+        long t = to[d];
+        if (c == t || (deroutes && (derouted >> d & 1)))
+          continue;
+        for (long v = 0; v < dims_[d]; v++)
+          if (deroutes ? v != c && v != t : v == t)
+            for (long l = 0; l < lanes_; l++) {
+              Link* cable = cables_[slot(here, d, v, (lane + l) % lanes_)];
+              hop.cables.push_back(cable);
+              hop.rows.push_back(choice_.row_of(cable));
+              hop.moves.emplace_back(d, v);
+            }
+      }
+    }
+    return hop;
   }
 
   static long checked_product(long a, long b, const ZoneParams& p)

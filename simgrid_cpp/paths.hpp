@@ -178,17 +178,18 @@ public:
    * cables from `minimal` on being deroutes (DAL's), the first listed on a tie. */
   size_t cheapest_cable(const std::vector<Link*>& cables, size_t minimal = SIZE_MAX) const
   {
-    size_t best = 0;
-    Cost least  = cable_cost(cables[0], minimal == 0);
-    for (size_t i = 1; i < cables.size(); i++) {
-      Cost c = cable_cost(cables[i], i >= minimal);
-      if (c < least) {
-        best  = i;
-        least = c;
-      }
-    }
-    return best;
+    return cheapest_hop(cables.size(), minimal, [this, &cables](size_t i) { return row(cables[i]); });
   }
+
+  /* The same, the cables given by their rows in what this decision saw (row_of). */
+  size_t cheapest_row(const std::vector<size_t>& rows, size_t minimal = SIZE_MAX) const
+  {
+    return cheapest_hop(rows.size(), minimal, [&rows](size_t i) { return rows[i]; });
+  }
+
+  /* The row of `cable` in what this decision saw (its flow count and bandwidth read at the first look): valid until
+   * the next begin(), so that a walk that meets the same cables again need not look them up. */
+  size_t row_of(Link* cable) const { return row(cable); }
 
   void place(const Option& option)
   {
@@ -298,7 +299,7 @@ private:
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
    * the load below that floor (the parts of a message spread over idle options, as packets over empty queues), then
-   * a switch's minimal ports before its deroutes (cheapest_cable), then the way a revisited message is on before
+   * a switch's minimal ports before its deroutes (cheapest_hop), then the way a revisited message is on before
    * another (it moves only to a cheaper one). */
   struct Cost {
     double floored;
@@ -320,11 +321,26 @@ private:
     }
   };
 
-  /* A hop's cost on `cable` (cheapest_cable), a deroute's or not. */
-  Cost cable_cost(Link* cable, bool deroute) const
+  /* The cheapest of `count` hops (cheapest_cable), the i-th on the cable of row `row_at(i)`, a deroute from `minimal`
+   * on. */
+  template <class RowAt> size_t cheapest_hop(size_t count, size_t minimal, RowAt row_at) const
   {
-    size_t at = row(cable);
-    double l  = load_at(at, 1.0);
+    size_t best = 0;
+    Cost least  = hop_cost(row_at(0), minimal == 0);
+    for (size_t i = 1; i < count; i++) {
+      Cost c = hop_cost(row_at(i), i >= minimal);
+      if (c < least) {
+        best  = i;
+        least = c;
+      }
+    }
+    return best;
+  }
+
+  /* A hop's cost on the cable of row `at`, a deroute's or not. */
+  Cost hop_cost(size_t at, bool deroute) const
+  {
+    double l = load_at(at, 1.0);
     return {floored(l), false, l, deroute, !seen_[at].current};
   }
 

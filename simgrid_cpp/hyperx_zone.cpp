@@ -128,7 +128,6 @@ public:
       return topolab::spread_evenly(paths, into);
     }
     choice_.begin(current_cables(from, to));
-    decision_++;
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(dal_path(here, target, lane));
     return choice_.finish(into);
@@ -147,7 +146,7 @@ private:
   /* A hop's options (hop_options): the cables, their rows in what the decision saw, and where each leads (dimension,
    * coordinate to go to); those before `minimal` are minimal hops, the others deroutes. */
   struct HopOptions {
-    std::uint64_t decision = 0; /* the DAL decision that listed them (decision_) */
+    std::uint64_t decision = 0; /* the decision that listed them (AdaptiveChoice::decision) */
     size_t minimal         = 0;
     std::vector<Link*> cables;
     std::vector<size_t> rows;
@@ -155,7 +154,6 @@ private:
   };
   mutable std::vector<HopOptions> hop_index_; /* [switch << dimensions | derouted], where that is at most HOP_INDEX */
   mutable HopOptions hop_scratch_;            /* elsewhere, listed each time */
-  mutable std::uint64_t decision_ = 0;        /* DAL decisions so far */
   mutable Path part_path_;                    /* dal_path's walk */
 
   /* The dimension-ordered path from switch `here` to switch `target` on `lane`. */
@@ -231,9 +229,9 @@ private:
   {
     bool indexed     = !hop_index_.empty();
     HopOptions& hop  = indexed ? hop_index_[static_cast<size_t>(here) << dims_.size() | derouted] : hop_scratch_;
-    if (indexed && hop.decision == decision_)
+    if (indexed && hop.decision == choice_.decision())
       return hop;
-    hop.decision = decision_;
+    hop.decision = choice_.decision();
     hop.cables.clear();
     hop.rows.clear();
     hop.moves.clear();

@@ -187,6 +187,9 @@ public:
     return cheapest_hop(rows.size(), minimal, [&rows](size_t i) { return rows[i]; });
   }
 
+  /* This decision's stamp (begin): what a zone lists under it holds until the next begin(). */
+  std::uint64_t decision() const { return stamp_; }
+
   /* The row of `cable` in what this decision saw (its flow count and bandwidth read at the first look): valid until
    * the next begin(), so that a walk that meets the same cables again need not look them up. */
   size_t row_of(Link* cable) const { return row(cable); }

@@ -116,9 +116,7 @@ public:
     }
     if (routing_ == "valiant") {
       if (!by_packet_)
-        return topolab::follow(valiant_path(here, target, intermediate(g, k, hashed), copy_of(hashed >> 20),
-                                            copy_of(hashed >> 40)),
-                               into);
+        return topolab::follow(valiant_at(here, target, valiant_index(hashed)), into);
       return topolab::spread_evenly(valiant_paths(here, target), into);
     }
     /* UGAL: the minimal paths; per packet, Valiant spread evenly too (its packets' own random intermediates, in
@@ -126,12 +124,9 @@ public:
     std::vector<topolab::Option> options;
     for (Path& path : minimal_paths(here, target, copy))
       options.emplace_back(std::move(path));
-    if (by_packet_)
-      options.emplace_back(valiant_paths(here, target));
-    auto valiant_of = [&](std::uint64_t drawn) {
-      return valiant_path(here, target, intermediate(g, k, drawn), copy_of(drawn >> 20), copy_of(drawn >> 40));
-    };
-    return ugal(std::move(options), from, to, valiant_of, into);
+    auto at    = [&](size_t i) { return valiant_at(here, target, i); };
+    auto index = [this](std::uint64_t drawn) { return valiant_index(drawn); };
+    return ugal(std::move(options), from, to, valiant_count(), index, at, into);
   }
 
 private:
@@ -208,17 +203,33 @@ private:
     return paths;
   }
 
-  /* Every Valiant path from router `from` to router `to` of another group: intermediate groups in order, then the
+  /* The Valiant paths between two groups: through every other group, over every copy of each global cable. */
+  size_t valiant_count() const { return static_cast<size_t>((groups_ - 2) * copies_ * copies_); }
+
+  /* The index of the Valiant path a draw names among valiant_count() (valiant_at): the intermediate group
+   * intermediate(g, k, drawn), over copies copy_of(drawn >> 20) and copy_of(drawn >> 40). */
+  size_t valiant_index(std::uint64_t drawn) const
+  {
+    auto middle = static_cast<long>(drawn % static_cast<std::uint64_t>(groups_ - 2));
+    return static_cast<size_t>((middle * copies_ + copy_of(drawn >> 20)) * copies_ + copy_of(drawn >> 40));
+  }
+
+  /* The i-th Valiant path from router `from` to router `to` of another group: intermediate groups in order, then the
    * copies of the first global cable, then of the second. */
+  Path valiant_at(long from, long to, size_t i) const
+  {
+    auto index = static_cast<long>(i);
+    long c2    = index % copies_;
+    long c1    = index / copies_ % copies_;
+    return valiant_path(from, to, intermediate(from / routers_, to / routers_, index / copies_ / copies_), c1, c2);
+  }
+
+  /* Every Valiant path from router `from` to router `to` of another group, in valiant_at's order. */
   std::vector<Path> valiant_paths(long from, long to) const
   {
     std::vector<Path> paths;
-    long g = from / routers_;
-    long k = to / routers_;
-    for (long middle = 0; middle < groups_; middle++)
-      for (long c1 = 0; middle != g && middle != k && c1 < copies_; c1++)
-        for (long c2 = 0; c2 < copies_; c2++)
-          paths.push_back(valiant_path(from, to, middle, c1, c2));
+    for (size_t i = 0; i < valiant_count(); i++)
+      paths.push_back(valiant_at(from, to, i));
     return paths;
   }
 

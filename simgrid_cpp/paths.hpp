@@ -66,21 +66,6 @@ public:
     detour_ = std::any_of(paths_.begin(), paths_.end(), [](const Path& p) { return p.detour; });
   }
 
-  /* The option over `path` alone again, as Option(path), in this option's memory (UGAL draws new candidates for each
-   * part of a message). */
-  void assign(const Path& path)
-  {
-    paths_.resize(1);
-    paths_[0].cables.assign(path.cables.begin(), path.cables.end());
-    paths_[0].latency = path.latency;
-    paths_[0].detour  = path.detour;
-    detour_           = path.detour;
-    rows_stamp        = 0; /* no decision's stamp (fresh_stamp starts at 1) */
-    placed_stamp      = 0;
-    all_.clear();
-    first_.clear();
-  }
-
   bool detour() const { return detour_; }
   const std::vector<Path>& paths() const { return paths_; }
 
@@ -160,19 +145,7 @@ public:
   long parts() const { return by_packet_ ? PARTS : 1; }
 
   /* The index of the cheapest option (the header comment's order). */
-  size_t cheapest(const std::vector<Option>& options) const
-  {
-    size_t best = 0;
-    Cost least  = cost(options[0]);
-    for (size_t i = 1; i < options.size(); i++) {
-      Cost c = cost(options[i]);
-      if (c < least) {
-        best  = i;
-        least = c;
-      }
-    }
-    return best;
-  }
+  size_t cheapest(const std::vector<Option>& options) const { return cheapest_of(options).first; }
 
   /* The index of the least loaded cable (a switch's choice among its ports: the same order as cheapest()), the
    * cables from `minimal` on being deroutes (DAL's), the first listed on a tie. */
@@ -219,6 +192,7 @@ public:
       Seen& mine = seen_[table_rows[i]];
       mine.placed += unit() * table[i].second;
       mine.share = -1.0;
+      mine.whole = -1.0;
     }
   }
 
@@ -233,19 +207,22 @@ public:
       Seen& mine = seen_[row(cable)];
       mine.placed += unit();
       mine.share = -1.0;
+      mine.whole = -1.0;
     }
   }
 
   /* The message's route (Spread) and its latency. */
   double finish(Route* into) const { return spread_.into(into); }
 
-  /* UGAL's decision for one message (Kim et al.): `options` (the minimal paths, and by packet Valiant spread evenly)
-   * against `candidates` Valiant paths drawn for each part, `valiant_of(drawn)` building the one a draw names (the
-   * draws: topolab::draw of the pair's hash and of the decision's rank `sequence`); the message's route into `into`,
-   * and its latency. */
-  template <class ValiantOf>
+  /* UGAL's decision for one message (Kim et al.): `options` (the minimal paths), by packet Valiant spread evenly
+   * over its `count` paths too (valiant_at(0), ..., valiant_at(count - 1)), against `candidates` Valiant paths drawn
+   * for each part (the draws: topolab::draw of the pair's hash and of the decision's rank `sequence`, the drawn path
+   * valiant_at(valiant_index(draw))); the message's route into `into`, and its latency. By packet a drawn candidate is
+   * one of the spread's paths taken whole: weighed and placed where the spread holds it, not built again. */
+  template <class ValiantIndex, class ValiantAt>
   double ugal(std::vector<Option> options, long candidates, std::uint64_t pair_hash, std::uint64_t sequence,
-              ValiantOf valiant_of, Route* into, const std::vector<Link*>& current = {})
+              size_t count, ValiantIndex valiant_index, ValiantAt valiant_at, Route* into,
+              const std::vector<Link*>& current = {})
   {
     begin(current);
     auto on_it = [this](const Option& option) { return is_current(option); };
@@ -256,16 +233,39 @@ public:
       path.detour = true;
       options.emplace_back(std::move(path));
     }
-    size_t fixed = options.size();
-    for (long part = 0; part < parts(); part++) {
-      for (long j = 0; j < candidates; j++) {
-        Path drawn = valiant_of(draw(pair_hash, sequence, static_cast<std::uint64_t>(part * candidates + j)));
-        if (part == 0)
-          options.emplace_back(std::move(drawn));
-        else /* in the memory of the part before's candidate */
-          options[fixed + static_cast<size_t>(j)].assign(drawn);
-      }
+    auto drawn = [&](long part, long j) {
+      return valiant_index(draw(pair_hash, sequence, static_cast<std::uint64_t>(part * candidates + j)));
+    };
+    if (parts() == 1) {
+      for (long j = 0; j < candidates; j++)
+        options.emplace_back(valiant_at(drawn(0, j)));
       place(options[cheapest(options)]);
+      return finish(into);
+    }
+    std::vector<Path> valiant;
+    for (size_t i = 0; i < count; i++)
+      valiant.push_back(valiant_at(i));
+    options.emplace_back(std::move(valiant));
+    const Option& spread = options.back();
+    const std::vector<size_t>& spread_rows = rows(spread);
+    starts_.assign(1, 0); /* where the visible rows of each of the spread's paths start in spread_rows */
+    for (const Path& path : spread.paths())
+      starts_.push_back(starts_.back() + visible(path));
+    for (long part = 0; part < parts(); part++) {
+      auto [best, least] = cheapest_of(options);
+      const Path* whole  = nullptr;
+      for (long j = 0; j < candidates; j++) {
+        size_t i = drawn(part, j);
+        Cost c   = whole_cost(spread.paths()[i], &spread_rows[starts_[i]], &spread_rows[starts_[i + 1]]);
+        if (c < least) {
+          least = c;
+          whole = &spread.paths()[i];
+        }
+      }
+      if (whole != nullptr)
+        place(*whole);
+      else
+        place(options[best]);
     }
     return finish(into);
   }
@@ -282,8 +282,9 @@ private:
 
   /* What the decision under way saw of a cable (its flow count and bandwidth, read once: nothing moves while a message
    * is routed), the parts it placed there, and the cable's load as last computed, for `share` of a part (-1: none
-   * since a part was placed there). A row of seen_, reached through the cable's scratch once a decision and then by
-   * its number (Option::rows): the parts of a message weigh every option again, reading rows side by side where the
+   * since a part was placed there), and for a whole part apart (-1: none), as UGAL weighs a spread's paths whole
+   * beside the spread (ugal). A row of seen_, reached through the cable's scratch once a decision and then by its
+   * number (Option::rows): the parts of a message weigh every option again, reading rows side by side where the
    * cables' scratches lie apart, and a cable shared by several paths of an option is computed once a part. */
   struct Seen {
     double flow_count;
@@ -292,6 +293,7 @@ private:
     double placed = 0.0;
     double share  = -1.0;
     double load   = 0.0;
+    double whole  = -1.0;
   };
   mutable std::vector<Seen> seen_;
   /* The rows of an option weighed or placed once a decision (a message routed whole), in memory kept between them */
@@ -299,6 +301,7 @@ private:
   std::vector<size_t> spread_rows_;
   std::vector<size_t> table_rows_;
   std::vector<size_t> path_rows_; /* place(Path)'s rows in the spread */
+  std::vector<size_t> starts_;    /* ugal(): where each of the Valiant spread's paths starts in its rows */
 
   /* What cheapest() compares: the busiest visible cable's load (never below 1), detours after minimal options, then
    * the load below that floor (the parts of a message spread over idle options, as packets over empty queues), then
@@ -323,6 +326,31 @@ private:
       return !moves && other.moves;
     }
   };
+
+  /* The index of the cheapest of `options` (the header comment's order: the first listed on a tie), and its cost. */
+  std::pair<size_t, Cost> cheapest_of(const std::vector<Option>& options) const
+  {
+    size_t best = 0;
+    Cost least  = cost(options[0]);
+    for (size_t i = 1; i < options.size(); i++) {
+      Cost c = cost(options[i]);
+      if (c < least) {
+        best  = i;
+        least = c;
+      }
+    }
+    return {best, least};
+  }
+
+  /* The cost of `path` taken whole, its visible cables' rows from `first` to `last`: cost(Option(path)) without
+   * building the option. */
+  Cost whole_cost(const Path& path, const size_t* first, const size_t* last) const
+  {
+    double worst = 0.0;
+    for (const size_t* at = first; at < last; at++)
+      worst = std::max(worst, load_at(*at, 1.0));
+    return {floored(worst), path.detour, worst, false, !is_current(path)};
+  }
 
   /* The cheapest of `count` hops (cheapest_cable), the i-th on the cable of row `row_at(i)`, a deroute from `minimal`
    * on. */
@@ -352,11 +380,12 @@ private:
 
   /* Whether `option` is the one path the message being revisited is on (a path from its source switch to its
    * destination's whose every cable the message crosses is the message's path). */
-  bool is_current(const Option& option) const
+  bool is_current(const Option& option) const { return option.paths().size() == 1 && is_current(option.paths()[0]); }
+
+  bool is_current(const Path& path) const
   {
-    const std::vector<Path>& paths = option.paths();
-    return revisited_ && paths.size() == 1 && !paths[0].cables.empty() &&
-           std::all_of(paths[0].cables.begin(), paths[0].cables.end(), [this](Link* c) { return current(c); });
+    return revisited_ && !path.cables.empty() &&
+           std::all_of(path.cables.begin(), path.cables.end(), [this](Link* c) { return current(c); });
   }
 
   double unit() const { return 1.0 / static_cast<double>(parts()); }
@@ -369,12 +398,22 @@ private:
   double load_at(size_t row, double share) const
   {
     Seen& mine = seen_[row];
+    if (share == 1.0) {
+      if (mine.whole < 0.0)
+        mine.whole = computed_load(mine, 1.0);
+      return mine.whole;
+    }
     if (mine.share != share) {
-      double messages = mine.flow_count + unit() * share + mine.placed;
-      mine.load       = messages * reference_bw_ / mine.bandwidth;
-      mine.share      = share;
+      mine.load  = computed_load(mine, share);
+      mine.share = share;
     }
     return mine.load;
+  }
+
+  double computed_load(const Seen& mine, double share) const
+  {
+    double messages = mine.flow_count + unit() * share + mine.placed;
+    return messages * reference_bw_ / mine.bandwidth;
   }
 
   /* The row of `cable` in seen_, its flow count and bandwidth read at the decision's first look. */

@@ -42,13 +42,15 @@ protected:
       choice_.on_decision([this] { arm_revisit(); });
   }
 
-  /* UGAL's decision for the message from host `from` to host `to` (AdaptiveChoice::ugal, with VALIANT_CANDIDATES
-   * draws of the pair's hash and this zone's decisions counted; revisited, the path it is on among the options). */
-  template <class ValiantOf>
-  double ugal(std::vector<Option> options, long from, long to, ValiantOf valiant_of, Route* into)
+  /* UGAL's decision for the message from host `from` to host `to` among the minimal paths `options` and the `count`
+   * Valiant paths valiant_at(0), ... (AdaptiveChoice::ugal, with VALIANT_CANDIDATES draws of the pair's hash and this
+   * zone's decisions counted, valiant_index(draw) naming a path; revisited, the path it is on among the options). */
+  template <class ValiantIndex, class ValiantAt>
+  double ugal(std::vector<Option> options, long from, long to, size_t count, ValiantIndex valiant_index,
+              ValiantAt valiant_at, Route* into)
   {
-    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, pair_hash(from, to), decisions_++, valiant_of, into,
-                        current_cables(from, to));
+    return choice_.ugal(std::move(options), VALIANT_CANDIDATES, pair_hash(from, to), decisions_++, count,
+                        valiant_index, valiant_at, into, current_cables(from, to));
   }
 
   /* While a revisit routes a message routed whole: the cables between the switches of hosts `from` and `to` that it

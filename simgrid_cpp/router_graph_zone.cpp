@@ -116,12 +116,11 @@ public:
     /* UGAL: the minimal path; per packet, Valiant spread evenly too; and VALIANT_CANDIDATES Valiant paths drawn for
      * each decision (the message, or each part) */
     std::vector<topolab::Option> options = {topolab::Option(minimal_path(here, target, hashed))};
-    if (by_packet_)
-      options.emplace_back(valiant_paths(here, target, hashed));
-    auto valiant_of = [&](std::uint64_t drawn) {
-      return valiant_path(here, target, intermediate(here, target, drawn), hashed);
+    auto at    = [&](size_t i) { return valiant_path(here, target, intermediate(here, target, i), hashed); };
+    auto index = [this](std::uint64_t drawn) {
+      return static_cast<size_t>(drawn % static_cast<std::uint64_t>(routers_ - 2));
     };
-    return ugal(std::move(options), from, to, valiant_of, into);
+    return ugal(std::move(options), from, to, static_cast<size_t>(routers_ - 2), index, at, into);
   }
 
 private:

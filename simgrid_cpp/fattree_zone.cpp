@@ -32,6 +32,7 @@
 #include "routed_zone.hpp"
 #include "zone_common.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,13 @@ public:
     add_switched_hosts(names, servers_, [](long leaf) { return "leaf-" + std::to_string(leaf); });
     up_.resize(levels_);
     down_.resize(levels_);
+    up_rows_.resize(levels_);
+    up_decision_.resize(levels_);
     for (long level = 1; level < levels_; level++) {
       long switches = leaves_ / span(level) * positions(level);
       up_[level].assign(switches * up_ports(level), nullptr);
+      up_rows_[level].resize(switches);
+      up_decision_[level].assign(switches, 0); /* no decision's stamp (fresh_stamp starts at 1) */
       down_[level].assign(switches * up_ports(level), nullptr);
       for (long s = 0; s < switches; s++)
         for (long u = 0; u < up_ports(level); u++) {
@@ -122,12 +127,9 @@ public:
     choice_.begin(current_cables(from, to));
     for (long part = 0; part < choice_.parts(); part++)
       choice_.place(path(a, b, top, [&](long level, long g, long p) {
-        std::vector<Link*>& options = up_options_; /* the switch's up cables, D-mod-K's first */
-        options.clear();
         long first = d_mod_k(level);
-        for (long t = 0; t < up_ports(level); t++)
-          options.push_back(up_[level][(g * positions(level) + p) * up_ports(level) + (first + t) % up_ports(level)]);
-        return (first + static_cast<long>(choice_.cheapest_cable(options))) % up_ports(level);
+        return (first + static_cast<long>(choice_.cheapest_row(up_rows(level, g * positions(level) + p, first)))) %
+               up_ports(level);
       }));
     choice_.finish(into);
     return latency;
@@ -142,7 +144,24 @@ private:
   long servers_ = 1;
   std::vector<std::vector<Link*>> up_;   /* [level][switch * up_ports + u]: up port u of a switch */
   std::vector<std::vector<Link*>> down_; /* [level][switch * up_ports + u]: the same cable downwards */
-  std::vector<Link*> up_options_;        /* an adaptive hop's up cables (memory kept between hops) */
+  /* [level][switch]: the rows of a switch's up cables in what the adaptive decision under way saw, D-mod-K's first
+   * (up_rows), and that decision's stamp */
+  std::vector<std::vector<std::vector<size_t>>> up_rows_;
+  std::vector<std::vector<std::uint64_t>> up_decision_;
+
+  /* The rows of the up cables of switch `s` of `level` (AdaptiveChoice::row_of), from port `first` on in turn: listed
+   * once a decision for each switch, as the parts of a message cross the same switches again. */
+  const std::vector<size_t>& up_rows(long level, long s, long first)
+  {
+    std::vector<size_t>& rows = up_rows_[level][s];
+    if (up_decision_[level][s] != choice_.decision()) {
+      up_decision_[level][s] = choice_.decision();
+      rows.clear();
+      for (long t = 0; t < up_ports(level); t++)
+        rows.push_back(choice_.row_of(up_[level][s * up_ports(level) + (first + t) % up_ports(level)]));
+    }
+    return rows;
+  }
 
   /* From leaf a up to level `top` on the up ports `up(level, g, p)` picks at switch (g, p) of each level, then the
    * one way down to leaf b. */

@@ -115,7 +115,7 @@ inline std::uint64_t draw(std::uint64_t pair_hash, std::uint64_t sequence, std::
 }
 
 /* Adaptive choice among options (the header comment), one message at a time: begin(), then for each of parts()
- * parts, place() the option that cheapest() (or a walk of cheapest_cable() choices) picks, then finish().
+ * parts, place() the option that cheapest() (or a walk of cheapest_row() choices) picks, then finish().
  * `reference_bw` is a host cable's bandwidth. */
 class AdaptiveChoice {
 public:
@@ -148,13 +148,8 @@ public:
   size_t cheapest(const std::vector<Option>& options) const { return cheapest_of(options).first; }
 
   /* The index of the least loaded cable (a switch's choice among its ports: the same order as cheapest()), the
-   * cables from `minimal` on being deroutes (DAL's), the first listed on a tie. */
-  size_t cheapest_cable(const std::vector<Link*>& cables, size_t minimal = SIZE_MAX) const
-  {
-    return cheapest_hop(cables.size(), minimal, [this, &cables](size_t i) { return row(cables[i]); });
-  }
-
-  /* The same, the cables given by their rows in what this decision saw (row_of). */
+   * cables given by their rows in what this decision saw (row_of), those from `minimal` on being deroutes (DAL's), the
+   * first listed on a tie. */
   size_t cheapest_row(const std::vector<size_t>& rows, size_t minimal = SIZE_MAX) const
   {
     return cheapest_hop(rows.size(), minimal, [&rows](size_t i) { return rows[i]; });
@@ -352,7 +347,7 @@ private:
     return {floored(worst), path.detour, worst, false, !is_current(path)};
   }
 
-  /* The cheapest of `count` hops (cheapest_cable), the i-th on the cable of row `row_at(i)`, a deroute from `minimal`
+  /* The cheapest of `count` hops (cheapest_row), the i-th on the cable of row `row_at(i)`, a deroute from `minimal`
    * on. */
   template <class RowAt> size_t cheapest_hop(size_t count, size_t minimal, RowAt row_at) const
   {

@@ -251,7 +251,7 @@ public:
       const Path* whole  = nullptr;
       for (long j = 0; j < candidates; j++) {
         size_t i = drawn(part, j);
-        Cost c   = whole_cost(spread.paths()[i], &spread_rows[starts_[i]], &spread_rows[starts_[i + 1]]);
+        Cost c   = whole_cost(spread.paths()[i], spread_rows.data() + starts_[i], spread_rows.data() + starts_[i + 1]);
         if (c < least) {
           least = c;
           whole = &spread.paths()[i];

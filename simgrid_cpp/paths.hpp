@@ -387,9 +387,7 @@ private:
 
   static double floored(double load) { return std::max(1.0, load); }
 
-  /* A cable's load in host-cable bandwidths once `share` of the part being placed is added. */
-  double load(Link* cable, double share) const { return load_at(row(cable), share); }
-
+  /* The load of the cable of row `row` in host-cable bandwidths once `share` of the part being placed is added. */
   double load_at(size_t row, double share) const
   {
     Seen& mine = seen_[row];

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -217,6 +218,21 @@ class TestRuns:
         small, large = records(done.stdout)
         assert small["oneway_s_min"] == pytest.approx(1e-6 + oneway(13.01 * 2e-6, 0.97e9, 1), rel=1e-9)
         assert large["oneway_s_min"] == pytest.approx(oneway(13.01 * 2e-6, 0.97e9, 1 << 20), rel=1e-9)  # rendezvous
+
+    def test_statistics_say_what_the_run_cost_and_change_nothing_else(self, tmp_path: Path) -> None:
+        args = ["crossbar", "--hosts", "2", "--", PINGPONG, "-s", "1K,1M", "-i", "3"]
+        plain = run(tmp_path, *args)
+        counted = run(tmp_path, *args[:3], "--statistics", *args[3:])
+        assert plain.returncode == counted.returncode == 0, counted.stderr
+        assert counted.stdout == plain.stdout
+        assert "--log=ker_statistics.thres:info" in printed_command(counted.stderr)
+        (dates,) = re.findall(
+            r"\[ker_statistics/INFO\] \S+ s simulated in \S+ s of wall time: (\d+) event dates", counted.stderr
+        )
+        (solves,) = re.findall(r"\[ker_statistics/INFO\] Network_CM02: (\d+) solves of", counted.stderr)
+        # 2 sizes x 3 round trips: 12 messages at least, each with two dates (its latency paid, its last byte)
+        assert int(dates) >= 12 * 2 and 0 < int(solves) <= int(dates) + 1
+        assert "ker_statistics" not in plain.stderr
 
     def test_an_existing_xml_platform(self, tmp_path: Path, bin_dir: Path) -> None:
         write_platform(crossbar(4, link_lat=5e-6), tmp_path / "x.xml")

@@ -76,6 +76,7 @@ from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT
+from study_runner.simulation.smpi import STATISTICS_LOG
 from study_runner.simulation.smpi import smpi_tmpdir
 from study_runner.simulation.workdirs import owned_directory
 from study_runner.tools.counters import counters_directory
@@ -138,6 +139,8 @@ options:
   --counters DIR    network counters: trace the run's links and write into DIR links.csv (bytes and utilisation
                     per link, busiest first), link_series.csv (utilisation over time) and heatmap.png (cropped
                     to the job's nodes); the busiest links are printed (docs/smpirun-on.md)
+  --statistics      at the end, what the run cost: its event dates, the wall time per date, and the max-min
+                    solves (how many, how much of the system each solved, their wall time; docs/simulation-speed.md)
 """
 )
 
@@ -187,6 +190,7 @@ def _common_options(parser: argparse.ArgumentParser, *, placement_help: str, mem
     _text_option(
         parser, "--counters", "DIR", "trace the run: per-link bytes, utilisation over time and a heat map into DIR"
     )
+    parser.add_argument("--statistics", action="store_true", help="print what the run cost: event dates, solves")
 
 
 def _family_parser(family: str) -> argparse.ArgumentParser:
@@ -437,6 +441,7 @@ def prepare_run(argv: Sequence[str]) -> Prepared:
         _say(line)
     cfg_words = [*compute_options(args.compute, speed, local_work), *(cfg(option) for option in args.cfg)]
     cfg_words += counters_options(counters) if counters is not None else ()
+    cfg_words += [STATISTICS_LOG] if args.statistics else []
     launcher = (*DIES_WITH_SMPIRUN, *_tmpdir_option())
     command = list(smpirun_simulation(binary, program[1:], platform_path, hostfile, ranks, cfg_words,
                                       launcher=launcher).argv)  # fmt: skip

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import subprocess
 import time
@@ -19,6 +18,7 @@ from generators import write_platform
 from generators.topologies.mlfm import allocation_hosts
 from study_runner.simulation.smpi import SMPI_ENVELOPE_BYTES
 from study_runner.simulation.smpi import STANDARD_OPTIONS
+from study_runner.simulation.solver_statistics import solver_statistics
 from study_runner.tools.smpirun_on import DIES_WITH_SMPIRUN
 from tests.conftest import BIN
 from tests.conftest import REPO
@@ -226,12 +226,12 @@ class TestRuns:
         assert plain.returncode == counted.returncode == 0, counted.stderr
         assert counted.stdout == plain.stdout
         assert "--log=ker_statistics.thres:info" in printed_command(counted.stderr)
-        (dates,) = re.findall(
-            r"\[ker_statistics/INFO\] \S+ s simulated in \S+ s of wall time: (\d+) event dates", counted.stderr
-        )
-        (solves,) = re.findall(r"\[ker_statistics/INFO\] Network_CM02: (\d+) solves of", counted.stderr)
+        counts = solver_statistics(counted.stderr)
+        assert counts is not None, counted.stderr
         # 2 sizes x 3 round trips: 12 messages at least, each with two dates (its latency paid, its last byte)
-        assert int(dates) >= 12 * 2 and 0 < int(solves) <= int(dates) + 1
+        assert counts["event_dates"] >= 12 * 2 and 0 < counts["solves"] <= counts["event_dates"] + 1
+        assert 0 < counts["constraints_per_solve"] and 0 <= counts["solve_s"] <= counts["loop_wall_s"]
+        assert solver_statistics(plain.stderr) is None
         assert "ker_statistics" not in plain.stderr
 
     def test_an_existing_xml_platform(self, tmp_path: Path, bin_dir: Path) -> None:

@@ -101,9 +101,6 @@ def collective_option(collective: str, algorithm: str) -> str:
     return cfg(f"smpi/{collective}:{algorithm}")
 
 
-STATISTICS_LOG = "--log=ker_statistics.thres:info"
-"""SimGrid prints at the end of the run what it cost: event dates, wall time per date, the max-min solves (patch
-0035, docs/simulation-speed.md)."""
 NO_PRIVATIZATION = cfg("smpi/privatization:0")
 """Ranks share the program's globals (no per-rank copy of it): for apps that keep no state in globals."""
 NO_STACK_GUARD = cfg("contexts/guard-size:0")

@@ -62,6 +62,8 @@ from study_runner.simulation.smpi import collective_option
 from study_runner.simulation.smpi import folded_buffer_options
 from study_runner.simulation.smpi import run_smpirun_measured
 from study_runner.simulation.smpi import simgrid_version
+from study_runner.simulation.solver_statistics import STATISTICS_LOG
+from study_runner.simulation.solver_statistics import solver_statistics
 from study_runner.simulation.workdirs import unwinding_signals
 from study_runner.simulation.workdirs import work_directory
 from study_runner.studies.study import Study
@@ -342,12 +344,15 @@ CASES = (
 
 
 def _run(case: Case, platform: Path, hostfile: Path, work: Path) -> dict[str, Any]:
-    """Simulate ``case`` on ``platform``; its wall time, peak memory and simulated time."""
-    command = smpirun_simulation(BIN / case.app, case.args, platform, hostfile, case.ranks, case.options).argv
+    """Simulate ``case`` on ``platform``; its wall time, peak memory, simulated time and what SimGrid counted (event
+    dates, solves: ``simulation.solver_statistics``)."""
+    options = (*case.options, STATISTICS_LOG)
+    command = smpirun_simulation(BIN / case.app, case.args, platform, hostfile, case.ranks, options).argv
     outcome = run_smpirun_measured(command, work, TIMEOUT_S, f"{case.name} on {platform.name}")
     (record,) = parse_records(outcome.stdout, case.name)
     return {"wall_s": outcome.wall_s, "peak_memory_mib": outcome.peak_memory_mib,
-            "simulated_s": record[case.time_field], "command": command}  # fmt: skip
+            "simulated_s": record[case.time_field], "statistics": solver_statistics(outcome.stderr),
+            "command": command}  # fmt: skip
 
 
 def _platform_files(case: Case, work: Path) -> tuple[Platform, Path, Path]:

@@ -76,8 +76,32 @@ def markdown(rows: list[dict[str, Any]], version: str) -> str:
         reference = f"; reference: {r['reference']['kind']}" if "reference" in r else ""
         earlier = f"; before 31: {r['before']['why']}" if "before" in r else ""
         lines.append(f"- `{r['case']}`: {r['what']}{reference}{earlier}")
+    lines += _statistics(rows)
     unmeasured = [(r["case"], before[r["case"]]) for r in rows if "why" in before.get(r["case"], {})]
     if unmeasured:
         lines += ["", "Before (issue 15), where there is no figure:", ""]
         lines += [f"- `{name}` ({old['note']}): {old['why']}" for name, old in unmeasured]
     return "\n".join(lines) + "\n"
+
+
+def _statistics(rows: list[dict[str, Any]]) -> list[str]:
+    """Where each run's time went, as SimGrid counted it (docs/simulation-speed.md says how to read it)."""
+    counted = [(r["case"], key, r[key]["statistics"]) for r in rows for key in ("topolab", "before", "reference")
+               if (r.get(key) or {}).get("statistics")]  # fmt: skip
+    if not counted:
+        return []
+    lines = [
+        "",
+        "Where the time went (SimGrid's counts, `--log=ker_statistics.thres:info`; the loop is the simulation without "
+        "its start-up; constraints and variables: per solve of the network model, on average):",
+        "",
+        "| case | run | loop (s) | event dates | us per date | solves | constraints | variables | solves (s) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for case, key, c in counted:
+        network = [f"{c['solves']}", f"{c['constraints_per_solve']:.1f}", f"{c['variables_per_solve']:.1f}",
+                   f"{c['solve_s']:.1f}"] if "solves" in c else ["", "", "", ""]  # fmt: skip
+        cells = [f"`{case}`", "after" if key == "topolab" else key, f"{c['loop_wall_s']:.1f}", str(c["event_dates"]),
+                 f"{c['us_per_date']:.1f}", *network]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines

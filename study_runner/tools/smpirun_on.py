@@ -76,8 +76,8 @@ from study_runner.simulation.prepared import smpirun_simulation
 from study_runner.simulation.simgrid_options import cfg
 from study_runner.simulation.simgrid_options import cfg_problem
 from study_runner.simulation.smpi import SETUP_HINT
-from study_runner.simulation.smpi import STATISTICS_LOG
 from study_runner.simulation.smpi import smpi_tmpdir
+from study_runner.simulation.solver_statistics import STATISTICS_LOG
 from study_runner.simulation.workdirs import owned_directory
 from study_runner.tools.counters import counters_directory
 from study_runner.tools.counters import counters_options
